@@ -1,0 +1,118 @@
+"""Project automation: each package is tested in its own virtualenv, installed from the locks.
+
+`nox -s lint tests` is what CI runs (README command b); `nox -s demo` is the main job
+(README command a). uv makes the eleven per-package virtualenvs cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+LOCK = "requirements/dev.txt"
+PYTHON = "3.11"
+
+nox.options.default_venv_backend = "uv"
+# Where pip is configured with extra local indexes, let uv take the locked version from any of them.
+os.environ.setdefault("UV_INDEX_STRATEGY", "unsafe-best-match")
+nox.options.sessions = ["lint", "repo", "tests"]
+nox.options.error_on_missing_interpreters = True
+
+
+def _project_dirs() -> dict[str, Path]:
+    """Distribution name -> directory, for every package of the monorepo."""
+    found = {}
+    for pyproject in sorted([*ROOT.glob("packages/*/pyproject.toml"), *ROOT.glob("tools/*/pyproject.toml")]):
+        name = tomllib.loads(pyproject.read_text())["project"]["name"]
+        found[name] = pyproject.parent.relative_to(ROOT)
+    return found
+
+
+PROJECTS = _project_dirs()
+
+
+def _local_requirements(name: str, seen: set[str] | None = None) -> set[str]:
+    """The monorepo packages `name` declares, transitively; they are not on PyPI, so install them from here."""
+    seen = set() if seen is None else seen
+    project = tomllib.loads((ROOT / PROJECTS[name] / "pyproject.toml").read_text())["project"]
+    for requirement in project.get("dependencies", []):
+        dep = re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0]
+        if dep in PROJECTS and dep not in seen:
+            seen.add(dep)
+            _local_requirements(dep, seen)
+    return seen
+
+
+def _install_project(session: nox.Session, name: str, extras: str = "test") -> None:
+    args = ["-c", LOCK, "-e", f"{PROJECTS[name]}[{extras}]"]
+    for dep in sorted(_local_requirements(name)):
+        args += ["-e", str(PROJECTS[dep])]
+    session.install(*args)
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("project", list(PROJECTS))
+def tests(session: nox.Session, project: str) -> None:
+    """One package's tests, in a virtualenv holding only that package and what it declares."""
+    _install_project(session, project)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def repo(session: nox.Session) -> None:
+    """Checks of the monorepo as a whole: locks cover every declared dependency, layout, metadata."""
+    session.install("-c", LOCK, "pytest", "packaging")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    session.install("-c", "requirements/nox.txt", "ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON, venv_backend="venv")
+def lock(session: nox.Session) -> None:
+    """Re-pin every requirements/*.in profile into its .txt lock with pip-tools."""
+    session.install("-c", "requirements/nox.txt", "pip-tools")
+    for source in sorted(ROOT.glob("requirements/*.in")):
+        session.run(
+            "pip-compile",
+            "--quiet",
+            "--strip-extras",
+            "--allow-unsafe",
+            *session.posargs,
+            "-o",
+            str(source.with_suffix(".txt").relative_to(ROOT)),
+            str(source.relative_to(ROOT)),
+        )
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job on embedded defaults (README command a)."""
+    _install_project(session, "paddlectl", extras="test")
+    session.run("paddlectl", "--version")
+    session.run("paddlectl", "doctor")
+
+
+@nox.session(python=PYTHON, venv_backend="venv")
+def bench(session: nox.Session) -> None:
+    """Run every benchmark script side by side with PyTorch, PaddlePaddle and onnxruntime.
+
+    pip, not uv: the CPU build of torch is found through pip's configuration (a CUDA build from
+    PyPI would be several GB), which is also why PyTorch stays out of every other session.
+    """
+    _install_project(session, "paddlectl-framework")
+    session.install("-c", LOCK, "torch==2.13.0", "onnxruntime")
+    scripts = sorted(ROOT.glob("benchmarks/*.py"))
+    if not scripts:
+        session.error("no benchmark scripts under benchmarks/")
+    for script in scripts:
+        session.run("python", str(script.relative_to(ROOT)), *session.posargs)

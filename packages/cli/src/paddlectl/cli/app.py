@@ -1,0 +1,139 @@
+"""The ``paddlectl`` command: a typer app whose sub-commands come from entry points."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from paddlectl.framework.config import dump_config, load_config
+from paddlectl.framework.errors import PaddlectlError
+
+from . import doctor as doctor_module
+from .plugins import COMMAND_PROVIDERS, commands, install_hint, installed_paddlectl, tasks
+
+USAGE_ERROR = 2
+
+console = Console()
+err_console = Console(stderr=True)
+
+app = typer.Typer(
+    name="paddlectl",
+    help="Train, export, evaluate and ship PaddlePaddle-style models on a Numba-JIT core.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _print_versions(value: bool) -> None:
+    if not value:
+        return
+    table = Table(title="installed paddlectl distributions")
+    table.add_column("distribution")
+    table.add_column("version")
+    for name, version in installed_paddlectl().items():
+        table.add_row(name, version)
+    console.print(table)
+    raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_versions, is_eager=True, help="List installed paddlectl packages."
+    ),
+) -> None:
+    """paddlectl: the PaddlePaddle workflow on a Numba-JIT core."""
+
+
+@contextlib.contextmanager
+def usage_errors():
+    """Turn a user's mistake (bad config, bad path) into a one-line message and exit code 2."""
+    try:
+        yield
+    except PaddlectlError as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(USAGE_ERROR) from None
+
+
+STATUS_STYLE = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+
+
+@app.command()
+def doctor(
+    json_out: str | None = typer.Option(None, "--json", help="Also write the findings to this JSON file."),
+) -> None:
+    """Check this machine: Python, OS, CPU, numpy/numba, Numba JIT and cache, MPI, paddlectl packages."""
+    with console.status("checking this machine (compiling a Numba kernel twice)..."):
+        findings = doctor_module.diagnose()
+    table = Table(title="paddlectl doctor")
+    for column in ("check", "status", "detail"):
+        table.add_column(column)
+    for f in findings:
+        table.add_row(f.name, STATUS_STYLE[f.status], f.detail)
+    console.print(table)
+    if json_out:
+        from paddlectl.framework.utils.fileio import atomic_write
+
+        with atomic_write(json_out, "w", encoding="utf-8") as handle:
+            json.dump([f.__dict__ for f in findings], handle, indent=2)
+    broken = [f for f in findings if f.status == "fail"]
+    if broken:
+        err_console.print(f"[red]broken:[/] {'; '.join(f'{f.name}: {f.detail}' for f in broken)}")
+        raise typer.Exit(1)
+    console.print("[green]paddlectl works on this machine.[/]")
+
+
+@app.command("config")
+def show_config(
+    config: Annotated[str, typer.Option("-c", "--config", help="Experiment YAML file.")],
+    override: Annotated[list[str], typer.Option("-o", "--override", help="Key.sub=value, value parsed as YAML.")] = [],  # noqa: B006 - typer copies it
+) -> None:
+    """Print the resolved experiment config: the file with its -o overrides applied and validated."""
+    with usage_errors():
+        resolved = load_config(config, override)
+    console.print(dump_config(resolved), end="", markup=False, highlight=False)
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the tasks that installed suites provide (entry-point group paddlectl.tasks)."""
+    table = Table(title="installed tasks")
+    table.add_column("task")
+    table.add_column("provided by")
+    for name, plugin in sorted(tasks().items()):
+        table.add_row(name, plugin.distribution)
+    console.print(table)
+
+
+def _missing_command(name: str, distribution: str):
+    def missing() -> None:
+        err_console.print(
+            f"[red]error:[/] `paddlectl {name}` is provided by {distribution}; {install_hint(distribution)}"
+        )
+        raise typer.Exit(USAGE_ERROR)
+
+    missing.__doc__ = f"(not installed) provided by {distribution}."
+    return missing
+
+
+def _register_commands() -> None:
+    found = commands()
+    for name, plugin in sorted(found.items()):
+        app.add_typer(plugin.load(), name=name)
+    for name, distribution in COMMAND_PROVIDERS.items():
+        if name not in found:
+            app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+                _missing_command(name, distribution)
+            )
+
+
+_register_commands()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,70 @@
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from paddlectl.cli.app import app
+from paddlectl.cli.plugins import MissingProviderError, installed_paddlectl, load_task
+
+runner = CliRunner()
+
+
+def test_version_lists_installed_distributions():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert "paddlectl-framework" in result.output and "paddlectl " in result.output
+
+
+def test_doctor_reports_and_writes_json(tmp_path):
+    out = tmp_path / "doctor.json"
+    result = runner.invoke(app, ["doctor", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    names = [f["name"] for f in json.loads(out.read_text())]
+    assert names[:5] == ["python", "os", "cpu", "numpy", "numba"]
+    assert {"numba jit", "numba cache", "mpi", "paddlectl"} <= set(names)
+
+
+def test_doctor_exits_1_when_jit_is_broken():
+    env = {**__import__("os").environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "paddlectl.cli", "doctor"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "broken" in proc.stderr and "NUMBA_DISABLE_JIT" in proc.stderr
+
+
+def test_missing_command_names_its_distribution():
+    if "paddlectl-compat-matrix" in installed_paddlectl():
+        pytest.skip("paddlectl-compat-matrix is installed in this environment")
+    result = runner.invoke(app, ["compat", "check"])
+    assert result.exit_code == 2
+    assert "pip install paddlectl-compat-matrix" in result.output
+
+
+def test_task_lookup_names_provider():
+    try:
+        load_task("ocr.rec")
+    except MissingProviderError as exc:
+        assert "paddlectl-ocr" in str(exc)
+    try:
+        load_task("nosuch.task")
+    except MissingProviderError as exc:
+        assert "unknown task 'nosuch.task'" in str(exc)
+    else:
+        raise AssertionError("an unknown task must be refused")
+
+
+def test_config_errors_are_one_line_with_exit_2(tmp_path):
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("Global:\n  epochs: 2\n")
+    ok = runner.invoke(app, ["config", "-c", str(cfg), "-o", "Global.epochs=4"])
+    assert ok.exit_code == 0 and "epochs: 4" in ok.output
+    for args, fragment in [
+        (["-c", str(tmp_path / "missing.yml")], "not found"),
+        (["-c", str(cfg), "-o", "Global.epoch=4"], "did you mean 'epochs'"),
+        (["-c", str(cfg), "-o", "Global.epochs"], "malformed override"),
+    ]:
+        result = runner.invoke(app, ["config", *args])
+        assert result.exit_code == 2, result.output
+        assert fragment in result.output
+        assert len(result.output.strip().splitlines()) == 1

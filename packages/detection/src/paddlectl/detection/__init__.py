@@ -1,0 +1,5 @@
+"""Object-detection suite on paddlectl-framework."""
+
+from importlib.metadata import version
+
+__version__ = version("paddlectl-detection")

@@ -1,0 +1,30 @@
+"""Typed errors: each says what was expected, what was found, and how to fix it.
+
+They subclass the built-in exception a Python user would catch for the same
+problem (ValueError for shapes and config, TypeError for dtypes), so code
+written against PaddlePaddle's ValueError/TypeError keeps working.
+"""
+
+
+class PaddlectlError(Exception):
+    """Base of every error paddlectl raises on purpose."""
+
+
+class ConfigError(PaddlectlError, ValueError):
+    """A configuration file or override is missing, malformed or names an unknown key."""
+
+
+class ShapeError(PaddlectlError, ValueError):
+    """An op received a tensor whose shape it cannot accept."""
+
+
+class DTypeError(PaddlectlError, TypeError):
+    """An op received a tensor whose dtype it cannot accept."""
+
+
+class ConversionError(PaddlectlError, RuntimeError):
+    """Dynamic-to-static conversion met a construct it cannot trace."""
+
+
+class CheckpointError(PaddlectlError, RuntimeError):
+    """A checkpoint or model file is missing, truncated, tampered with or of an unknown format."""

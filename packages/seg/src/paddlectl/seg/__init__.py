@@ -1,0 +1,5 @@
+"""Semantic-segmentation suite on paddlectl-framework."""
+
+from importlib.metadata import version
+
+__version__ = version("paddlectl-seg")
