@@ -1,5 +1,57 @@
-"""The deep-learning framework: PaddlePaddle-compatible dynamic graph, static graph, compiler and inference on a Numba-JIT core."""
+"""paddlectl.framework: PaddlePaddle's dynamic-graph API on NumPy and Numba.
+
+``import paddlectl.framework as paddle`` and write Paddle code.
+"""
 
 from importlib.metadata import version
+
+from . import ops as _ops  # noqa: F401 - declares ops, attaches Tensor methods
+from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.dtype import (
+    bool_ as bool,  # noqa: A004 - Paddle's name
+)
+from .core.dtype import (
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from .core.tensor import Parameter, Tensor
+from .ops.creation import (
+    arange,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    randperm,
+    to_tensor,
+    uniform,
+    zeros,
+    zeros_like,
+)
+from .ops.elementwise import BINARY as _BINARY
+from .ops.elementwise import UNARY as _UNARY
+from .ops.elementwise import cast, clip, pow, scale, where
+from .ops.linalg import bmm, dot, matmul, mm, t
+from .ops.random import get_rng_state, seed, set_rng_state
+from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
+from .ops.shape import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
+
+globals().update(_BINARY)
+globals().update(_UNARY)
 
 __version__ = version("paddlectl-framework")

@@ -1,0 +1,253 @@
+"""The tape: graph nodes recorded by dispatch, and the reverse walk that turns them into gradients."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op import Context, OpDef
+from .state import STATE
+
+
+class Node:
+    """One recorded op call: how to map output gradients back to the inputs that need them."""
+
+    __slots__ = ("op", "ctx", "inputs", "n_outputs", "hooks", "released", "__weakref__")
+
+    def __init__(self, op: OpDef, ctx: Context, inputs: tuple, n_outputs: int) -> None:
+        self.op = op
+        self.ctx = ctx
+        self.inputs = inputs  # Tensor where a gradient is needed, else None
+        self.n_outputs = n_outputs
+        self.hooks: dict[int, list] | None = None
+        self.released = False
+
+    def release(self) -> None:
+        self.ctx = None
+        self.inputs = None
+        self.released = True
+
+
+class no_grad:
+    """Context manager and decorator that stops recording the tape (``paddle.no_grad``)."""
+
+    def __enter__(self):
+        self._previous = STATE.grad_enabled
+        STATE.grad_enabled = False
+        return self
+
+    def __exit__(self, *exc) -> None:
+        STATE.grad_enabled = self._previous
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with no_grad():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class enable_grad(no_grad):
+    """Re-enable recording inside a no_grad region."""
+
+    def __enter__(self):
+        self._previous = STATE.grad_enabled
+        STATE.grad_enabled = True
+        return self
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with enable_grad():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class set_grad_enabled:
+    def __init__(self, mode: bool) -> None:
+        self._previous = STATE.grad_enabled
+        STATE.grad_enabled = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        STATE.grad_enabled = self._previous
+
+
+def is_grad_enabled() -> bool:
+    return STATE.grad_enabled
+
+
+def _apply_hooks(hooks, grad: np.ndarray) -> np.ndarray:
+    from .tensor import Tensor
+
+    for hook in hooks:
+        result = hook(Tensor(grad))
+        if result is not None:
+            grad = result._data if isinstance(result, Tensor) else np.asarray(result, dtype=grad.dtype)
+    return grad
+
+
+def _collect(roots: list) -> dict[Node, int]:
+    """Count, for every node reachable from the roots, how many gradient messages it will receive."""
+    pending: dict[Node, int] = {}
+    stack = [t._node for t in roots if t._node is not None]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.released:
+            raise RuntimeError(
+                f"backward through the graph of '{node.op.name}' a second time: its saved values were freed; "
+                "pass retain_graph=True to the first backward() if you need to run backward twice"
+            )
+        pending.setdefault(node, 0)
+        for inp in node.inputs:
+            if inp is not None and inp._node is not None:
+                pending[inp._node] = pending.get(inp._node, 0) + 1
+                stack.append(inp._node)
+    return pending
+
+
+def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: list | None = None) -> list | None:
+    """Propagate ``root_grads`` from ``roots`` to the leaves.
+
+    Without ``capture`` the leaves' ``.grad`` accumulate (``Tensor.backward``); with it, only the
+    gradients of the tensors in ``capture`` are returned and no ``.grad`` changes (``paddle.grad``).
+    """
+    pending = _collect(roots)
+    buffers: dict[Node, list] = {}
+    wanted_nonleaf = {}
+    wanted_leaf = {}
+    if capture is not None:
+        for i, t in enumerate(capture):
+            if t._node is not None:
+                wanted_nonleaf[(id(t._node), t._out_index)] = i
+            else:
+                wanted_leaf[id(t)] = i
+    results = [None] * len(capture) if capture is not None else None
+
+    def send(tensor, grad: np.ndarray) -> None:
+        node = tensor._node
+        if node is None:
+            if tensor.stop_gradient:
+                return
+            if capture is None:
+                tensor._accumulate_grad(grad)
+            elif id(tensor) in wanted_leaf:
+                i = wanted_leaf[id(tensor)]
+                results[i] = grad if results[i] is None else results[i] + grad
+            return
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.n_outputs
+        i = tensor._out_index
+        buf[i] = grad if buf[i] is None else buf[i] + grad
+
+    ready = []
+    for tensor, grad in zip(roots, root_grads, strict=True):
+        send(tensor, grad)
+    ready = [n for n, count in pending.items() if count == 0]
+    while ready:
+        node = ready.pop()
+        buf = buffers.pop(node, None) or [None] * node.n_outputs
+        if node.hooks:
+            for i, hooks in node.hooks.items():
+                if buf[i] is not None:
+                    buf[i] = _apply_hooks(hooks, buf[i])
+        if capture is not None:
+            for i in range(node.n_outputs):
+                slot = wanted_nonleaf.get((id(node), i))
+                if slot is not None and buf[i] is not None:
+                    results[slot] = buf[i]
+        grads = _vjp(node, buf)
+        for inp, grad in zip(node.inputs, grads, strict=False):
+            if inp is None:
+                continue
+            if grad is not None:
+                send(inp, _fit(grad, inp))
+            child = inp._node
+            if child is not None:
+                pending[child] -= 1
+                if pending[child] == 0:
+                    ready.append(child)
+        if not retain_graph:
+            node.release()
+    return results
+
+
+def _vjp(node: Node, buf: list) -> tuple:
+    if node.op.vjp is None:
+        raise RuntimeError(f"op '{node.op.name}' has no gradient; call .detach() on its inputs or outputs")
+    if all(g is None for g in buf):
+        return (None,) * len(node.inputs)
+    if node.n_outputs > 1 and any(g is None for g in buf):
+        outs = node.ctx.outputs
+        buf = [np.zeros_like(o) if g is None else g for g, o in zip(buf, outs, strict=True)]
+    grads = node.op.vjp(node.ctx, *buf)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    return grads
+
+
+def _fit(grad: np.ndarray, tensor) -> np.ndarray:
+    """Gradients arrive in the input's own shape and dtype, whatever a vjp computed in."""
+    data = tensor._data
+    if grad.dtype != data.dtype:
+        grad = grad.astype(data.dtype)
+    if grad.shape != data.shape:
+        grad = np.broadcast_to(grad, data.shape)
+    return grad
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=False,
+    no_grad_vars=None,
+):
+    """Gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad`` (``paddle.grad``)."""
+    from .tensor import Tensor
+
+    if create_graph:
+        raise RuntimeError(
+            "paddle.grad(create_graph=True) is not supported: gradients are computed by NumPy/Numba kernels "
+            "outside the tape, so higher-order derivatives are not recorded; use finite differences or "
+            "restructure the loss"
+        )
+    single = isinstance(outputs, Tensor)
+    outputs = [outputs] if single else list(outputs)
+    single_in = isinstance(inputs, Tensor)
+    inputs = [inputs] if single_in else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs) if grad_outputs is None else [grad_outputs]
+    roots, root_grads = [], []
+    for out, g in zip(outputs, grad_outputs, strict=True):
+        if out.stop_gradient:
+            continue
+        roots.append(out)
+        root_grads.append(np.ones_like(out._data) if g is None else np.asarray(g._data, dtype=out.dtype))
+    for t in inputs:
+        if t.stop_gradient:
+            raise RuntimeError(f"paddle.grad: input {t.name} has stop_gradient=True, so it has no gradient")
+    results = run_backward(roots, root_grads, bool(retain_graph), capture=inputs)
+    out = []
+    for t, r in zip(inputs, results, strict=True):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"paddle.grad: input {t.name} is not used to compute the outputs; pass allow_unused=True to get None"
+            )
+        out.append(None if r is None else Tensor._wrap(np.asarray(r, dtype=t.dtype)))
+    return out

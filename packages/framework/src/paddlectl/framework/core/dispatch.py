@@ -1,0 +1,63 @@
+"""The one place an op call goes through: tracing hook, gradient recording, output wrapping."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .autograd import Node
+from .op import Context, OpDef
+from .state import STATE
+
+
+def apply(op: OpDef, inputs: tuple, attrs: dict):
+    """Run ``op`` on Tensors (None allowed for optional inputs) and record it on the tape if needed."""
+    from .tensor import Tensor
+
+    if STATE.tracer is not None:
+        return STATE.tracer.record(op, inputs, attrs)
+    grad_on = STATE.grad_enabled
+    arrays = []
+    needs = []
+    any_need = False
+    for t in inputs:
+        if t is None:
+            arrays.append(None)
+            needs.append(False)
+            continue
+        arrays.append(t._data)
+        need = grad_on and not t.stop_gradient
+        needs.append(need)
+        any_need = any_need or need
+    ctx = Context(tuple(needs), attrs)
+    out = op.forward(ctx, *arrays, **attrs)
+    if isinstance(out, tuple):
+        results = tuple(Tensor._wrap(o) for o in out)
+    else:
+        results = Tensor._wrap(out)
+    if not any_need or op.vjp is None:
+        return results
+    node = Node(op, ctx, tuple(t if need else None for t, need in zip(inputs, needs, strict=True)), 1)
+    if isinstance(results, tuple):
+        node.n_outputs = len(results)
+        ctx.outputs = out
+        for i, r in enumerate(results):
+            if r._data.dtype.kind in "fc":
+                r.stop_gradient = False
+                r._node = node
+                r._out_index = i
+    elif results._data.dtype.kind in "fc":
+        results.stop_gradient = False
+        results._node = node
+    return results
+
+
+def as_array(value, dtype=None) -> np.ndarray:
+    """A Python scalar, list or array as an ndarray, with Paddle's default float dtype for floats."""
+    from .dtype import convert_dtype
+
+    if dtype is not None:
+        return np.asarray(value, dtype=convert_dtype(dtype))
+    array = np.asarray(value)
+    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+        array = array.astype(convert_dtype(None))
+    return array

@@ -1,0 +1,245 @@
+"""Tensor: an ndarray plus what autograd needs; Paddle's semantics (``stop_gradient`` True for data)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .autograd import run_backward
+from .state import STATE
+
+_names = itertools.count()
+
+
+class Tensor:
+    """A value in the dynamic graph. Operators and most methods are attached by ``ops``."""
+
+    __slots__ = (
+        "_data",
+        "stop_gradient",
+        "_grad",
+        "_node",
+        "_out_index",
+        "_hooks",
+        "name",
+        "persistable",
+        "__weakref__",
+    )
+    __array_priority__ = 100  # ndarray op Tensor defers to Tensor's reflected operators
+
+    def __init__(self, data=None, dtype=None, stop_gradient: bool = True, name: str | None = None) -> None:
+        from .dispatch import as_array
+
+        self._data = as_array(np.empty((0,), dtype="float32") if data is None else data, dtype)
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._out_index = 0
+        self._hooks = None
+        self.name = name if name is not None else f"generated_tensor_{next(_names)}"
+        self.persistable = False
+
+    @classmethod
+    def _wrap(cls, array: np.ndarray) -> Tensor:
+        """Wrap an op's output without copying or converting it (the hot path)."""
+        t = cls.__new__(cls)
+        t._data = array if isinstance(array, np.ndarray) else np.asarray(array)
+        t.stop_gradient = True
+        t._grad = None
+        t._node = None
+        t._out_index = 0
+        t._hooks = None
+        t.name = None
+        t.persistable = False
+        return t
+
+    # ----- facts -----------------------------------------------------------------
+    @property
+    def shape(self) -> list[int]:
+        return list(self._data.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def place(self) -> str:
+        return "Place(cpu)"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = (
+            None if value is None else Tensor._wrap(np.asarray(value._data if isinstance(value, Tensor) else value))
+        )
+
+    # ----- conversion ------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self, *index):
+        if not index and self._data.size != 1:
+            raise ValueError(f"item() needs a tensor of one element, this one has shape {self.shape}; index it first")
+        return self._data.item(*index)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self._data.shape[0]
+
+    def __bool__(self) -> bool:
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "bool()")
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return float(self._data)
+
+    def __int__(self) -> int:
+        return int(self._data)
+
+    def __index__(self) -> int:
+        return int(self._data)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._data, separator=", ", prefix="       ")
+        return (
+            f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
+            f"stop_gradient={self.stop_gradient},\n       {body})"
+        )
+
+    # ----- autograd --------------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (Paddle: ``Tensor.backward``)."""
+        if self.stop_gradient:
+            raise RuntimeError(
+                "backward() on a tensor with stop_gradient=True: nothing it depends on requires a gradient; "
+                "set stop_gradient=False on the inputs (parameters have it already)"
+            )
+        if grad_tensor is None:
+            grad = np.ones_like(self._data)
+        else:
+            grad = np.asarray(grad_tensor._data if isinstance(grad_tensor, Tensor) else grad_tensor, dtype=self.dtype)
+            if grad.shape != self._data.shape:
+                from ..errors import ShapeError
+
+                raise ShapeError(f"backward: grad_tensor has shape {list(grad.shape)}, expected {self.shape}")
+        run_backward([self], [grad], retain_graph)
+
+    def _accumulate_grad(self, grad: np.ndarray) -> None:
+        if self._hooks:
+            from .autograd import _apply_hooks
+
+            grad = _apply_hooks(self._hooks, grad)
+        if self._grad is None:
+            self._grad = Tensor._wrap(np.array(grad, dtype=self._data.dtype, copy=True))
+        else:
+            self._grad._data = self._grad._data + grad
+
+    def clear_gradient(self, set_to_zero: bool = True) -> None:
+        if self._grad is None:
+            return
+        if set_to_zero:
+            self._grad._data = np.zeros_like(self._data)
+        else:
+            self._grad = None
+
+    clear_grad = clear_gradient
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if self.stop_gradient:
+            raise RuntimeError("register_hook on a tensor with stop_gradient=True: it never receives a gradient")
+        if self._node is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self._node.hooks is None:
+                self._node.hooks = {}
+            hooks = self._node.hooks.setdefault(self._out_index, [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def detach(self) -> Tensor:
+        return Tensor._wrap(self._data)
+
+    def detach_(self) -> Tensor:
+        self._node = None
+        self.stop_gradient = True
+        return self
+
+    def set_value(self, value) -> None:
+        """Overwrite the data in place (shape and dtype kept), as parameters loading weights do."""
+        from ..errors import ShapeError
+
+        array = np.asarray(value._data if isinstance(value, Tensor) else value)
+        if array.shape != self._data.shape:
+            raise ShapeError(f"set_value on {self.name}: got shape {list(array.shape)}, expected {self.shape}")
+        self._data = array.astype(self._data.dtype, copy=True)
+
+
+class _HookHandle:
+    def __init__(self, hooks: list, hook) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Parameter(Tensor):
+    """A trainable tensor owned by a Layer (Paddle's ``EagerParamBase``): stop_gradient=False."""
+
+    __slots__ = ("optimize_attr", "regularizer", "need_clip", "do_model_average")
+
+    def __init__(self, data, name: str | None = None, trainable: bool = True) -> None:
+        super().__init__(data, name=name if name is not None else f"param_{next(_names)}")
+        self.stop_gradient = not trainable
+        self.persistable = True
+        self.optimize_attr = {"learning_rate": 1.0}
+        self.regularizer = None
+        self.need_clip = True
+        self.do_model_average = None
+
+    @property
+    def trainable(self) -> bool:
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self.stop_gradient = not value
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()

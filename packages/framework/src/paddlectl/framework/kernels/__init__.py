@@ -1,0 +1,1 @@
+"""Numba kernels: pure functions over arrays, compiled once and cached on disk (``cache=True``)."""

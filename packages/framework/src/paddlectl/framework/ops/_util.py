@@ -1,0 +1,47 @@
+"""Small helpers the op families share: turning arguments into tensors and undoing broadcasting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.dispatch import as_array
+from ..core.tensor import Tensor
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum a broadcast gradient back down to the input's ``shape``."""
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, (g, s) in enumerate(zip(grad.shape, shape, strict=True)) if s == 1 and g != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad
+
+
+def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
+    """A Python scalar or array as a constant tensor; a float scalar next to a tensor takes its float dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if like is not None and isinstance(value, int | float | bool | np.number) and not isinstance(value, np.ndarray):
+        dtype = like.dtype
+        if isinstance(value, float) and dtype.kind not in "fc":
+            dtype = None  # int tensor * 0.5 promotes to the default float dtype, as in Paddle
+        elif isinstance(value, bool) or (isinstance(value, int) and dtype.kind == "b"):
+            dtype = dtype if dtype.kind != "b" else np.dtype("int64")
+        return Tensor._wrap(as_array(value, dtype))
+    return Tensor._wrap(as_array(value))
+
+
+def tensor_args(*values):
+    """Tensors for a binary op: scalars take their dtype from the tensor beside them, and integer
+    tensors meeting a float tensor become that float dtype (Paddle's promotion, not NumPy's float64)."""
+    like = next((v for v in values if isinstance(v, Tensor)), None)
+    tensors = tuple(to_tensor_like(v, like) for v in values)
+    floats = [t.dtype for t in tensors if t.dtype.kind == "f"]
+    if floats and len(floats) < len(tensors):
+        target = np.result_type(*floats)
+        tensors = tuple(t if t.dtype.kind == "f" else Tensor._wrap(t._data.astype(target)) for t in tensors)
+    return tensors
