@@ -5,7 +5,8 @@
 
 from importlib.metadata import version
 
-from . import ops as _ops  # noqa: F401 - declares ops, attaches Tensor methods
+from . import nn  # noqa: F401 - ops declares ops and attaches Tensor methods
+from . import ops as _ops
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
     bool_ as bool,  # noqa: A004 - Paddle's name
@@ -23,6 +24,7 @@ from .core.dtype import (
     uint8,
 )
 from .core.tensor import Parameter, Tensor
+from .nn.layer.base import ParamAttr
 from .ops.creation import (
     arange,
     empty,

@@ -1,0 +1,9 @@
+"""``paddle.nn``: layers, containers, initialisers and the functional API.
+
+Each layer module lists its public names in ``__all__``; they are re-exported here.
+"""
+
+from . import functional, initializer
+from .layer.base import Layer, ParamAttr
+from .layer.common import *  # noqa: F403
+from .layer.containers import *  # noqa: F403

@@ -1,0 +1,141 @@
+"""``paddle.nn.initializer``: how parameters get their first values (Paddle's formulas and defaults)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops.random import generator
+
+
+def _fans(shape) -> tuple[int, int]:
+    """Paddle's fan rule: a 2-D weight is [in, out]; a conv kernel is [out, in, *receptive field]."""
+    shape = list(shape)
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[2:]))
+    return shape[1] * receptive, shape[0] * receptive
+
+
+class Initializer:
+    """Called with a parameter; fills its data in place."""
+
+    def __call__(self, param, block=None):
+        param._data = self.sample(tuple(param.shape), param.dtype)
+        return param
+
+    def sample(self, shape: tuple, dtype) -> np.ndarray:
+        raise TypeError(f"{type(self).__name__} must define sample(shape, dtype)")
+
+
+class Constant(Initializer):
+    def __init__(self, value: float = 0.0) -> None:
+        self.value = value
+
+    def sample(self, shape, dtype):
+        return np.full(shape, self.value, dtype=dtype)
+
+
+class Uniform(Initializer):
+    def __init__(self, low: float = -1.0, high: float = 1.0, name=None) -> None:
+        self.low, self.high = low, high
+
+    def sample(self, shape, dtype):
+        return generator().uniform(self.low, self.high, shape).astype(dtype)
+
+
+class Normal(Initializer):
+    def __init__(self, mean: float = 0.0, std: float = 1.0, name=None) -> None:
+        self.mean, self.std = mean, std
+
+    def sample(self, shape, dtype):
+        return generator().normal(self.mean, self.std, shape).astype(dtype)
+
+
+class TruncatedNormal(Initializer):
+    """Normal samples redrawn until they lie within [a, b] (Paddle default: two standard deviations)."""
+
+    def __init__(self, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, name=None) -> None:
+        self.mean, self.std, self.a, self.b = mean, std, a, b
+
+    def sample(self, shape, dtype):
+        rng = generator()
+        out = rng.normal(self.mean, self.std, shape)
+        lo, hi = self.mean + self.a * self.std, self.mean + self.b * self.std
+        bad = (out < lo) | (out > hi)
+        while bad.any():
+            out[bad] = rng.normal(self.mean, self.std, int(bad.sum()))
+            bad = (out < lo) | (out > hi)
+        return out.astype(dtype)
+
+
+class XavierUniform(Initializer):
+    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None) -> None:
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
+
+    def sample(self, shape, dtype):
+        fi, fo = _fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        limit = self.gain * math.sqrt(6.0 / (fi + fo))
+        return generator().uniform(-limit, limit, shape).astype(dtype)
+
+
+class XavierNormal(Initializer):
+    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None) -> None:
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
+
+    def sample(self, shape, dtype):
+        fi, fo = _fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        return generator().normal(0.0, self.gain * math.sqrt(2.0 / (fi + fo)), shape).astype(dtype)
+
+
+def _gain(nonlinearity: str, negative_slope: float) -> float:
+    if nonlinearity == "leaky_relu":
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    return {"relu": math.sqrt(2.0), "tanh": 5.0 / 3, "linear": 1.0, "sigmoid": 1.0, "conv2d": 1.0}.get(
+        nonlinearity, 1.0
+    )
+
+
+class KaimingUniform(Initializer):
+    def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu", name=None) -> None:
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
+
+    def sample(self, shape, dtype):
+        fi = self.fan_in or _fans(shape)[0]
+        limit = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fi)
+        return generator().uniform(-limit, limit, shape).astype(dtype)
+
+
+class KaimingNormal(Initializer):
+    def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu", name=None) -> None:
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
+
+    def sample(self, shape, dtype):
+        fi = self.fan_in or _fans(shape)[0]
+        std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fi)
+        return generator().normal(0.0, std, shape).astype(dtype)
+
+
+class Assign(Initializer):
+    """Initialise from a given array (Paddle: ``nn.initializer.Assign``)."""
+
+    def __init__(self, value, name=None) -> None:
+        self.value = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+    def sample(self, shape, dtype):
+        from ..errors import ShapeError
+
+        if self.value.shape != tuple(shape):
+            raise ShapeError(f"Assign initializer: value has shape {list(self.value.shape)}, parameter {list(shape)}")
+        return self.value.astype(dtype, copy=True)
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    return _gain(nonlinearity, 0.01 if param is None else param)

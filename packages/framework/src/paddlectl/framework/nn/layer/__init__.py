@@ -1,0 +1,1 @@
+"""Layer classes, one module per family."""
