@@ -52,6 +52,7 @@ from .ops.linalg import bmm, dot, matmul, mm, t
 from .ops.random import get_rng_state, seed, set_rng_state
 from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
 from .ops.shape import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
+from .serialization import load, save
 
 globals().update(_BINARY)
 globals().update(_UNARY)
