@@ -1,0 +1,345 @@
+"""Conflict explanations people can act on: a tree, "Because ..." sentences, verified fixes.
+
+resolvelib reports the requirements that could not be met together. We group them by the
+name they conflict on, show how each got there (a chain back to what was asked for), compress
+the versions that behave alike into ranges, and then try concrete changes (another build,
+another version range, a newer driver, the lenient policy); a fix is printed only if the
+resolution then succeeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from .model import Candidate, Claim, Req, is_platform, is_slot
+from .platform import FACTS
+from .resolver import Context, Options, Unsatisfiable
+
+MAX_FIXES = 5
+MAX_DEPTH = 6
+
+
+@dataclass
+class Node:
+    """One line of the explanation tree."""
+
+    label: str
+    children: list[Node] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "children": [c.to_dict() for c in self.children]}
+
+
+@dataclass
+class Explanation:
+    """Why something does not fit, and what would make it fit."""
+
+    tree: list[Node]
+    sentences: list[str]
+    fixes: list[str]
+    notes: list[str]
+
+    def to_dict(self) -> dict:
+        return {
+            "tree": [n.to_dict() for n in self.tree],
+            "because": self.sentences,
+            "fixes": self.fixes,
+            "notes": self.notes,
+        }
+
+
+# -- version ranges -------------------------------------------------------------------------------
+
+
+def compress(known: list[Version], chosen: set[Version]) -> list[str]:
+    """Specifiers covering exactly ``chosen`` among ``known``: runs of adjacent versions become ranges."""
+    ordered = sorted(set(known))
+    specs, i = [], 0
+    while i < len(ordered):
+        if ordered[i] not in chosen:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] in chosen:
+            j += 1
+        first, last, after = i == 0, j == len(ordered) - 1, ordered[j + 1] if j + 1 < len(ordered) else None
+        if first and last:
+            specs.append("")
+        elif i == j:
+            specs.append(f"=={ordered[i]}")
+        elif first:
+            specs.append(f"<{after}")
+        elif last:
+            specs.append(f">={ordered[i]}")
+        else:
+            specs.append(f">={ordered[i]},<{after}")
+        i = j + 1
+    return specs
+
+
+def ranged(name: str, specs: list[str], build: str = "") -> str:
+    tag = f" [{build}]" if build else ""
+    if specs == [""]:
+        return f"every {name}{tag}"
+    return " or ".join(f"{name}{s}{tag}" for s in specs)
+
+
+def _range_req(name: str, specs: list[str], tags: frozenset[str] = frozenset(), origin: str = "requested") -> Req:
+    return Req(name, tuple(SpecifierSet(s) for s in specs), tags, text="", origin=origin)
+
+
+# -- describing who wants what ------------------------------------------------------------------------
+
+
+def _same_requirement(ctx: Context, candidate: Candidate, req: Req) -> bool:
+    key = (req.name, req.tags, req.spec_text())
+    return any((d.name, d.tags, d.spec_text()) == key for d in ctx.dependencies(candidate))
+
+
+def who(ctx: Context, req: Req, parent: Candidate | None) -> str:
+    """The subject of a sentence: ``you asked for X``, or the versions of a package that require ``req``."""
+    if parent is None:
+        return {
+            "requested": f"you asked for {req}",
+            "installed": f"the installed {req}" if req.spec_text() else f"the installed {req.name} (kept)",
+            "profile": f"the profile requires {req}",
+        }.get(req.origin, f"the request {req}")
+    if is_slot(parent.name):
+        return f"module {parent.name[1:]} {parent.shown_version} (from {parent.build})"
+    if parent.where == "unlisted":
+        return str(parent)
+    same = {
+        c.version for c in ctx.matrix.candidates(parent.name) if c.build == parent.build and _same_requirement(ctx, c, req)
+    }
+    known = [c.version for c in ctx.matrix.candidates(parent.name) if c.build == parent.build]
+    return ranged(parent.name, compress(known, same or {parent.version}), parent.build)
+
+
+def _req_text(req: Req) -> str:
+    if req.name.startswith("@break:"):
+        return f"the {req.name[7:]} breakage rule"
+    if is_slot(req.name) and req.text.startswith("module "):
+        return f"module {req.name[1:]}"
+    if is_slot(req.name):
+        return f"module {req.name[1:]}{req.spec_text()}"
+    return str(req)
+
+
+def _cite(claims: tuple[Claim, ...]) -> str:
+    return "; ".join(f"{c.kind}: {c.source.cite()}" for c in claims)
+
+
+def _chain(ctx: Context, parent: Candidate | None, trail: dict, seen: set) -> list[Node]:
+    """How ``parent`` came to be in the resolution: the requirements that brought it, back to the root."""
+    if parent is None or parent.key in seen or len(seen) >= MAX_DEPTH:
+        return []
+    seen = seen | {parent.key}
+    nodes = []
+    for req, grand in trail.get(parent.name, []):
+        if req.admits(parent):
+            nodes.append(Node(f"{who(ctx, req, grand)}" + (f" requires {_req_text(req)}" if grand else ""), _chain(ctx, grand, trail, seen)))
+    return nodes[:3]
+
+
+# -- the explanation -----------------------------------------------------------------------------------
+
+
+def explain(ctx: Context, failure: Unsatisfiable, roots: list[Req]) -> Explanation:
+    """Tree, sentences, notes and verified fixes for a failed resolution of ``roots``."""
+    groups: dict[str, list[tuple[Req, Candidate | None]]] = {}
+    for req, parent in failure.causes:
+        if (req, parent) not in groups.setdefault(req.name, []):
+            groups[req.name].append((req, parent))
+    tree, sentences, notes = [], [], []
+    for name, pairs in groups.items():
+        children = []
+        for req, parent in pairs:
+            label = who(ctx, req, parent) if parent is None else f"{who(ctx, req, parent)} requires {_req_text(req)}"
+            if req.claims:
+                label += f"  ({_cite(req.claims)})"
+            children.append(Node(label, _chain(ctx, parent, failure.trail, set())))
+        if is_platform(name):
+            children.append(Node(ctx.platform.describe(name)))
+        tree.append(Node(f"conflict on {_subject(name)}", children))
+        sentences += _sentences(ctx, name, pairs)
+        notes += _disagreements(ctx, pairs)
+    return Explanation(tree, sentences, find_fixes(ctx, groups, roots), list(dict.fromkeys(notes)))
+
+
+def _cannot(subject: str) -> str:
+    """``X cannot be installed``, or ``no X can be installed`` when the subject is every X."""
+    return f"no {subject[6:]} can be installed" if subject.startswith("every ") else f"{subject} cannot be installed"
+
+
+def _subject(name: str) -> str:
+    if name.startswith("@break:"):
+        return f"known breakage {name[7:]}"
+    if is_slot(name):
+        return f"module {name[1:]} (one provider at a time)"
+    if is_platform(name):
+        return f"{name} ({FACTS.get(name[2:], '')})"
+    return name
+
+
+def _sentences(ctx: Context, name: str, pairs: list[tuple[Req, Candidate | None]]) -> list[str]:
+    subjects = [(req, parent, who(ctx, req, parent)) for req, parent in pairs]
+    if is_platform(name):
+        fact = ctx.platform.get(name)
+        out = []
+        for req, parent, subject in subjects:
+            if fact is None or not req.admits(fact):
+                target = ctx.platform.origin
+                thing = subject if parent is not None else req.name
+                verb = f"{subject} requires {req}" if parent is not None else subject
+                out.append(f"Because {verb} and {ctx.platform.describe(name)}, {_cannot(thing)} on {target}.")
+        return out
+    if name.startswith("@break:"):
+        breakage = next(b for b in ctx.matrix.breakages if b.id == name[7:])
+        sides = " and ".join(str(s) for s in breakage.sides)
+        return [
+            f"Because {sides} are known not to work together ({breakage.reason}; {breakage.kind}: "
+            f"{breakage.source.cite()}), they cannot be installed together."
+        ]
+    if is_slot(name):
+        providers = sorted({next(iter(r.tags)) for r, p, _ in subjects if r.tags and p is not None})
+        if len(providers) > 1:
+            return [f"Because {' and '.join(providers)} both provide the {name[1:]} module, they cannot be installed together."]
+        parts = [f"{s} {'provides' if r.tags else 'requires'} {_req_text(r)}" for r, _, s in subjects]
+        return [f"Because {' and '.join(parts)}, they cannot be installed together."]
+    parts = [f"{s} requires {r}" if p is not None else s for r, p, s in subjects]
+    fitting = [c for c in ctx.matrix.candidates(name) if all(r.admits(c) for r, _, _ in subjects)]
+    if not fitting and len(subjects) == 1:
+        known = ", ".join(str(v) for v in ctx.matrix.package(name).versions) if name in ctx.matrix.packages else "none"
+        return [f"Because {parts[0]} and the matrix has no such {name} (known: {known}), it cannot be installed."]
+    if not fitting:
+        owners = " and ".join(s for _, _, s in subjects)
+        return [f"Because {' and '.join(parts)}, no version of {name} satisfies them all: {owners} cannot be installed together."]
+    versions = compress(ctx.matrix.package(name).versions, {c.version for c in fitting})
+    return [f"Because {' and '.join(parts)}, only {ranged(name, versions)} would do, and that conflicts elsewhere."]
+
+
+def _disagreements(ctx: Context, pairs: list[tuple[Req, Candidate | None]]) -> list[str]:
+    notes = []
+    for req, parent in pairs:
+        if parent is None or is_slot(parent.name):
+            continue
+        for group in ctx.matrix.disagreements(parent):
+            if group[0].req.name != req.name:
+                continue
+            said = "; ".join(f"{c.req} ({c.kind}: {c.source.cite()})" for c in group)
+            notes.append(
+                f"sources disagree for {parent}: {said}. The {ctx.options.policy} policy "
+                + ("applies every claim." if ctx.options.policy == "strict" else "accepts any one of them.")
+            )
+    return notes
+
+
+# -- fixes ------------------------------------------------------------------------------------------------
+
+
+def find_fixes(ctx: Context, groups: dict[str, list[tuple[Req, Candidate | None]]], roots: list[Req]) -> list[str]:
+    """Concrete changes that make the resolution succeed, each verified by resolving again."""
+    fixes: list[str] = []
+
+    def add(text: str) -> None:
+        if text not in fixes and len(fixes) < MAX_FIXES:
+            fixes.append(text)
+
+    for name, pairs in groups.items():
+        parents = [p for _, p in pairs if p is not None and not is_slot(p.name) and p.where != "unlisted"]
+        for parent in parents:
+            for text in _other_builds(ctx, parent, roots) + _other_versions(ctx, parent, name, pairs, roots):
+                add(text)
+        if is_platform(name):
+            for req, _ in pairs:
+                text = _platform_fix(ctx, name, req, roots)
+                if text:
+                    add(text)
+        for req, parent in pairs:
+            if parent is None and req.origin in ("requested", "profile") and not is_platform(name):
+                text = _other_request(ctx, req, roots)
+                if text:
+                    add(text)
+        if is_slot(name) and not name.startswith("@break:"):
+            for text in _drop_provider(ctx, pairs, roots):
+                add(text)
+    if ctx.options.policy == "strict":
+        lenient = replace(ctx, options=Options("lenient", ctx.options.kinds))
+        if lenient.fits(roots):
+            add("it fits if disagreeing sources may be read leniently (--policy lenient); check which source applies to you")
+    if set(ctx.options.kinds) != {"declared"}:
+        declared = replace(ctx, options=Options(ctx.options.policy, ("declared",)))
+        if declared.fits(roots):
+            add("it fits if only declared claims count (--kinds declared): the blocker is a tested or reported claim")
+    return fixes
+
+
+def _replace_root(roots: list[Req], new: Req) -> list[Req]:
+    return [r for r in roots if r.name != new.name] + [new]
+
+
+def _other_builds(ctx: Context, parent: Candidate, roots: list[Req]) -> list[str]:
+    out = []
+    for cand in ctx.matrix.candidates(parent.name):
+        if cand.version == parent.version and cand.build != parent.build and cand.build:
+            if ctx.fits(_replace_root(roots, _range_req(parent.name, [f"=={cand.version}"], frozenset({cand.build})))):
+                out.append(f"use the {cand.build} build: {cand.pin()}")
+    return out[:2]
+
+
+def _other_versions(ctx: Context, parent: Candidate, name: str, pairs, roots: list[Req]) -> list[str]:
+    failing = [r for r, p in pairs if p == parent]
+    same_build = [c for c in ctx.matrix.candidates(parent.name) if c.build == parent.build]
+    ok = {c.version for c in same_build if not any(_same_requirement(ctx, c, r) for r in failing)}
+    specs = [s for s in compress([c.version for c in same_build], ok) if s]
+    if not specs:
+        return []
+    req = _range_req(parent.name, specs, frozenset({parent.build}) if parent.build else frozenset())
+    solution = ctx.fits(_replace_root(roots, req))
+    if solution is None:
+        return []
+    chosen = solution.mapping.get(parent.name)
+    verb = "keep" if all(s.startswith("<") for s in specs) else "use"
+    return [f"{verb} {ranged(parent.name, specs, parent.build)}" + (f" (resolves to {chosen})" if chosen else "")]
+
+
+def _platform_fix(ctx: Context, name: str, req: Req, roots: list[Req]) -> str | None:
+    fact = ctx.platform.get(name)
+    if fact is not None and req.admits(fact):
+        return None
+    label = FACTS.get(name[2:], name)
+    if req.tags:
+        return f"needs {label}: one of {', '.join(sorted(req.tags))} ({ctx.platform.describe(name)})"
+    lows = [s.version for spec in req.specifiers for s in spec if s.operator in (">=", "==", "~=")]
+    text = f"{label} {req.spec_text()} needed ({ctx.platform.describe(name)})"
+    if not lows:
+        return text
+    moved = replace(ctx, platform=ctx.platform.with_overrides({name[2:]: min(lows, key=Version)}))
+    return text if moved.fits(roots) else text + "; not enough on its own"
+
+
+def _other_request(ctx: Context, req: Req, roots: list[Req]) -> str | None:
+    if req.name not in ctx.matrix.packages:
+        return None
+    fitting = set()
+    for cand in ctx.matrix.candidates(req.name)[:30]:
+        pin = _range_req(req.name, [f"=={cand.version}"], frozenset({cand.build}) if cand.build else frozenset())
+        if cand.version not in fitting and ctx.fits(_replace_root(roots, pin)):
+            fitting.add(cand.version)
+    if not fitting:
+        return None
+    return f"ask for {ranged(req.name, compress(ctx.matrix.package(req.name).versions, fitting))} instead of {req}"
+
+
+def _drop_provider(ctx: Context, pairs, roots: list[Req]) -> list[str]:
+    out = []
+    for req, parent in pairs:
+        if parent is None or not req.tags or is_slot(parent.name):
+            continue
+        kept = [r for r in roots if r.name != parent.name]
+        if len(kept) < len(roots) and ctx.fits(kept):
+            out.append(f"uninstall {parent.name} first: it provides the {req.name[1:]} module too")
+    return out

@@ -1,0 +1,155 @@
+"""Resolution with resolvelib: a Provider over the matrix, the platform facts and the user's wishes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+from resolvelib.providers import AbstractProvider
+
+from .errors import CompatError
+from .matrix import Matrix
+from .model import KINDS, Candidate, Req, is_platform, is_slot
+from .platform import Platform
+
+MAX_ROUNDS = 20000
+
+
+@dataclass(frozen=True)
+class Options:
+    """How claims are read: ``policy`` for disagreeing sources, ``kinds`` for which claims count."""
+
+    policy: str = "strict"
+    kinds: tuple[str, ...] = KINDS
+
+
+@dataclass
+class Solution:
+    """A consistent choice: one candidate per package, platform fact and exclusive group."""
+
+    mapping: dict[str, Candidate]
+    requirers: dict[str, list[tuple[Req, Candidate | None]]]
+
+    def packages(self) -> dict[str, Candidate]:
+        return {n: c for n, c in self.mapping.items() if not (is_platform(n) or is_slot(n))}
+
+
+class Unsatisfiable(Exception):
+    """No choice satisfies every requirement; ``causes`` are resolvelib's (requirement, parent) pairs."""
+
+    def __init__(self, causes: list[tuple[Req, Candidate | None]], trail: dict[str, list[tuple[Req, Candidate | None]]]):
+        super().__init__("no combination satisfies every requirement")
+        self.causes = causes
+        self.trail = trail
+
+
+class Undecided(CompatError):
+    """The resolver gave up before deciding (too many rounds of backtracking)."""
+
+
+class _Trail(BaseReporter):
+    """Remembers which requirement brought each package in, to explain a failure as a chain."""
+
+    def __init__(self) -> None:
+        self.added: dict[str, list[tuple[Req, Candidate | None]]] = defaultdict(list)
+
+    def adding_requirement(self, requirement: Req, parent: Candidate | None) -> None:
+        pair = (requirement, parent)
+        if pair not in self.added[requirement.name]:
+            self.added[requirement.name].append(pair)
+
+
+class MatrixProvider(AbstractProvider):
+    """resolvelib's view of the matrix: candidates newest first, preferred (installed) ones before."""
+
+    def __init__(self, matrix: Matrix, platform: Platform, prefer: Mapping[str, Candidate], options: Options):
+        self.matrix, self.platform, self.prefer, self.options = matrix, platform, prefer, options
+        self.env = platform.marker_env()
+
+    def identify(self, requirement_or_candidate: Req | Candidate) -> str:
+        return requirement_or_candidate.name
+
+    def get_preference(self, identifier, resolutions, candidates, information, backtrack_causes):
+        # Facts and exclusive groups have at most a few candidates: decide them first. Then the
+        # names that just caused backtracking, then exact pins, then the rest by name for determinism.
+        fixed = is_platform(identifier) or is_slot(identifier)
+        caused = any(cause.requirement.name == identifier for cause in backtrack_causes)
+        pinned = any(_is_pin(info.requirement) for info in information[identifier])
+        return (not fixed, not caused, not pinned, identifier)
+
+    def find_matches(self, identifier, requirements, incompatibilities):
+        reqs = list(requirements[identifier])
+        bad = {c.key for c in incompatibilities[identifier]}
+        if is_platform(identifier):
+            fact = self.platform.get(identifier)
+            pool = [fact] if fact is not None else []
+        else:
+            pool = self.matrix.candidates(identifier)
+        matches = [c for c in pool if c.key not in bad and all(r.admits(c) for r in reqs)]
+        preferred = self.prefer.get(identifier)
+        if preferred is not None and preferred in matches:
+            matches.remove(preferred)
+            matches.insert(0, preferred)
+        return matches
+
+    def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
+        return requirement.admits(candidate)
+
+    def get_dependencies(self, candidate: Candidate) -> Iterable[Req]:
+        if is_platform(candidate.name):
+            return []
+        return self.matrix.dependencies(candidate, self.env, self.options.policy, self.options.kinds)
+
+
+def _is_pin(req: Req) -> bool:
+    return len(req.specifiers) == 1 and any(s.operator in ("==", "===") for s in req.specifiers[0])
+
+
+def resolve(
+    matrix: Matrix,
+    platform: Platform,
+    roots: list[Req],
+    prefer: Mapping[str, Candidate] | None = None,
+    options: Options = Options(),  # noqa: B008 - frozen, shared safely
+) -> Solution:
+    """One candidate per required name such that every requirement holds, or Unsatisfiable."""
+    env = platform.marker_env()
+    roots = [r for r in roots if r.applies(env)]
+    trail = _Trail()
+    provider = MatrixProvider(matrix, platform, prefer or {}, options)
+    try:
+        result = Resolver(provider, trail).resolve(roots, max_rounds=MAX_ROUNDS)
+    except ResolutionImpossible as exc:
+        causes = [(info.requirement, info.parent) for info in exc.causes]
+        raise Unsatisfiable(causes, dict(trail.added)) from None
+    except ResolutionTooDeep:
+        raise Undecided(f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search") from None
+    requirers = {name: [(i.requirement, i.parent) for i in crit.information] for name, crit in result.criteria.items()}
+    return Solution(dict(result.mapping), requirers)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a resolution depends on besides its root requirements."""
+
+    matrix: Matrix
+    platform: Platform
+    options: Options = Options()  # noqa: RUF009 - frozen
+    prefer: Mapping[str, Candidate] = field(default_factory=dict)
+
+    def resolve(self, roots: list[Req]) -> Solution:
+        return resolve(self.matrix, self.platform, roots, self.prefer, self.options)
+
+    def fits(self, roots: list[Req]) -> Solution | None:
+        """The solution, or None where there is none (for trying fixes)."""
+        try:
+            return self.resolve(roots)
+        except Unsatisfiable:
+            return None
+
+    def dependencies(self, candidate: Candidate) -> list[Req]:
+        if is_platform(candidate.name):
+            return []
+        return self.matrix.dependencies(candidate, self.platform.marker_env(), self.options.policy, self.options.kinds)
