@@ -1,0 +1,1 @@
+"""Report writers: each turns an AuditResult into one format and nothing else."""

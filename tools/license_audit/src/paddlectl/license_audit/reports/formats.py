@@ -1,0 +1,63 @@
+"""The report formats by name, and where ``--report-dir`` writes each of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+
+from ..audit import AuditResult
+from ..fileio import write_text
+from .cyclonedx import render_cyclonedx, validate_cyclonedx
+from .json_report import render_json
+from .markdown import render_markdown
+from .notice import render_notice
+from .spdx import render_spdx
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    NOTICE = "notice"
+    SPDX = "spdx"
+    CYCLONEDX = "cyclonedx"
+
+
+FILE_NAMES = {
+    Format.JSON: "license-audit.json",
+    Format.MARKDOWN: "license-audit.md",
+    Format.NOTICE: "NOTICE.txt",
+    Format.SPDX: "sbom.spdx.json",
+    Format.CYCLONEDX: "sbom.cdx.json",
+}
+
+
+def renderer(fmt: Format, strict: bool = False, validate: bool = False) -> Callable[[AuditResult], str]:
+    """The function that renders ``fmt`` as text (every format but the terminal table)."""
+    if fmt == Format.JSON:
+        return lambda result: render_json(result, strict)
+    if fmt == Format.MARKDOWN:
+        return lambda result: render_markdown(result, strict)
+    if fmt == Format.CYCLONEDX and validate:
+
+        def checked(result: AuditResult) -> str:
+            text = render_cyclonedx(result)
+            validate_cyclonedx(text)
+            return text
+
+        return checked
+    plain = {Format.NOTICE: render_notice, Format.SPDX: render_spdx, Format.CYCLONEDX: render_cyclonedx}
+    if fmt not in plain:
+        raise ValueError(f"{fmt} is printed to the terminal, not rendered as text")
+    return plain[fmt]
+
+
+def write_reports(result: AuditResult, directory: str | Path, strict: bool = False, validate: bool = False) -> list[Path]:
+    """Write every file format into ``directory`` (each file atomically); return the paths written."""
+    written = []
+    for fmt, name in FILE_NAMES.items():
+        path = Path(directory) / name
+        write_text(path, renderer(fmt, strict, validate)(result))
+        written.append(path)
+    return written
