@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import ShapeError
+
+RNG = np.random.default_rng(0)
+
+
+def _copy_weights(ours, theirs):
+    theirs.set_state_dict({k: v.numpy() for k, v in ours.state_dict().items()})
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "SimpleRNN"])
+@pytest.mark.parametrize("direction, layers", [("forward", 1), ("bidirect", 2)])
+@pytest.mark.parametrize("with_lengths", [False, True])
+def test_recurrent_layers_match_paddle(real_paddle, kind, direction, layers, with_lengths):
+    x = RNG.standard_normal((3, 5, 4)).astype("float32")
+    lengths = np.array([5, 2, 4], dtype="int64") if with_lengths else None
+    ours = getattr(paddle.nn, kind)(4, 6, num_layers=layers, direction=direction)
+    theirs = getattr(real_paddle.nn, kind)(4, 6, num_layers=layers, direction=direction)
+    _copy_weights(ours, theirs)
+    xo = paddle.to_tensor(x, stop_gradient=False)
+    xt = real_paddle.to_tensor(x, stop_gradient=False)
+    out_o, state_o = ours(xo, sequence_length=None if lengths is None else paddle.to_tensor(lengths))
+    out_t, state_t = theirs(xt, sequence_length=None if lengths is None else real_paddle.to_tensor(lengths))
+    np.testing.assert_allclose(out_o.numpy(), out_t.numpy(), rtol=1e-5, atol=1e-6)
+    states_o = state_o if isinstance(state_o, tuple) else (state_o,)
+    states_t = state_t if isinstance(state_t, tuple) else (state_t,)
+    for so, st in zip(states_o, states_t, strict=True):
+        np.testing.assert_allclose(so.numpy(), st.numpy(), rtol=1e-5, atol=1e-6)
+    weights = RNG.standard_normal(out_o.shape).astype("float32")
+    loss_o = (out_o * paddle.to_tensor(weights)).sum() + sum(s.sum() for s in states_o)
+    loss_t = (out_t * real_paddle.to_tensor(weights)).sum() + sum(s.sum() for s in states_t)
+    loss_o.backward()
+    loss_t.backward()
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+    grads_t = {n: p.grad.numpy() for n, p in theirs.named_parameters() if p.grad is not None}
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), grads_t[name], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+def test_rnn_layer_gradients_match_finite_differences(gradcheck, cell):
+    from paddlectl.framework.ops.rnn import GATES, rnn_layer
+
+    g, H = GATES[cell], 3
+    mask = paddle.to_tensor(np.array([[1, 1, 1], [1, 1, 0]], dtype="float64"))
+
+    def fn(x, w_ih, w_hh, b, h0):
+        c0 = h0 * 0.5 if cell == "lstm" else None
+        out = rnn_layer(x, w_ih, w_hh, b, b * 2, h0, c0, mask, cell=cell, reverse=True)
+        return out[0].sum(axis=2) + out[1].sum(axis=1, keepdim=True)
+
+    gradcheck(
+        fn,
+        RNG.standard_normal((2, 3, 2)),
+        RNG.standard_normal((g * H, 2)),
+        RNG.standard_normal((g * H, H)),
+        RNG.standard_normal(g * H),
+        RNG.standard_normal((2, H)),
+    )
+
+
+@pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "SimpleRNNCell"])
+def test_cells_match_paddle(real_paddle, kind):
+    x = RNG.standard_normal((2, 4)).astype("float32")
+    ours, theirs = getattr(paddle.nn, kind)(4, 5), getattr(real_paddle.nn, kind)(4, 5)
+    _copy_weights(ours, theirs)
+    h_o, _ = ours(paddle.to_tensor(x))
+    h_t, _ = theirs(real_paddle.to_tensor(x))
+    np.testing.assert_allclose(h_o.numpy(), h_t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_time_major_and_bad_input():
+    lstm = paddle.nn.LSTM(4, 3, time_major=True)
+    out, (h, c) = lstm(paddle.randn([7, 2, 4]))
+    assert out.shape == [7, 2, 3] and h.shape == [1, 2, 3]
+    with pytest.raises(ShapeError, match="expected input"):
+        lstm(paddle.randn([7, 2, 5]))
