@@ -1,0 +1,63 @@
+"""Dropout: a random keep-mask drawn from the global generator (so ``paddle.seed`` repeats it),
+optionally shared along axes (``axis``, ``dropout2d``), with Paddle's two scaling modes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.op import ELEMENTWISE, OpDef
+from ..core.shapes import normalize_axes, same_as_first
+from ..errors import ShapeError
+from . import elementwise as ew
+from .activation import require_float
+from .random import generator
+
+MODES = ("upscale_in_train", "downscale_in_infer")
+
+
+def _dropout_forward(ctx, x, p=0.5, axis=None, upscale=True):
+    require_float("dropout", x)
+    axes = normalize_axes("dropout", axis, x.ndim)
+    mask_shape = x.shape if axes is None else tuple(d if i in axes else 1 for i, d in enumerate(x.shape))
+    keep = generator().random(mask_shape, dtype=np.float32) >= np.float32(p)
+    factor = x.dtype.type(1.0 / (1.0 - p)) if upscale and p < 1 else x.dtype.type(1)
+    scale = keep.astype(x.dtype) * factor
+    ctx.save(scale)
+    return x * scale
+
+
+def _dropout_vjp(ctx, g):
+    (scale,) = ctx.saved
+    return g * scale
+
+
+dropout_op = OpDef("dropout", _dropout_forward, _dropout_vjp, same_as_first, ELEMENTWISE)
+
+
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):
+    """Zero each element (or each slice along ``axis``) with probability ``p``.
+
+    ``upscale_in_train`` scales kept values by 1/(1-p) in training and is the identity at
+    inference; ``downscale_in_infer`` leaves training values unscaled and multiplies by (1-p)
+    at inference."""
+    if not isinstance(p, int | float) or not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be a number in [0, 1], got {p!r}")
+    if mode not in MODES:
+        raise ValueError(f"dropout: mode must be one of {MODES}, got {mode!r}")
+    if not training:
+        return x if mode == "upscale_in_train" else ew.scale(x, 1.0 - float(p))
+    if axis is not None:
+        axis = (int(axis),) if isinstance(axis, int | np.integer) else tuple(int(a) for a in axis)
+    return dropout_op(x, p=float(p), axis=axis, upscale=mode == "upscale_in_train")
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    """Drop whole channels of a 4-D input (one draw per sample and channel)."""
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError(f"dropout2d: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    if x.ndim != 4:
+        raise ShapeError(f"dropout2d: expected a 4-D input [N, C, H, W], got shape {x.shape}")
+    return dropout(x, p=p, axis=[0, 1] if data_format == "NCHW" else [0, 3], training=training)
+
+
+FUNCTIONAL = ["dropout", "dropout2d"]
