@@ -1,0 +1,576 @@
+"""Loss functions under Paddle's names, signatures, defaults and reduction rules.
+
+Softmax cross-entropy is one fused op (log-sum-exp, pick, weight, reduce; backward
+``softmax - target``) because it sits in every classification step; CTC runs warp-ctc's
+forward-backward as a Numba kernel. Pointwise losses share one op factory with closed-form
+gradients, then reduce with the ordinary reduction ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.op import OPAQUE, OpDef, Spec
+from ..core.shapes import broadcast_shapes, normalize_axis
+from ..core.tensor import Tensor
+from ..errors import DTypeError, ShapeError
+from ..kernels import ctc as ctc_kernels
+from ..kernels import loss as ce_kernels
+from ._util import tensor_args, to_tensor_like, unbroadcast
+from .elementwise import where
+from .reduce import mean, sum
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(op: str, reduction: str, allowed=_REDUCTIONS) -> None:
+    if reduction not in allowed:
+        raise ValueError(f"{op}: reduction must be one of {', '.join(map(repr, allowed))}, got {reduction!r}")
+
+
+def _check_float(op: str, what: str, t: Tensor) -> None:
+    if t.dtype.kind != "f":
+        raise DTypeError(f"{op}: {what} must be a float tensor, got {t.dtype}; cast it with .astype('float32')")
+
+
+def _check_int(op: str, what: str, t: Tensor, fix: str) -> None:
+    if t.dtype.kind not in "iu":
+        raise DTypeError(f"{op}: {what} must be an integer tensor, got {t.dtype}; {fix}")
+
+
+def _check_labels(op: str, labels: np.ndarray, classes: int, ignore_index: int | None) -> None:
+    """Paddle raises IndexError for a class id outside [0, classes) that is not ``ignore_index``."""
+    bad = (labels < 0) | (labels >= classes)
+    if ignore_index is not None:
+        bad &= labels != ignore_index
+    if bad.any():
+        value = int(labels[bad][0])
+        raise IndexError(
+            f"{op}: label value {value} is outside [0, {classes}) for {classes} classes "
+            f"(ignore_index={ignore_index}); fix the labels or the number of classes"
+        )
+
+
+def _reduce(out: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return mean(out)
+    if reduction == "sum":
+        return sum(out)
+    return out
+
+
+# ----- fused softmax cross-entropy -----------------------------------------------------------
+
+
+def _rows(x: np.ndarray, axis: int) -> np.ndarray:
+    """``x`` with ``axis`` moved last and the rest flattened: [rows, classes] (a view when axis is last)."""
+    moved = np.moveaxis(x, axis, -1)
+    return np.ascontiguousarray(moved).reshape(-1, x.shape[axis])
+
+
+def _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight):
+    """Labels as rows, each row's class weight (None without ``weight``) and the mask's count for 'mean'."""
+    classes = x2.shape[1]
+    if soft_label:
+        lab = _rows(label, axis).astype(x2.dtype, copy=False)
+        if smoothing:
+            lab = (1 - smoothing) * lab + x2.dtype.type(smoothing / classes)
+        row_w = None if weight is None else lab @ weight.astype(x2.dtype)
+        counted = lab != ignore_index
+        return lab, row_w, counted
+    lab = np.moveaxis(label, axis, -1).reshape(-1).astype(np.int64, copy=False)
+    _check_labels("cross_entropy", lab, classes, None if smoothing else ignore_index)
+    keep = lab != ignore_index
+    row_w = None
+    if weight is not None:
+        w = weight.astype(x2.dtype, copy=False)
+        if smoothing:
+            row_w = (1 - smoothing) * w[lab] + w.sum() * (smoothing / classes)
+        else:
+            row_w = np.where(keep, w[np.where(keep, lab, 0)], 0).astype(x2.dtype)
+    if smoothing:
+        # Paddle smooths into a soft label and counts its entries that differ from ignore_index.
+        low, high = x2.dtype.type(smoothing / classes), x2.dtype.type(1 - smoothing + smoothing / classes)
+        equal = (classes - 1) * (low == ignore_index) + (high == ignore_index)
+        counted = np.full(lab.shape, classes - equal)
+    else:
+        counted = keep
+    return lab, row_w, counted
+
+
+def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_index, smoothing, reduction, squeeze):
+    x2 = _rows(x, axis)
+    lab, row_w, counted = _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight)
+    rows = x2.shape[0]
+    lse = None
+    if use_softmax:
+        loss = np.empty(rows, x.dtype)
+        lse = np.empty(rows, np.float64)
+        if soft_label:
+            ce_kernels.soft_forward(x2, lab, loss, lse)
+        else:
+            ce_kernels.hard_forward(x2, lab, ignore_index, float(smoothing), loss, lse)
+    else:
+        with np.errstate(divide="ignore"):
+            if soft_label:
+                loss = -np.sum(lab * np.log(x2), axis=1)
+            else:
+                picked = np.take_along_axis(x2, np.where(lab == ignore_index, 0, lab)[:, None], 1)[:, 0]
+                loss = np.where(lab == ignore_index, 0, -np.log(picked)).astype(x.dtype)
+    if row_w is not None:
+        loss = loss * row_w
+    scale = 1.0
+    if reduction == "none":
+        out_shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
+        out = loss.reshape(out_shape)
+        if not squeeze:
+            out = np.expand_dims(out, axis)
+    else:
+        out = np.asarray(loss.sum(dtype=x.dtype))
+        if reduction == "mean":
+            scale = _ce_mean_scale(x, counted, row_w, ignore_index)
+            out = np.asarray(out * x.dtype.type(scale), dtype=x.dtype)
+    ctx.save(x.shape, x2, lab, lse, row_w, scale)
+    return out
+
+
+def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
+    """Paddle's 'mean': over all rows, or over kept rows / kept weight once ignore_index >= 0 or a weight is given."""
+    if 0 in x.shape:
+        return np.nan
+    if ignore_index >= 0:
+        if row_w is None:
+            den = float(np.sum(counted))
+        else:
+            den = float(np.sum(counted * (row_w if counted.ndim == 1 else row_w[:, None])))
+    elif row_w is not None:
+        den = float(np.sum(row_w))
+    else:
+        return 1.0 / max(counted.shape[0], 1)
+    return 1.0 / (den if den != 0 else 1.0)
+
+
+def _ce_vjp(ctx, g):
+    shape, x2, lab, lse, row_w, scale = ctx.saved
+    if not ctx.needs_input_grad[0]:
+        return None, None, None
+    a = ctx.attrs
+    rows = x2.shape[0]
+    g_rows = g.reshape(rows) if a["reduction"] == "none" else np.full(rows, g * scale)
+    if row_w is not None:
+        g_rows = g_rows * row_w
+    g_rows = g_rows.astype(np.float64)
+    if a["use_softmax"]:
+        grad = np.empty_like(x2)
+        if a["soft_label"]:
+            ce_kernels.soft_backward(x2, lab, lse, g_rows, grad)
+        else:
+            ce_kernels.hard_backward(x2, lab, a["ignore_index"], float(a["smoothing"]), lse, g_rows, grad)
+    elif a["soft_label"]:
+        grad = -(g_rows[:, None] * lab) / x2
+    else:
+        grad = np.zeros_like(x2)
+        keep = lab != a["ignore_index"]
+        idx = np.nonzero(keep)[0]
+        grad[idx, lab[idx]] = -g_rows[idx] / x2[idx, lab[idx]]
+    axis = a["axis"]
+    moved = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
+    return np.moveaxis(grad.reshape(moved), -1, axis), None, None
+
+
+def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **attrs) -> Spec:
+    if reduction != "none":
+        return Spec((), x.dtype)
+    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape))
+    return Spec(tuple(d for i, d in enumerate(shape) if i != axis) if squeeze else shape, x.dtype)
+
+
+softmax_cross_entropy_op = OpDef("softmax_cross_entropy", _ce_forward, _ce_vjp, _ce_infer, OPAQUE)
+
+
+def _ce_label(op: str, input: Tensor, label: Tensor, axis: int, soft_label: bool) -> tuple[Tensor, bool]:
+    """Check shapes and give a hard label its class axis back; True when it had none (Paddle squeezes then)."""
+    if input.ndim == 0:
+        raise ShapeError(f"{op}: input must have at least one dim (the classes), got a 0-D tensor")
+    lost = label.ndim == input.ndim - 1
+    if not lost and label.ndim != input.ndim:
+        raise ShapeError(
+            f"{op}: label must have rank {input.ndim - 1} or {input.ndim} for input {input.shape}, "
+            f"got label {label.shape}"
+        )
+    if soft_label:
+        if label.shape != input.shape:
+            raise ShapeError(f"{op}: soft labels must have the input's shape {input.shape}, got {label.shape}")
+        _check_float(op, "a soft label", label)
+        return label, False
+    _check_int(op, "a hard label", label, "cast it with .astype('int64'), or pass soft_label=True for probabilities")
+    data = np.expand_dims(label._data, axis) if lost else label._data
+    expected = [1 if i == axis else d for i, d in enumerate(input.shape)]
+    if list(data.shape) != expected:
+        raise ShapeError(
+            f"{op}: hard label must have shape {expected} (or that without axis {axis}) "
+            f"for input {input.shape}, got {label.shape}"
+        )
+    return Tensor._wrap(data), lost
+
+
+def cross_entropy(
+    input,
+    label,
+    weight=None,
+    ignore_index=-100,
+    reduction="mean",
+    soft_label=False,
+    axis=-1,
+    use_softmax=True,
+    label_smoothing=0.0,
+    name=None,
+):
+    """Paddle's ``cross_entropy``: hard or soft labels, class weights, ignore_index and label smoothing."""
+    op = "cross_entropy"
+    _check_reduction(op, reduction)
+    _check_float(op, "input", input)
+    if ignore_index > 0 and soft_label:
+        raise ValueError(f"{op}: ignore_index must stay -100 with soft_label=True, got {ignore_index}")
+    axis = normalize_axis(op, axis, input.ndim)
+    label_t, lost = _ce_label(op, input, label, axis, soft_label)
+    if weight is not None:
+        if weight.ndim != 1 or weight.shape[0] != input.shape[axis]:
+            raise ShapeError(f"{op}: weight must have shape [{input.shape[axis]}] (one per class), got {weight.shape}")
+    return softmax_cross_entropy_op(
+        input,
+        label_t,
+        weight.detach() if weight is not None else None,
+        axis=axis,
+        soft_label=bool(soft_label),
+        use_softmax=bool(use_softmax),
+        ignore_index=int(ignore_index),
+        smoothing=float(label_smoothing),
+        reduction=reduction,
+        squeeze=lost and not label_smoothing,
+    )
+
+
+def softmax_with_cross_entropy(
+    logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True, return_softmax=False, axis=-1
+):
+    """Unreduced loss with the class axis kept (size 1); ``return_softmax`` adds the softmax as a constant."""
+    op = "softmax_with_cross_entropy"
+    _check_float(op, "logits", logits)
+    axis = normalize_axis(op, axis, logits.ndim)
+    label_t, _ = _ce_label(op, logits, label, axis, soft_label)
+    loss = softmax_cross_entropy_op(
+        logits,
+        label_t,
+        None,
+        axis=axis,
+        soft_label=bool(soft_label),
+        use_softmax=True,
+        ignore_index=int(ignore_index),
+        smoothing=0.0,
+        reduction="none",
+        squeeze=False,
+    )
+    if not return_softmax:
+        return loss
+    shifted = logits._data - np.max(logits._data, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return loss, Tensor._wrap(e / np.sum(e, axis=axis, keepdims=True))
+
+
+# ----- negative log-likelihood ---------------------------------------------------------------
+
+
+def _nll_forward(ctx, x, label, weight, *, ignore_index, reduction):
+    keep = label != ignore_index
+    safe = np.where(keep, label, 0).astype(np.int64)
+    picked = np.take_along_axis(x, safe[:, None], 1)[:, 0]
+    w = np.ones(1, x.dtype) if weight is None else weight.astype(x.dtype, copy=False)
+    row_w = np.where(keep, w[safe] if weight is not None else w[0], 0).astype(x.dtype)
+    loss = -picked * row_w
+    scale = 1.0
+    if reduction == "mean":
+        total = float(row_w.sum())
+        scale = 1.0 / total if total != 0 else 0.0
+    ctx.save(x.shape, safe, row_w, scale)
+    if reduction == "none":
+        return loss
+    return np.asarray(loss.sum(dtype=x.dtype) * x.dtype.type(scale), dtype=x.dtype)
+
+
+def _nll_vjp(ctx, g):
+    shape, safe, row_w, scale = ctx.saved
+    g_rows = g if ctx.attrs["reduction"] == "none" else np.full(row_w.shape, g * scale, row_w.dtype)
+    grad = np.zeros(shape, row_w.dtype)
+    np.put_along_axis(grad, safe[:, None], (-g_rows * row_w)[:, None], 1)
+    return grad, None, None
+
+
+def _nll_infer(x: Spec, label: Spec, weight=None, *, reduction, **attrs) -> Spec:
+    return Spec(label.shape if reduction == "none" else (), x.dtype)
+
+
+nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE)
+
+
+def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+    """``-weight[y] * input[y]`` over class axis 1; 'mean' divides by the kept weight, as in Paddle."""
+    op = "nll_loss"
+    _check_reduction(op, reduction)
+    _check_float(op, "input", input)
+    _check_int(op, "label", label, "cast it with .astype('int64')")
+    if input.ndim < 2:
+        raise ShapeError(f"{op}: input must be [N, C] or [N, C, d1, ...], got {input.shape}")
+    n, c = input.shape[0], input.shape[1]
+    expected = [n, *input.shape[2:]]
+    if label.shape != expected:
+        raise ShapeError(f"{op}: label must have shape {expected} for input {input.shape}, got {label.shape}")
+    if weight is not None and weight.shape != [c]:
+        raise ShapeError(f"{op}: weight must have shape [{c}] (one per class), got {weight.shape}")
+    _check_labels(op, label._data, c, ignore_index)
+    # Classes last, everything else as rows: the op then works on [rows, C] like cross_entropy.
+    from .shape import reshape, transpose
+
+    x2 = reshape(transpose(input, [0, *range(2, input.ndim), 1]), [-1, c]) if input.ndim > 2 else input
+    lab = Tensor._wrap(label._data.reshape(-1))
+    w = weight.detach() if weight is not None else None
+    out = nll_loss_op(x2, lab, w, ignore_index=int(ignore_index), reduction=reduction)
+    return reshape(out, expected) if reduction == "none" and input.ndim > 2 else out
+
+
+# ----- pointwise losses ----------------------------------------------------------------------
+
+
+def _pointwise(name: str, loss_fn, grad_fn):
+    """A broadcasting loss of (input, label[, extra]); ``grad_fn(x, y, extra, **attrs)`` gives the
+    local derivatives (dx, dy or None). ``extra`` (a weight-like constant) gets no gradient."""
+
+    def forward(ctx, x, y, extra=None, **attrs):
+        try:
+            out = loss_fn(x, y, extra, **attrs)
+        except ValueError:
+            raise ShapeError(
+                f"{name}: input {list(x.shape)} and label {list(y.shape)} cannot be broadcast together"
+            ) from None
+        ctx.save(x, y, extra)
+        return out.astype(np.result_type(x.dtype, y.dtype), copy=False)
+
+    def vjp(ctx, g):
+        x, y, extra = ctx.saved
+        dx, dy = grad_fn(x, y, extra, **ctx.attrs)
+        gx = unbroadcast(g * dx, x.shape) if ctx.needs_input_grad[0] else None
+        gy = unbroadcast(g * dy, y.shape) if dy is not None and ctx.needs_input_grad[1] else None
+        return gx, gy, None
+
+    def infer(x: Spec, y: Spec, extra=None, **attrs) -> Spec:
+        return Spec(broadcast_shapes(name, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
+
+    return OpDef(name, forward, vjp, infer, OPAQUE)
+
+
+mse_op = _pointwise("mse_loss", lambda x, y, e: np.square(x - y), lambda x, y, e: (2 * (x - y), -2 * (x - y)))
+l1_op = _pointwise("l1_loss", lambda x, y, e: np.abs(x - y), lambda x, y, e: (np.sign(x - y), -np.sign(x - y)))
+
+
+def _smooth_l1(x, y, e, delta, is_huber):
+    d = np.abs(x - y)
+    if is_huber:
+        return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return np.where(d < delta, 0.5 * d * d / delta, d - 0.5 * delta)
+
+
+def _smooth_l1_grad(x, y, e, delta, is_huber):
+    d = x - y
+    inside = np.abs(d) < delta
+    dx = np.where(inside, d, delta * np.sign(d)) if is_huber else np.where(inside, d / delta, np.sign(d))
+    return dx, -dx
+
+
+smooth_l1_op = _pointwise("smooth_l1_loss", _smooth_l1, _smooth_l1_grad)
+
+
+def _bce(x, y, e):
+    with np.errstate(divide="ignore"):
+        return -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log(1 - x), -100))
+
+
+def _bce_grad(x, y, e):
+    return (x - y) / np.maximum(x * (1 - x), 1e-12), None
+
+
+bce_op = _pointwise("binary_cross_entropy", _bce, _bce_grad)
+
+
+def _bce_logits(x, y, pos_weight, ignore_index=-100):
+    """Stable ``(1-y) x + (1 + (pw-1) y) softplus(-x)``; labels equal to ``ignore_index`` give 0, as in Paddle."""
+    log_w = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+    out = (1 - y) * x + log_w * (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))
+    return np.where(y == ignore_index, 0, out)
+
+
+def _bce_logits_grad(x, y, pos_weight, ignore_index=-100):
+    log_w = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+    sig_neg = 0.5 * (1 - np.tanh(0.5 * x))  # sigmoid(-x), stable for large |x|
+    return np.where(y == ignore_index, 0, (1 - y) - log_w * sig_neg), None
+
+
+bce_logits_op = _pointwise("binary_cross_entropy_with_logits", _bce_logits, _bce_logits_grad)
+
+
+def _kl(x, y, e, log_target):
+    if log_target:
+        return np.exp(y) * (y - x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0)
+
+
+def _kl_grad(x, y, e, log_target):
+    dx = -np.exp(y) if log_target else -np.where(y > 0, y, 0)
+    return np.broadcast_to(dx, np.broadcast_shapes(x.shape, y.shape)), None
+
+
+kl_op = _pointwise("kl_div", _kl, _kl_grad)
+
+
+def _float_pair(op: str, input, label) -> tuple[Tensor, Tensor]:
+    input, label = tensor_args(input, label)
+    _check_float(op, "input", input)
+    _check_float(op, "label", label)
+    return input, label
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    _check_reduction("mse_loss", reduction)
+    return _reduce(mse_op(*_float_pair("mse_loss", input, label)), reduction)
+
+
+def l1_loss(input, label, reduction="mean", name=None):
+    _check_reduction("l1_loss", reduction)
+    return _reduce(l1_op(*_float_pair("l1_loss", input, label)), reduction)
+
+
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
+    """Huber loss with threshold ``delta`` (``is_huber=False``: the smooth-L1 form divided by delta)."""
+    _check_reduction("smooth_l1_loss", reduction)
+    if delta <= 0:
+        raise ValueError(f"smooth_l1_loss: delta must be positive, got {delta}")
+    x, y = _float_pair("smooth_l1_loss", input, label)
+    return _reduce(smooth_l1_op(x, y, delta=float(delta), is_huber=bool(is_huber)), reduction)
+
+
+def _weighted(out: Tensor, weight) -> Tensor:
+    return out if weight is None else out * to_tensor_like(weight, out)
+
+
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    """``-w (y log x + (1-y) log(1-x))`` with each log clamped at -100, as Paddle's kernel does."""
+    _check_reduction("binary_cross_entropy", reduction)
+    x, y = _float_pair("binary_cross_entropy", input, label)
+    data = x._data
+    if data.size and (np.nanmin(data) < 0 or np.nanmax(data) > 1):
+        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; apply sigmoid first")
+    return _reduce(_weighted(bce_op(x, y), weight), reduction)
+
+
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
+    """Sigmoid and binary cross-entropy in one stable formula; ``pos_weight`` scales the positive term."""
+    _check_reduction("binary_cross_entropy_with_logits", reduction)
+    x, y = _float_pair("binary_cross_entropy_with_logits", logit, label)
+    pw = None if pos_weight is None else to_tensor_like(pos_weight, x).detach()
+    return _reduce(_weighted(bce_logits_op(x, y, pw), weight), reduction)
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """``label (log label - input)`` (0 where label <= 0); 'batchmean' divides the sum by the batch size."""
+    _check_reduction("kl_div", reduction, (*_REDUCTIONS, "batchmean"))
+    x, y = _float_pair("kl_div", input, label)
+    out = kl_op(x, y, log_target=bool(log_target))
+    if reduction == "batchmean":
+        return sum(out) / float(x.shape[0]) if x.ndim > 0 else out
+    return _reduce(out, reduction)
+
+
+# ----- CTC -----------------------------------------------------------------------------------
+
+
+def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
+    data = np.ascontiguousarray(logits, dtype=np.float64)
+    steps = input_lengths.astype(np.int64)
+    want = bool(ctx.needs_input_grad[0])
+    scale = 1.0 / np.maximum(steps, 1) if norm_by_times else np.ones(steps.shape[0])
+    loss = np.empty(data.shape[1])
+    grad = np.zeros(data.shape if want else (0, 0, 0))
+    ctc_kernels.ctc(
+        data, labels.astype(np.int64), steps, label_lengths.astype(np.int64), blank, want, scale, loss, grad
+    )
+    ctx.save(grad.astype(logits.dtype, copy=False))
+    return loss.astype(logits.dtype)
+
+
+def _ctc_vjp(ctx, g):
+    (grad,) = ctx.saved
+    return grad * g[None, :, None], None, None, None
+
+
+def _ctc_infer(logits: Spec, labels: Spec, input_lengths: Spec, label_lengths: Spec, **attrs) -> Spec:
+    return Spec((logits.shape[1],), logits.dtype)
+
+
+ctc_op = OpDef("warpctc", _ctc_forward, _ctc_vjp, _ctc_infer, OPAQUE)
+
+
+def _check_ctc(log_probs, labels, input_lengths, label_lengths, blank) -> None:
+    op = "ctc_loss"
+    _check_float(op, "log_probs", log_probs)
+    for what, t in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+        _check_int(op, what, t, "cast it with .astype('int64')")
+    if log_probs.ndim != 3:
+        raise ShapeError(
+            f"{op}: log_probs must be [max_logit_length, batch_size, num_classes + 1], got {log_probs.shape}"
+        )
+    steps, batch, classes = log_probs.shape
+    if labels.ndim != 2 or labels.shape[0] != batch:
+        raise ShapeError(f"{op}: labels must be [batch_size={batch}, max_label_length], got {labels.shape}")
+    for what, t in (("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+        if t.shape != [batch]:
+            raise ShapeError(f"{op}: {what} must have shape [{batch}], got {t.shape}")
+    if not 0 <= blank < classes:
+        raise ValueError(f"{op}: blank must be in [0, {classes}), got {blank}")
+    lengths = input_lengths._data
+    if lengths.size and (lengths.min() < 0 or lengths.max() > steps):
+        raise ValueError(f"{op}: input_lengths must lie in [0, {steps}], got {lengths.tolist()}")
+    label_len = label_lengths._data
+    if label_len.size and (label_len.min() < 0 or label_len.max() > labels.shape[1]):
+        raise ValueError(f"{op}: label_lengths must lie in [0, {labels.shape[1]}], got {label_len.tolist()}")
+    used = np.arange(labels.shape[1])[None, :] < label_len[:, None]
+    values = labels._data[used]
+    if values.size and (values.min() < 0 or values.max() >= classes or (values == blank).any()):
+        raise ValueError(f"{op}: labels must be class ids in [0, {classes}) other than blank={blank}")
+
+
+def ctc_loss(
+    log_probs,
+    labels,
+    input_lengths,
+    label_lengths,
+    blank=0,
+    reduction="mean",
+    norm_by_times=False,
+    zero_infinity=False,
+):
+    """Paddle's CTC: ``log_probs`` are logits [T, B, C] (softmax is applied inside, as warp-ctc does);
+    'mean' averages each loss divided by its label length; ``norm_by_times`` scales only the gradient."""
+    _check_reduction("ctc_loss", reduction)
+    _check_ctc(log_probs, labels, input_lengths, label_lengths, blank)
+    loss = ctc_op(log_probs, labels, input_lengths, label_lengths, blank=int(blank), norm_by_times=bool(norm_by_times))
+    if zero_infinity:
+        loss = where(Tensor._wrap(np.isinf(loss._data)), Tensor._wrap(np.zeros_like(loss._data)), loss)
+    if reduction == "mean":
+        return mean(loss / Tensor._wrap(label_lengths._data.astype(loss.dtype)))
+    return _reduce(loss, reduction)
+
+
+FUNCTIONAL = [
+    "cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "ctc_loss",
+]  # fmt: skip
