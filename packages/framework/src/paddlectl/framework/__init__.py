@@ -5,7 +5,10 @@
 
 from importlib.metadata import version
 
-from . import nn  # noqa: F401 - ops declares ops and attaches Tensor methods
+from . import (
+    nn,  # noqa: F401 - ops declares ops and attaches Tensor methods
+    optimizer,  # noqa: F401
+)
 from . import ops as _ops
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
@@ -52,6 +55,7 @@ from .ops.linalg import bmm, dot, matmul, mm, t
 from .ops.random import get_rng_state, seed, set_rng_state
 from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
 from .ops.shape import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
+from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
 
 globals().update(_BINARY)

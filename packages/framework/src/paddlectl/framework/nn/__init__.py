@@ -3,9 +3,9 @@
 Each layer module lists its public names in ``__all__``; they are re-exported here.
 """
 
+from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from . import functional, initializer
 from .layer.base import Layer, ParamAttr
-from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from .layer.common import *  # noqa: F403
 from .layer.containers import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403
