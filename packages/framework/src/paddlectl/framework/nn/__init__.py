@@ -5,7 +5,11 @@ Each layer module lists its public names in ``__all__``; they are re-exported he
 
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from . import functional, initializer
+from .layer.activation import *  # noqa: F403
 from .layer.base import Layer, ParamAttr
 from .layer.common import *  # noqa: F403
 from .layer.containers import *  # noqa: F403
+from .layer.dropout import *  # noqa: F403
+from .layer.embedding import *  # noqa: F403
+from .layer.norm import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403
