@@ -28,6 +28,7 @@ from .core.dtype import (
 )
 from .core.tensor import Parameter, Tensor
 from .nn.layer.base import ParamAttr
+from .ops.activation import sigmoid, softmax
 from .ops.creation import (
     arange,
     empty,
@@ -52,6 +53,7 @@ from .ops.elementwise import BINARY as _BINARY
 from .ops.elementwise import UNARY as _UNARY
 from .ops.elementwise import cast, clip, pow, scale, where
 from .ops.linalg import bmm, dot, matmul, mm, t
+from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
 from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
 from .ops.shape import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
