@@ -112,7 +112,9 @@ def who(ctx: Context, req: Req, parent: Candidate | None) -> str:
     if parent.where == "unlisted":
         return str(parent)
     same = {
-        c.version for c in ctx.matrix.candidates(parent.name) if c.build == parent.build and _same_requirement(ctx, c, req)
+        c.version
+        for c in ctx.matrix.candidates(parent.name)
+        if c.build == parent.build and _same_requirement(ctx, c, req)
     }
     known = [c.version for c in ctx.matrix.candidates(parent.name) if c.build == parent.build]
     return ranged(parent.name, compress(known, same or {parent.version}), parent.build)
@@ -140,7 +142,12 @@ def _chain(ctx: Context, parent: Candidate | None, trail: dict, seen: set) -> li
     nodes = []
     for req, grand in trail.get(parent.name, []):
         if req.admits(parent):
-            nodes.append(Node(f"{who(ctx, req, grand)}" + (f" requires {_req_text(req)}" if grand else ""), _chain(ctx, grand, trail, seen)))
+            nodes.append(
+                Node(
+                    f"{who(ctx, req, grand)}" + (f" requires {_req_text(req)}" if grand else ""),
+                    _chain(ctx, grand, trail, seen),
+                )
+            )
     return nodes[:3]
 
 
@@ -206,7 +213,9 @@ def _sentences(ctx: Context, name: str, pairs: list[tuple[Req, Candidate | None]
     if is_slot(name):
         providers = sorted({next(iter(r.tags)) for r, p, _ in subjects if r.tags and p is not None})
         if len(providers) > 1:
-            return [f"Because {' and '.join(providers)} both provide the {name[1:]} module, they cannot be installed together."]
+            return [
+                f"Because {' and '.join(providers)} both provide the {name[1:]} module, they cannot be installed together."
+            ]
         parts = [f"{s} {'provides' if r.tags else 'requires'} {_req_text(r)}" for r, _, s in subjects]
         return [f"Because {' and '.join(parts)}, they cannot be installed together."]
     parts = [f"{s} requires {r}" if p is not None else s for r, p, s in subjects]
@@ -216,7 +225,9 @@ def _sentences(ctx: Context, name: str, pairs: list[tuple[Req, Candidate | None]
         return [f"Because {parts[0]} and the matrix has no such {name} (known: {known}), it cannot be installed."]
     if not fitting:
         owners = " and ".join(s for _, _, s in subjects)
-        return [f"Because {' and '.join(parts)}, no version of {name} satisfies them all: {owners} cannot be installed together."]
+        return [
+            f"Because {' and '.join(parts)}, no version of {name} satisfies them all: {owners} cannot be installed together."
+        ]
     versions = compress(ctx.matrix.package(name).versions, {c.version for c in fitting})
     return [f"Because {' and '.join(parts)}, only {ranged(name, versions)} would do, and that conflicts elsewhere."]
 
@@ -269,7 +280,9 @@ def find_fixes(ctx: Context, groups: dict[str, list[tuple[Req, Candidate | None]
     if ctx.options.policy == "strict":
         lenient = replace(ctx, options=Options("lenient", ctx.options.kinds))
         if lenient.fits(roots):
-            add("it fits if disagreeing sources may be read leniently (--policy lenient); check which source applies to you")
+            add(
+                "it fits if disagreeing sources may be read leniently (--policy lenient); check which source applies to you"
+            )
     if set(ctx.options.kinds) != {"declared"}:
         declared = replace(ctx, options=Options(ctx.options.policy, ("declared",)))
         if declared.fits(roots):

@@ -123,7 +123,12 @@ class Matrix:
         if name.startswith("@"):
             if name[1:] not in self.providers:
                 path, line = _split_where(where)
-                raise MatrixError(path, line, f"no package provides module {name[1:]!r}", f"known modules: {', '.join(self.providers)}")
+                raise MatrixError(
+                    path,
+                    line,
+                    f"no package provides module {name[1:]!r}",
+                    f"known modules: {', '.join(self.providers)}",
+                )
         elif is_platform(name):
             if name[2:] not in FACTS:
                 known = ", ".join(f"__{k}" for k in FACTS)
@@ -132,12 +137,17 @@ class Matrix:
         elif name not in self.packages and name not in self.external:
             path, line = _split_where(where)
             raise MatrixError(
-                path, line, f"requirement on {name!r}, which no matrix file defines", "add the package or list it under external:"
+                path,
+                line,
+                f"requirement on {name!r}, which no matrix file defines",
+                "add the package or list it under external:",
             )
 
 
 @lru_cache(maxsize=65536)
-def _dependencies(matrix: Matrix, candidate: Candidate, env: tuple, policy: str, kinds: tuple[str, ...]) -> tuple[Req, ...]:
+def _dependencies(
+    matrix: Matrix, candidate: Candidate, env: tuple, policy: str, kinds: tuple[str, ...]
+) -> tuple[Req, ...]:
     environment = dict(env)
     wanted = [c for c in candidate.claims if c.kind in kinds and c.req.applies(environment)]
     wanted = [c for c in wanted if c.req.name not in matrix.external or c.req.name in matrix.packages]
@@ -178,15 +188,15 @@ def _split_where(where: str) -> tuple[str, int | None]:
     return (path, int(line)) if line.isdigit() else (where, None)
 
 
-
-
 # -- reading files --------------------------------------------------------------------------------
 
 
 def _keys(node: LDict, allowed: set[str], path: Path, what: str) -> None:
     for key in node:
         if key not in allowed:
-            raise MatrixError(path, node.key_lines[key], f"unknown key {key!r} in {what}", f"allowed: {', '.join(sorted(allowed))}")
+            raise MatrixError(
+                path, node.key_lines[key], f"unknown key {key!r} in {what}", f"allowed: {', '.join(sorted(allowed))}"
+            )
 
 
 def _need(node: LDict, key: str, kind: type | None, path: Path, what: str):
@@ -196,7 +206,9 @@ def _need(node: LDict, key: str, kind: type | None, path: Path, what: str):
     value = node[key]
     if kind is not None and not isinstance(value, kind):
         expected = {LDict: "mapping", LList: "list", str: "string"}.get(kind, kind.__name__)
-        raise MatrixError(path, node.key_lines[key], f"{what}: {key!r} must be a {expected}, got {type(value).__name__}")
+        raise MatrixError(
+            path, node.key_lines[key], f"{what}: {key!r} must be a {expected}, got {type(value).__name__}"
+        )
     return value
 
 
@@ -209,17 +221,26 @@ def load_file(path: Path, matrix: Matrix) -> None:
     data = load_yaml(path)
     _keys(data, _TOP_KEYS, path, "a matrix file")
     if data.get("schema") != 1:
-        raise MatrixError(path, _line(data, "schema"), f"schema must be 1, got {data.get('schema')!r}", "put `schema: 1` at the top")
+        raise MatrixError(
+            path, _line(data, "schema"), f"schema must be 1, got {data.get('schema')!r}", "put `schema: 1` at the top"
+        )
     dataset = _need(data, "dataset", str, path, "a matrix file")
     sources = _need(data, "sources", LDict, path, "a matrix file")
     for key, entry in sources.items():
         if not isinstance(entry, LDict):
-            raise MatrixError(path, sources.key_lines[key], f"source {key!r} must be a mapping with title, url and date")
+            raise MatrixError(
+                path, sources.key_lines[key], f"source {key!r} must be a mapping with title, url and date"
+            )
         _keys(entry, _SOURCE_KEYS, path, f"source {key!r}")
         fields = {f: str(_need(entry, f, None, path, f"source {key!r}")) for f in ("title", "url", "date")}
         source = Source(key, note=str(entry.get("note", "")), **fields)
         if matrix.sources.get(key, source) != source:
-            raise MatrixError(path, sources.key_lines[key], f"source {key!r} is defined differently in another matrix file", "rename one")
+            raise MatrixError(
+                path,
+                sources.key_lines[key],
+                f"source {key!r} is defined differently in another matrix file",
+                "rename one",
+            )
         matrix.sources[key] = source
     external = data.get("external", LList())
     if not isinstance(external, list) or not all(isinstance(e, str) for e in external):
@@ -248,7 +269,9 @@ def _load_package(path: Path, dataset: str, name: str, body: object, line: int, 
     seen: set = set()
     for candidate in package.candidates:
         if candidate.key in seen:
-            raise MatrixError(path, int(candidate.where.rpartition(":")[2]), f"{candidate} is listed twice", "merge the two releases")
+            raise MatrixError(
+                path, int(candidate.where.rpartition(":")[2]), f"{candidate} is listed twice", "merge the two releases"
+            )
         seen.add(candidate.key)
     package.candidates.sort(key=lambda c: (c.version, c.build), reverse=True)
     matrix.packages[canon] = package
@@ -267,7 +290,9 @@ def _load_release(path: Path, name: str, release: object, line: int, matrix: Mat
         raise MatrixError(path, _line(release, "builds"), f"{what}: builds must map build names to their facts")
     for build, facts in builds.items():
         if facts is not None and not isinstance(facts, LDict):
-            raise MatrixError(path, builds.key_lines[build], f"build {build!r} must map to facts (cudnn, tensorrt, index ...)")
+            raise MatrixError(
+                path, builds.key_lines[build], f"build {build!r} must map to facts (cudnn, tensorrt, index ...)"
+            )
         _keys(facts or LDict(), _BUILD_KEYS, path, f"build {build!r}")
     claims = _load_claims(path, release, set(builds), matrix)
     result = []
@@ -308,9 +333,16 @@ def _load_claims(path: Path, release: LDict, builds: set[str], matrix: Matrix) -
         kind = entry.get("kind", release.get("kind"))
         if source_key not in matrix.sources:
             known = ", ".join(sorted(matrix.sources)) or "none defined"
-            raise MatrixError(path, line, f"requirement cites unknown source {source_key!r}", f"define it under sources: (known: {known})")
+            raise MatrixError(
+                path,
+                line,
+                f"requirement cites unknown source {source_key!r}",
+                f"define it under sources: (known: {known})",
+            )
         if kind not in KINDS:
-            raise MatrixError(path, line, f"kind must be one of {', '.join(KINDS)}, got {kind!r}", "say how the claim is known")
+            raise MatrixError(
+                path, line, f"kind must be one of {', '.join(KINDS)}, got {kind!r}", "say how the claim is known"
+            )
         try:
             req = parse_requirement(entry.get("req"))
         except ValueError as exc:
@@ -319,7 +351,12 @@ def _load_claims(path: Path, release: LDict, builds: set[str], matrix: Matrix) -
         if only is not None:
             unknown = set(only) - builds
             if unknown:
-                raise MatrixError(path, line, f"requirement is limited to undefined builds {sorted(unknown)}", f"defined: {sorted(builds)}")
+                raise MatrixError(
+                    path,
+                    line,
+                    f"requirement is limited to undefined builds {sorted(unknown)}",
+                    f"defined: {sorted(builds)}",
+                )
             only = set(only)
         note = str(entry.get("note", release.get("note", "")))
         claims.append((only, Claim(req, matrix.sources[source_key], kind, f"{path}:{line}", note)))
@@ -332,7 +369,9 @@ def _load_breakage(path: Path, body: object, line: int, matrix: Matrix) -> None:
     _keys(body, _BREAKAGE_KEYS, path, "a breakage")
     between = _need(body, "between", LList, path, "a breakage")
     if len(between) != 2:
-        raise MatrixError(path, _line(body, "between"), "between must list exactly two requirements", "split it into rules of two")
+        raise MatrixError(
+            path, _line(body, "between"), "between must list exactly two requirements", "split it into rules of two"
+        )
     try:
         sides = tuple(parse_requirement(text) for text in between)
     except ValueError as exc:
@@ -341,7 +380,9 @@ def _load_breakage(path: Path, body: object, line: int, matrix: Matrix) -> None:
         raise MatrixError(path, _line(body, "between"), "both sides of a breakage name the same package")
     source_key, kind = body.get("source"), body.get("kind")
     if source_key not in matrix.sources:
-        raise MatrixError(path, _line(body, "source"), f"breakage cites unknown source {source_key!r}", "define it under sources:")
+        raise MatrixError(
+            path, _line(body, "source"), f"breakage cites unknown source {source_key!r}", "define it under sources:"
+        )
     if kind not in KINDS:
         raise MatrixError(path, _line(body, "kind"), f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     breakage_id = str(_need(body, "id", str, path, "a breakage"))

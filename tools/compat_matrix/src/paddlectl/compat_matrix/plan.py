@@ -63,7 +63,9 @@ def validate_request(ctx: Context, reqs: list[Req]) -> None:
 
 def _pin(candidate: Candidate) -> Req:
     tags = frozenset({candidate.build}) if candidate.build else frozenset()
-    return Req(candidate.name, (SpecifierSet(f"=={candidate.version}"),), tags, text=candidate.pin(), origin="installed")
+    return Req(
+        candidate.name, (SpecifierSet(f"=={candidate.version}"),), tags, text=candidate.pin(), origin="installed"
+    )
 
 
 def _changed(solution: Solution, installed: dict[str, Candidate]) -> int:
@@ -202,7 +204,10 @@ def _problem(ctx: Context, cand: Candidate, req: Req, installed, provided) -> st
             return None
         if not providers:
             return f"Because {cand} requires module {req.name[1:]}{req.spec_text()} and no installed package provides it, {cand} cannot work."
-        if not any(req.spec_text() == "" or any(s.contains(p.version, prereleases=True) for s in req.specifiers) for p in providers):
+        if not any(
+            req.spec_text() == "" or any(s.contains(p.version, prereleases=True) for s in req.specifiers)
+            for p in providers
+        ):
             found = ", ".join(str(p) for p in providers)
             return f"Because {cand} requires module {req.name[1:]}{req.spec_text()} and the installed {found} provides {req.name[1:]} {providers[0].shown_version}, {cand} cannot work."
         return None
@@ -216,7 +221,11 @@ def _problem(ctx: Context, cand: Candidate, req: Req, installed, provided) -> st
 
 def _side_members(ctx: Context, side: Req, installed, provided) -> list[Candidate]:
     if is_slot(side.name):
-        return [p for p in provided.get(side.name, []) if any(s.contains(p.version, prereleases=True) for s in side.specifiers)]
+        return [
+            p
+            for p in provided.get(side.name, [])
+            if any(s.contains(p.version, prereleases=True) for s in side.specifiers)
+        ]
     have = installed.get(side.name)
     return [have] if have is not None and side.admits(have) else []
 

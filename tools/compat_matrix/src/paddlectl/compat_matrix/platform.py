@@ -102,7 +102,9 @@ class Platform:
         return f"{self.origin} has {name} {cand.shown_version}"
 
 
-def make_platform(values: Mapping[str, object], origin: str, where: str, lines: Mapping[str, int] | None = None) -> Platform:
+def make_platform(
+    values: Mapping[str, object], origin: str, where: str, lines: Mapping[str, int] | None = None
+) -> Platform:
     """Validate raw fact values (from a profile, a probe or ``--fact``) into a Platform."""
     lines = lines or {}
     facts: dict[str, Candidate] = {}

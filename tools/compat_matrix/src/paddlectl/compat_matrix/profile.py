@@ -40,16 +40,28 @@ def load_profile(name_or_path: str | Path) -> Profile:
         bundled = bundled_profiles()
         if str(name_or_path) not in bundled:
             if path.suffix in (".yml", ".yaml") or "/" in str(name_or_path):
-                raise MatrixError(path, None, "profile file not found", f"check the path, or use a bundled one: {', '.join(bundled)}")
+                raise MatrixError(
+                    path, None, "profile file not found", f"check the path, or use a bundled one: {', '.join(bundled)}"
+                )
             raise unknown_name("profile", str(name_or_path), list(bundled))
         path = bundled[str(name_or_path)]
     data = load_yaml(path)
     for key in data:
         if key not in _PROFILE_KEYS:
-            raise MatrixError(path, data.key_lines[key], f"unknown key {key!r} in a profile", f"allowed: {', '.join(sorted(_PROFILE_KEYS))}")
+            raise MatrixError(
+                path,
+                data.key_lines[key],
+                f"unknown key {key!r} in a profile",
+                f"allowed: {', '.join(sorted(_PROFILE_KEYS))}",
+            )
     facts = data.get("platform")
     if not isinstance(facts, LDict):
-        raise MatrixError(path, data.line, "a profile needs a platform: mapping", "add platform: {python: '3.11', os: linux, arch: x86_64}")
+        raise MatrixError(
+            path,
+            data.line,
+            "a profile needs a platform: mapping",
+            "add platform: {python: '3.11', os: linux, arch: x86_64}",
+        )
     name = str(data.get("name", path.stem))
     platform = make_platform(facts, f"target {name}", str(path), facts.key_lines)
     return Profile(
@@ -73,7 +85,12 @@ def _requirements(data: LDict, key: str, path: Path, origin: str) -> tuple[Req, 
         except ValueError as exc:
             raise MatrixError(path, items.item_lines[index], str(exc)) from None
         if origin == "installed" and _exact_version(reqs[-1]) is None:
-            raise MatrixError(path, items.item_lines[index], f"installed entry {text!r} is not an exact pin", "write it like 'paddleocr==3.0.0'")
+            raise MatrixError(
+                path,
+                items.item_lines[index],
+                f"installed entry {text!r} is not an exact pin",
+                "write it like 'paddleocr==3.0.0'",
+            )
     return tuple(reqs)
 
 
@@ -96,14 +113,23 @@ def installed_from_pins(matrix: Matrix, pins: tuple[Req, ...] | list[Req]) -> di
             raise unknown_name("package", req.name, list(matrix.packages))
         version = _exact_version(req)
         if version is None:
-            raise MatrixError(req.text, None, "an installed entry must be an exact pin", "write it like 'paddleocr==3.0.0'")
+            raise MatrixError(
+                req.text, None, "an installed entry must be an exact pin", "write it like 'paddleocr==3.0.0'"
+            )
         matches = [c for c in matrix.candidates(req.name) if req.admits(c)]
         if matches:
             found[req.name] = matches[0]
             continue
         build = next(iter(req.tags), "")
         try:
-            cand = Candidate(req.name, parse_version(version), build, frozenset({build}) if build else frozenset(), label=version, where="unlisted")
+            cand = Candidate(
+                req.name,
+                parse_version(version),
+                build,
+                frozenset({build}) if build else frozenset(),
+                label=version,
+                where="unlisted",
+            )
         except ValueError as exc:
             raise MatrixError(req.text, None, str(exc)) from None
         matrix.add_unlisted(cand)

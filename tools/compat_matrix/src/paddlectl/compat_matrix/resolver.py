@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 from resolvelib.providers import AbstractProvider
 
-from .errors import CompatError
 from .matrix import Matrix
 from .model import KINDS, Candidate, Req, is_platform, is_slot
 from .platform import Platform
@@ -39,13 +38,15 @@ class Solution:
 class Unsatisfiable(Exception):
     """No choice satisfies every requirement; ``causes`` are resolvelib's (requirement, parent) pairs."""
 
-    def __init__(self, causes: list[tuple[Req, Candidate | None]], trail: dict[str, list[tuple[Req, Candidate | None]]]):
+    def __init__(
+        self, causes: list[tuple[Req, Candidate | None]], trail: dict[str, list[tuple[Req, Candidate | None]]]
+    ):
         super().__init__("no combination satisfies every requirement")
         self.causes = causes
         self.trail = trail
 
 
-class Undecided(CompatError):
+class Undecided(RuntimeError):
     """The resolver gave up before deciding (too many rounds of backtracking)."""
 
 
@@ -125,7 +126,9 @@ def resolve(
         causes = [(info.requirement, info.parent) for info in exc.causes]
         raise Unsatisfiable(causes, dict(trail.added)) from None
     except ResolutionTooDeep:
-        raise Undecided(f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search") from None
+        raise Undecided(
+            f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search"
+        ) from None
     requirers = {name: [(i.requirement, i.parent) for i in crit.information] for name, crit in result.criteria.items()}
     return Solution(dict(result.mapping), requirers)
 
