@@ -52,11 +52,47 @@ from .ops.creation import (
 from .ops.elementwise import BINARY as _BINARY
 from .ops.elementwise import UNARY as _UNARY
 from .ops.elementwise import cast, clip, pow, scale, where
+from .ops.index import (  # noqa: F401 - Paddle's public names
+    argsort,
+    gather,
+    gather_nd,
+    index_select,
+    masked_fill,
+    masked_select,
+    nonzero,
+    put_along_axis,
+    scatter,
+    scatter_nd_add,
+    sort,
+    take_along_axis,
+    topk,
+)
 from .ops.linalg import bmm, dot, matmul, mm, t
 from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
 from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
-from .ops.shape import concat, flatten, reshape, squeeze, stack, transpose, unsqueeze
+from .ops.shape import (  # noqa: F401 - Paddle's public names
+    broadcast_to,
+    chunk,
+    concat,
+    expand,
+    expand_as,
+    flatten,
+    flip,
+    reshape,
+    roll,
+    slice,
+    split,
+    squeeze,
+    stack,
+    strided_slice,
+    tile,
+    transpose,
+    tril,
+    triu,
+    unbind,
+    unsqueeze,
+)
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
 

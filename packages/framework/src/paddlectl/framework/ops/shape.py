@@ -1,13 +1,17 @@
-"""Shape ops: reshape, transpose, squeeze/unsqueeze, flatten, concat/stack/split and friends."""
+"""Shape ops: reshape, transpose, squeeze/unsqueeze, flatten, concat/stack/split, tile/expand,
+flip/roll, tril/triu, slice and pad."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import BROADCAST, OPAQUE, OpDef, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ._util import unbroadcast
 
 
 def _resolve_shape(op: str, in_shape: tuple, shape) -> tuple:
@@ -140,4 +144,353 @@ def stack(x, axis=0, name=None):
     return concat([unsqueeze(t, axis) for t in xs], axis=axis)
 
 
-TENSOR_METHODS = ["reshape", "transpose", "flatten", "squeeze", "unsqueeze"]
+def _ints(value) -> list[int]:
+    """A shape-like argument (ints, Tensors, a Tensor) as a list of Python ints."""
+    if isinstance(value, Tensor):
+        return [int(v) for v in np.asarray(value._data).reshape(-1)]
+    if isinstance(value, int | np.integer):
+        return [int(value)]
+    return [int(v.item()) if isinstance(v, Tensor) else int(v) for v in value]
+
+
+def _axis_arg(axis) -> int:
+    return int(axis.item()) if isinstance(axis, Tensor) else int(axis)
+
+
+def _scale_dim(dim, times: int):
+    """``dim * times`` for a dim that may be a symbol: the product stays symbolic."""
+    if times == 1:
+        return dim
+    return dim * times if isinstance(dim, int) else f"{times}*{dim}"
+
+
+# ----- split / chunk / unbind ----------------------------------------------------------------
+
+
+def _split_forward(ctx, x, axis, sections):
+    return tuple(np.split(x, np.cumsum(sections)[:-1], axis=axis))
+
+
+def _split_vjp(ctx, *grads):
+    return np.concatenate(grads, axis=ctx.attrs["axis"])
+
+
+def _split_infer(x: Spec, axis, sections) -> tuple:
+    return tuple(Spec(x.shape[:axis] + (s,) + x.shape[axis + 1 :], x.dtype) for s in sections)
+
+
+split_op = OpDef("split", _split_forward, _split_vjp, _split_infer, OPAQUE)
+
+
+def _sections(op: str, x: Tensor, num_or_sections, axis: int) -> tuple:
+    size = x.shape[axis]
+    if isinstance(num_or_sections, int | np.integer):
+        n = int(num_or_sections)
+        if n <= 0 or size % n:
+            raise ShapeError(
+                f"{op}: axis {axis} of x{x.shape} has size {size}, which does not split evenly into {n} parts; "
+                "pass a list of section sizes instead"
+            )
+        return (size // n,) * n
+    sections = _ints(num_or_sections)
+    if sections.count(-1) > 1:
+        raise ShapeError(f"{op}: only one section can be -1, got {sections}")
+    if -1 in sections:
+        sections[sections.index(-1)] = size - sum(s for s in sections if s != -1)
+    if any(s < 0 for s in sections) or sum(sections) != size:
+        raise ShapeError(f"{op}: sections {sections} do not add up to size {size} of axis {axis} of x{x.shape}")
+    return tuple(sections)
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    axis = normalize_axis("split", _axis_arg(axis), x.ndim)
+    return list(split_op(x, axis=axis, sections=_sections("split", x, num_or_sections, axis)))
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return split(x, int(chunks), axis)
+
+
+def unbind(input, axis=0):  # noqa: A002 - Paddle's name
+    axis = normalize_axis("unbind", _axis_arg(axis), input.ndim)
+    shape = input.shape[:axis] + input.shape[axis + 1 :]
+    return [reshape_op(part, shape=tuple(shape)) for part in split(input, input.shape[axis], axis)]
+
+
+# ----- tile / expand -------------------------------------------------------------------------
+
+
+def _tile_forward(ctx, x, reps):
+    ctx.save(x.shape)
+    return np.tile(x, reps)
+
+
+def _tile_vjp(ctx, g):
+    reps = ctx.attrs["reps"]
+    if 0 in reps:
+        return np.zeros(ctx.saved[0], dtype=g.dtype)
+    pairs = []
+    for r, d in zip(reps, g.shape, strict=True):
+        pairs += [r, d // r]
+    return g.reshape(pairs).sum(axis=tuple(range(0, len(pairs), 2)))
+
+
+def _tile_infer(x: Spec, reps) -> Spec:
+    shape = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
+    return Spec(tuple(_scale_dim(d, r) for d, r in zip(shape, reps, strict=True)), x.dtype)
+
+
+tile_op = OpDef("tile", _tile_forward, _tile_vjp, _tile_infer, OPAQUE)
+
+
+def tile(x, repeat_times, name=None):
+    reps = _ints(repeat_times)
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"tile: repeat_times must be non-negative, got {reps} for x{x.shape}")
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + tuple(reps)
+    if x.ndim < ndim:
+        x = reshape(x, [1] * (ndim - x.ndim) + x.shape)
+    return tile_op(x, reps=reps)
+
+
+def _expand_forward(ctx, x, shape):
+    ctx.save(x.shape)
+    return np.array(np.broadcast_to(x, shape))
+
+
+def _expand_infer(x: Spec, shape) -> Spec:
+    return Spec(tuple(shape), x.dtype)
+
+
+expand_op = OpDef("expand", _expand_forward, lambda ctx, g: unbroadcast(g, ctx.saved[0]), _expand_infer, BROADCAST)
+
+
+def expand(x, shape, name=None):
+    target = _ints(shape)
+    lead = len(target) - x.ndim
+    if lead < 0:
+        raise ShapeError(f"expand: shape {target} has fewer dims than x{x.shape}; give at least {x.ndim} dims")
+    out = []
+    for i, d in enumerate(target):
+        have = x.shape[i - lead] if i >= lead else None
+        if d == -1:
+            if have is None:
+                raise ShapeError(f"expand: -1 in shape {target} at new leading dim {i} of x{x.shape} has no size")
+            d = have
+        if have is not None and have != 1 and have != d:
+            raise ShapeError(f"expand: cannot expand x{x.shape} to {target}: dim {i} is {have}, not 1 or {d}")
+        out.append(d)
+    return expand_op(x, shape=tuple(out))
+
+
+def broadcast_to(x, shape, name=None):
+    return expand(x, shape)
+
+
+def expand_as(x, y, name=None):
+    return expand(x, y.shape)
+
+
+# ----- flip / roll / tril / triu -------------------------------------------------------------
+
+flip_op = OpDef(
+    "flip",
+    lambda ctx, x, axis: np.flip(x, axis).copy(),
+    lambda ctx, g: np.flip(g, ctx.attrs["axis"]),
+    lambda x, axis: x,
+    OPAQUE,
+)
+
+
+def flip(x, axis, name=None):
+    axes = tuple(sorted({normalize_axis("flip", a, x.ndim) for a in _ints(axis)}))
+    return flip_op(x, axis=axes)
+
+
+def _roll_forward(ctx, x, shifts, axis):
+    if axis is None:
+        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return np.roll(x, shifts, axis)
+
+
+def _roll_vjp(ctx, g):
+    return _roll_forward(ctx, g, tuple(-s for s in ctx.attrs["shifts"]), ctx.attrs["axis"])
+
+
+roll_op = OpDef("roll", _roll_forward, _roll_vjp, lambda x, shifts, axis: x, OPAQUE)
+
+
+def roll(x, shifts, axis=None, name=None):
+    shifts = tuple(_ints(shifts))
+    if axis is None:
+        if len(shifts) != 1:
+            raise ShapeError(f"roll: without axis, shifts must be one number, got {list(shifts)}")
+        return roll_op(x, shifts=shifts, axis=None)
+    axes = tuple(normalize_axis("roll", a, x.ndim) for a in _ints(axis))
+    if len(axes) != len(shifts):
+        raise ShapeError(f"roll: shifts {list(shifts)} and axis {list(axes)} must have the same length")
+    return roll_op(x, shifts=shifts, axis=axes)
+
+
+def _triangle(name: str, fn):
+    def infer(x: Spec, diagonal) -> Spec:
+        return x
+
+    op = OpDef(name, lambda ctx, x, diagonal: fn(x, diagonal), lambda ctx, g: fn(g, ctx.attrs["diagonal"]), infer)
+
+    def public(x, diagonal=0, name=None, *, out=None):
+        if x.ndim < 2:
+            raise ShapeError(f"{op.name}: x must have at least 2 dims, got x{x.shape}")
+        return op(x, diagonal=int(diagonal))
+
+    public.__name__ = name
+    public.__doc__ = (
+        f"``paddle.{name}``: keep the {'lower' if name == 'tril' else 'upper'} triangle of the last two dims."
+    )
+    return public
+
+
+tril = _triangle("tril", np.tril)
+triu = _triangle("triu", np.triu)
+
+# ----- slice ---------------------------------------------------------------------------------
+
+
+def _strided_forward(ctx, x, index):
+    ctx.save(x.shape)
+    return x[tuple(builtins.slice(*s) for s in index)]
+
+
+def _strided_vjp(ctx, g):
+    out = np.zeros(ctx.saved[0], dtype=g.dtype)
+    out[tuple(builtins.slice(*s) for s in ctx.attrs["index"])] = g
+    return out
+
+
+def _strided_infer(x: Spec, index) -> Spec:
+    shape = []
+    for d, (start, stop, step) in zip(x.shape, index, strict=False):
+        whole = start in (None, 0) and stop is None and step in (None, 1)
+        shape.append(
+            d if whole or not isinstance(d, int) else len(range(*builtins.slice(start, stop, step).indices(d)))
+        )
+    return Spec(tuple(shape) + tuple(x.shape[len(index) :]), x.dtype)
+
+
+strided_slice_op = OpDef("strided_slice", _strided_forward, _strided_vjp, _strided_infer, OPAQUE)
+"""``index`` is one ``(start, stop, step)`` per leading axis, Python slice semantics."""
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    index = [(None, None, None)] * x.ndim
+    for a, s, e, st in zip(_ints(axes), _ints(starts), _ints(ends), _ints(strides), strict=True):
+        a = normalize_axis("strided_slice", a, x.ndim)
+        if st == 0:
+            raise ShapeError(f"strided_slice: stride 0 on axis {a} of x{x.shape}")
+        index[a] = (s, e, st)
+    return strided_slice_op(x, index=tuple(index))
+
+
+def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
+    axes, starts, ends = _ints(axes), _ints(starts), _ints(ends)
+    if not len(axes) == len(starts) == len(ends):
+        raise ShapeError(f"slice: axes {axes}, starts {starts} and ends {ends} must have the same length")
+    return strided_slice(input, axes, starts, ends, [1] * len(axes))
+
+
+# ----- pad -----------------------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_source(mode: str, n: int, before: int, after: int) -> np.ndarray:
+    """For one axis, the input position each output position reads (-1: the constant fill)."""
+    i = np.arange(-before, n + after)
+    if mode == "replicate":
+        return np.clip(i, 0, n - 1)
+    if mode == "circular":
+        return i % n
+    if mode == "reflect":
+        return np.where(i < 0, -i, np.where(i >= n, 2 * (n - 1) - i, i))
+    return np.where((i >= 0) & (i < n), i, -1)
+
+
+def _pad_forward(ctx, x, pads, mode, value):
+    ctx.save(x.shape)
+    if mode == "constant":
+        crop = tuple(builtins.slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pads, strict=True))
+        grow = [(max(b, 0), max(a, 0)) for b, a in pads]
+        return np.pad(x[crop], grow, constant_values=np.asarray(value, dtype=x.dtype))
+    for axis, (n, (b, a)) in enumerate(zip(x.shape, pads, strict=True)):
+        if b or a:
+            x = np.take(x, _pad_source(mode, n, b, a), axis=axis)
+    return x
+
+
+def _pad_vjp(ctx, g):
+    (shape,) = ctx.saved
+    pads, mode = ctx.attrs["pads"], ctx.attrs["mode"]
+    for axis in reversed(range(len(shape))):
+        b, a = pads[axis]
+        if not (b or a):
+            continue
+        src = _pad_source(mode, shape[axis], b, a)
+        keep = src >= 0
+        moved = np.moveaxis(g, axis, 0)
+        out = np.zeros((shape[axis],) + moved.shape[1:], dtype=g.dtype)
+        np.add.at(out, src[keep], moved[keep])
+        g = np.moveaxis(out, 0, axis)
+    return g
+
+
+def _pad_infer(x: Spec, pads, mode, value) -> Spec:
+    return Spec(tuple(d if not (b or a) else d + b + a for d, (b, a) in zip(x.shape, pads, strict=True)), x.dtype)
+
+
+pad_op = OpDef("pad", _pad_forward, _pad_vjp, _pad_infer, OPAQUE)
+
+
+def _pad_pairs(x: Tensor, pad: list, data_format, pad_from_left_axis: bool) -> list:
+    """Paddle's layout of ``pad``: every dim in order when it covers all dims, else the spatial dims
+    from the last one inward ([left, right, top, bottom, front, back])."""
+    ndim = x.ndim
+    if len(pad) % 2:
+        raise ShapeError(f"pad: pad must hold (before, after) pairs, got {len(pad)} numbers for x{x.shape}")
+    pairs = [(0, 0)] * ndim
+    k = len(pad) // 2
+    if k == ndim and pad_from_left_axis:
+        return [(pad[2 * i], pad[2 * i + 1]) for i in range(ndim)]
+    last = ndim - 2 if data_format is not None and str(data_format).endswith("C") else ndim - 1
+    if k > (ndim if k == ndim else last):
+        raise ShapeError(
+            f"pad: {len(pad)} pad numbers need {k} spatial dims, x{x.shape} has {last} for data_format={data_format}"
+        )
+    for j in range(k):
+        pairs[last - j] = (pad[2 * j], pad[2 * j + 1])
+    return pairs
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True, name=None):
+    """``paddle.nn.functional.pad`` with modes constant, reflect, replicate and circular."""
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
+    pairs = _pad_pairs(x, _ints(pad), data_format, pad_from_left_axis)
+    for axis, (b, a) in enumerate(pairs):
+        n = x.shape[axis]
+        if mode != "constant" and (b < 0 or a < 0):
+            raise ShapeError(f"pad: negative padding {[b, a]} on axis {axis} needs mode='constant'")
+        if mode == "constant" and b + a + n < 0:
+            raise ShapeError(f"pad: padding {[b, a]} crops more than the {n} entries of axis {axis} of x{x.shape}")
+        if mode == "reflect" and (b or a) and max(b, a) >= n:
+            raise ShapeError(f"pad: reflect padding {[b, a]} on axis {axis} must be smaller than its size {n}")
+        if mode in ("replicate", "circular") and (b or a) and n == 0:
+            raise ShapeError(f"pad: {mode} padding of the empty axis {axis} of x{x.shape}")
+    return pad_op(x, pads=tuple(pairs), mode=mode, value=float(value))
+
+
+TENSOR_METHODS = [
+    "reshape", "transpose", "flatten", "squeeze", "unsqueeze", "split", "chunk", "tile", "expand", "expand_as",
+    "broadcast_to", "flip", "roll", "unbind", "tril", "triu",
+]  # fmt: skip
+FUNCTIONAL = ["pad"]

@@ -1,0 +1,679 @@
+"""Indexing ops: gather/scatter families, masks, nonzero, along-axis ops, sorting and top-k, one_hot,
+and Tensor ``__getitem__``/``__setitem__``.
+
+Index tensors are op inputs (so tracing sees them) that never receive a gradient; gradients of
+gathers are scatter-adds, so duplicate indices accumulate as in Paddle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.op import OPAQUE, OpDef, Spec
+from ..core.shapes import broadcast_shapes, normalize_axis
+from ..core.state import STATE
+from ..core.tensor import Tensor
+from ..errors import DTypeError, ShapeError
+from ._util import tensor_args, to_tensor_like, unbroadcast
+
+NNZ = "nnz"
+"""The symbolic size of a data-dependent dim (a mask's selected count)."""
+
+
+class IndexOutOfRangeError(ShapeError, IndexError):
+    """An index past a dim's end; an IndexError too, so ``for row in tensor`` stops as in Python."""
+
+
+def _as_index(op: str, index) -> Tensor:
+    """An integer index argument as a Tensor (lists and arrays allowed)."""
+    t = index if isinstance(index, Tensor) else Tensor._wrap(np.asarray(index))
+    if t.dtype.kind not in "iu":
+        raise DTypeError(f"{op}: index must be an integer tensor (int32/int64), got {t.dtype.name}")
+    return t
+
+
+def _check_bounds(op: str, index: np.ndarray, size: int, what: str) -> None:
+    if index.size and (index.min() < -size or index.max() >= size):
+        bad = index.min() if index.min() < -size else index.max()
+        raise IndexOutOfRangeError(f"{op}: index {int(bad)} is out of range for {what} of size {size}")
+
+
+def _axis_index(axis: int, index) -> tuple:
+    return (slice(None),) * axis + (index,)
+
+
+def _scatter_add(shape: tuple, key, g: np.ndarray) -> np.ndarray:
+    """The transpose of ``x[key]``: zeros of ``shape`` with ``g`` added at ``key`` (duplicates accumulate)."""
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, key, g)
+    return out
+
+
+# ----- gather / index_select ------------------------------------------------------------------
+
+
+def _gather_forward(ctx, x, index, axis):
+    ctx.save(x.shape, index)
+    return np.take(x, index, axis=axis)
+
+
+def _gather_vjp(ctx, g):
+    shape, index = ctx.saved
+    axis = ctx.attrs["axis"]
+    if index.ndim == 0:
+        g = np.expand_dims(g, axis)
+        index = index.reshape(1)
+    return _scatter_add(shape, _axis_index(axis, index), g), None
+
+
+def _gather_infer(x: Spec, index: Spec, axis) -> Spec:
+    return Spec(x.shape[:axis] + tuple(index.shape) + x.shape[axis + 1 :], x.dtype)
+
+
+gather_op = OpDef("gather", _gather_forward, _gather_vjp, _gather_infer, OPAQUE)
+
+
+def gather(x, index, axis=None, name=None, out=None):
+    """Rows of ``x`` along ``axis`` (default 0); ``index`` is 1-D, 0-D, or [N, 1]."""
+    axis = normalize_axis("gather", 0 if axis is None else int(axis), x.ndim)
+    index = _as_index("gather", index)
+    if index.ndim == 2 and index.shape[1] == 1:
+        index = Tensor._wrap(index._data.reshape(-1))
+    if index.ndim > 1:
+        raise ShapeError(f"gather: index must be 1-D (or [N, 1]), got shape {index.shape} for x{x.shape}")
+    _check_bounds("gather", index._data, x.shape[axis], f"axis {axis} of x{x.shape}")
+    return gather_op(x, index, axis=axis)
+
+
+def index_select(x, index, axis=0, name=None, *, out=None):
+    index = _as_index("index_select", index)
+    if index.ndim != 1:
+        raise ShapeError(f"index_select: index must be 1-D, got shape {index.shape}")
+    return gather(x, index, axis)
+
+
+# ----- gather_nd / scatter_nd_add -------------------------------------------------------------
+
+
+def _nd_key(index: np.ndarray) -> tuple:
+    return tuple(np.moveaxis(index, -1, 0))
+
+
+def _gather_nd_forward(ctx, x, index):
+    ctx.save(x.shape, index)
+    return x[_nd_key(index)]
+
+
+def _gather_nd_vjp(ctx, g):
+    shape, index = ctx.saved
+    return _scatter_add(shape, _nd_key(index), g), None
+
+
+def _gather_nd_infer(x: Spec, index: Spec) -> Spec:
+    return Spec(tuple(index.shape[:-1]) + tuple(x.shape[index.shape[-1] :]), x.dtype)
+
+
+gather_nd_op = OpDef("gather_nd", _gather_nd_forward, _gather_nd_vjp, _gather_nd_infer, OPAQUE)
+
+
+def _check_nd(op: str, x: Tensor, index: Tensor) -> None:
+    if index.ndim == 0 or index.shape[-1] > x.ndim:
+        raise ShapeError(f"{op}: index{index.shape} must end in a dim of at most x.ndim={x.ndim} (x{x.shape})")
+    for k in range(index.shape[-1]):
+        _check_bounds(op, index._data[..., k], x.shape[k], f"axis {k} of x{x.shape}")
+
+
+def gather_nd(x, index, name=None):
+    index = _as_index("gather_nd", index)
+    _check_nd("gather_nd", x, index)
+    return gather_nd_op(x, index)
+
+
+def _scatter_nd_add_forward(ctx, x, index, updates):
+    key = _nd_key(index)
+    ctx.save(key)
+    out = x.copy()
+    np.add.at(out, key, updates)
+    return out
+
+
+def _scatter_nd_add_vjp(ctx, g):
+    (key,) = ctx.saved
+    return g, None, (g[key] if ctx.needs_input_grad[2] else None)
+
+
+scatter_nd_add_op = OpDef(
+    "scatter_nd_add", _scatter_nd_add_forward, _scatter_nd_add_vjp, lambda x, index, updates: x, OPAQUE
+)
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    index = _as_index("scatter_nd_add", index)
+    _check_nd("scatter_nd_add", x, index)
+    expected = index.shape[:-1] + x.shape[index.shape[-1] :]
+    if updates.shape != expected:
+        raise ShapeError(f"scatter_nd_add: updates{updates.shape} must have shape {expected} for index{index.shape}")
+    return scatter_nd_add_op(x, index, updates)
+
+
+# ----- scatter -------------------------------------------------------------------------------
+
+
+def _scatter_forward(ctx, x, index, updates, overwrite):
+    out = x.copy()
+    if overwrite:
+        out[index] = updates  # later duplicates win, as in Paddle's CPU kernel
+    else:
+        out[index] = 0
+        np.add.at(out, index, updates)
+    ctx.save(index)
+    return out
+
+
+def _scatter_vjp(ctx, g):
+    (index,) = ctx.saved
+    gx = None
+    if ctx.needs_input_grad[0]:
+        gx = g.copy()
+        gx[index] = 0
+    # Paddle hands every update row its output row's gradient, duplicates included.
+    return gx, None, (g[index] if ctx.needs_input_grad[2] else None)
+
+
+scatter_op = OpDef("scatter", _scatter_forward, _scatter_vjp, lambda x, index, updates, overwrite: x, OPAQUE)
+
+
+def scatter(x, index, updates, overwrite=True, name=None, out=None):
+    index = _as_index("scatter", index)
+    if index.ndim == 2 and index.shape[1] == 1:
+        index = Tensor._wrap(index._data.reshape(-1))
+    if index.ndim != 1 or updates.shape != index.shape + x.shape[1:]:
+        raise ShapeError(
+            f"scatter: index{index.shape} must be 1-D and updates{updates.shape} must be "
+            f"{index.shape[:1] + x.shape[1:]} for x{x.shape}"
+        )
+    _check_bounds("scatter", index._data, x.shape[0], f"axis 0 of x{x.shape}")
+    return scatter_op(x, index, updates.astype(x.dtype), overwrite=bool(overwrite))
+
+
+# ----- masks and nonzero ---------------------------------------------------------------------
+
+
+def _mask_tensor(op: str, mask) -> Tensor:
+    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    if mask.dtype != np.bool_:
+        raise DTypeError(f"{op}: mask must be a bool tensor, got {mask.dtype.name}")
+    return mask
+
+
+def masked_fill(x, mask, value, name=None):
+    """``x`` with ``value`` where ``mask`` is True (broadcasting); gradients flow to x and a tensor value."""
+    from .elementwise import where_op
+
+    mask = _mask_tensor("masked_fill", mask)
+    broadcast_shapes("masked_fill", tuple(x.shape), tuple(mask.shape))
+    value, x = tensor_args(value.astype(x.dtype) if isinstance(value, Tensor) else value, x)
+    return where_op(mask, value, x)
+
+
+def _masked_select_forward(ctx, x, mask):
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    mask = np.broadcast_to(mask, shape)
+    ctx.save(x.shape, mask)
+    return np.broadcast_to(x, shape)[mask]
+
+
+def _masked_select_vjp(ctx, g):
+    shape, mask = ctx.saved
+    full = np.zeros(mask.shape, dtype=g.dtype)
+    full[mask] = g
+    return unbroadcast(full, shape), None
+
+
+masked_select_op = OpDef(
+    "masked_select", _masked_select_forward, _masked_select_vjp, lambda x, mask: Spec((NNZ,), x.dtype), OPAQUE
+)
+
+
+def masked_select(x, mask, name=None, *, out=None):
+    mask = _mask_tensor("masked_select", mask)
+    broadcast_shapes("masked_select", tuple(x.shape), tuple(mask.shape))
+    return masked_select_op(x, mask)
+
+
+nonzero_op = OpDef(
+    "nonzero",
+    lambda ctx, x: np.argwhere(x).astype(np.int64),
+    None,
+    lambda x: Spec((NNZ, len(x.shape)), np.dtype(np.int64)),
+    OPAQUE,
+)
+
+
+def nonzero(x, as_tuple=False, *, out=None):
+    """Coordinates of the non-zero entries: [N, ndim] int64, or a tuple of ndim [N] tensors."""
+    coords = nonzero_op(x)
+    if not as_tuple:
+        return coords
+    return tuple(Tensor._wrap(np.ascontiguousarray(coords._data[:, k])) for k in range(x.ndim))
+
+
+# ----- along-axis ops ------------------------------------------------------------------------
+
+
+def _along_key(index: np.ndarray, axis: int) -> tuple:
+    """The full NumPy index that ``take_along_axis(., index, axis)`` reads."""
+    grids = list(np.ogrid[tuple(slice(n) for n in index.shape)]) if index.ndim else []
+    grids[axis] = index
+    return tuple(grids)
+
+
+def _take_along_forward(ctx, arr, indices, axis):
+    ctx.save(arr.shape, indices)
+    return np.take_along_axis(arr, indices, axis)
+
+
+def _take_along_vjp(ctx, g):
+    shape, indices = ctx.saved
+    return _scatter_add(shape, _along_key(indices, ctx.attrs["axis"]), g), None
+
+
+take_along_axis_op = OpDef(
+    "take_along_axis",
+    _take_along_forward,
+    _take_along_vjp,
+    lambda arr, indices, axis: Spec(tuple(indices.shape), arr.dtype),
+    OPAQUE,
+)
+
+
+def _along_args(op: str, arr: Tensor, indices, axis: int):
+    indices = _as_index(op, indices)
+    if indices.ndim != arr.ndim:
+        raise ShapeError(f"{op}: indices{indices.shape} and arr{arr.shape} must have the same number of dims")
+    return indices, normalize_axis(op, int(axis), arr.ndim)
+
+
+def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
+    from .shape import expand
+
+    indices, axis = _along_args("take_along_axis", arr, indices, axis)
+    if broadcast:
+        shape = [0 if a == 0 or i == 0 else max(a, i) for a, i in zip(arr.shape, indices.shape, strict=True)]
+        shape[axis] = indices.shape[axis]
+        if shape != indices.shape:
+            indices = Tensor._wrap(np.broadcast_to(indices._data, shape))
+        shape[axis] = arr.shape[axis]
+        if shape != arr.shape:
+            arr = expand(arr, shape)
+    _check_bounds("take_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
+    return take_along_axis_op(arr, indices, axis=axis)
+
+
+_PUT_REDUCE = {"assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply}
+_PUT_FORWARD_ONLY = {"mean": None, "amin": np.minimum, "amax": np.maximum}
+
+
+def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
+    key = _along_key(indices, axis)
+    values = np.broadcast_to(values.astype(arr.dtype, copy=False), indices.shape)
+    out = arr.copy()
+    if reduce == "assign":
+        out[key] = values
+    elif reduce == "mean":
+        counts = _scatter_add(arr.shape, key, np.ones(indices.shape, dtype=np.int64))
+        if not include_self:
+            out[key] = 0
+        np.add.at(out, key, values)
+        out = np.where(counts > 0, out / (counts + include_self), out).astype(arr.dtype, copy=False)
+    else:
+        ufunc = {**_PUT_REDUCE, **_PUT_FORWARD_ONLY}[reduce]
+        if not include_self:
+            out[key] = {np.add: 0, np.multiply: 1}.get(ufunc, values)
+        ufunc.at(out, key, values)
+    ctx.save(key, arr, values, out)
+    return out
+
+
+def _put_vjp(ctx, g):
+    key, arr, values, out = ctx.saved
+    reduce, include_self = ctx.attrs["reduce"], ctx.attrs["include_self"]
+    if reduce == "assign" or not include_self:
+        garr = g.copy()
+        garr[key] = 0
+    elif reduce == "add":
+        garr = g
+    else:
+        products = np.ones(arr.shape, dtype=g.dtype)
+        np.multiply.at(products, key, values)
+        garr = g * products
+    gval = g[key]
+    if reduce in ("mul", "multiply"):
+        safe = np.where(values != 0, values, 1)
+        gval = gval * np.where(values != 0, out[key] / safe, 0)
+    return garr, None, gval
+
+
+put_along_axis_op = OpDef("put_along_axis", _put_forward, _put_vjp, lambda arr, indices, values, **attrs: arr, OPAQUE)
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
+    """Write ``values`` into ``arr`` at ``indices`` along ``axis``; reduce picks how (assign/add/mul/mean/amin/amax)."""
+    from .shape import expand
+
+    if reduce not in _PUT_REDUCE and reduce not in _PUT_FORWARD_ONLY:
+        raise ValueError(f"put_along_axis: reduce must be one of {[*_PUT_REDUCE, *_PUT_FORWARD_ONLY]}, got {reduce!r}")
+    indices, axis = _along_args("put_along_axis", arr, indices, axis)
+    values = to_tensor_like(values, arr)
+    if broadcast:
+        shape = list(arr.shape)
+        shape[axis] = indices.shape[axis]
+        if all(a >= i for a, i in zip(arr.shape, indices.shape, strict=True)):
+            indices = Tensor._wrap(np.broadcast_to(indices._data, shape))
+    if values.shape != indices.shape:
+        values = expand(values, indices.shape)
+    _check_bounds("put_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
+    if reduce in _PUT_FORWARD_ONLY and STATE.grad_enabled and not (arr.stop_gradient and values.stop_gradient):
+        raise ValueError(
+            f"put_along_axis: reduce={reduce!r} has no gradient here; use 'assign', 'add' or 'mul', "
+            "or call it on detached tensors"
+        )
+    return put_along_axis_op(arr, indices, values, axis=axis, reduce=reduce, include_self=bool(include_self))
+
+
+# ----- sorting and top-k ---------------------------------------------------------------------
+
+
+def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable sort order along ``axis``; descending keeps equal entries in their original order too."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return (n - 1) - np.flip(flipped, axis)
+
+
+def _values_vjp(ctx, g, *unused):
+    shape, order = ctx.saved
+    return _scatter_add(shape, _along_key(order, ctx.attrs["axis"]), g)
+
+
+def _sort_forward(ctx, x, axis, descending):
+    order = _order(x, axis, descending)
+    ctx.save(x.shape, order)
+    return np.take_along_axis(x, order, axis)
+
+
+sort_op = OpDef("sort", _sort_forward, _values_vjp, lambda x, axis, descending: x, OPAQUE)
+argsort_op = OpDef(
+    "argsort",
+    lambda ctx, x, axis, descending: _order(x, axis, descending).astype(np.int64),
+    None,
+    lambda x, axis, descending: Spec(x.shape, np.dtype(np.int64)),
+    OPAQUE,
+)
+
+
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """Sorted values along ``axis``; always stable (Paddle's CPU order for ties)."""
+    return sort_op(x, axis=normalize_axis("sort", int(axis), x.ndim), descending=bool(descending))
+
+
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    return argsort_op(x, axis=normalize_axis("argsort", int(axis), x.ndim), descending=bool(descending))
+
+
+def _topk_forward(ctx, x, k, axis, largest):
+    order = np.take(_order(x, axis, largest), np.arange(k), axis=axis)
+    ctx.save(x.shape, order)
+    return np.take_along_axis(x, order, axis), order.astype(np.int64)
+
+
+def _topk_infer(x: Spec, k, axis, largest):
+    shape = x.shape[:axis] + (k,) + x.shape[axis + 1 :]
+    return Spec(shape, x.dtype), Spec(shape, np.dtype(np.int64))
+
+
+topk_op = OpDef("topk", _topk_forward, _values_vjp, _topk_infer, OPAQUE)
+
+
+def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  # noqa: A002 - Paddle's name
+    """The ``k`` largest (or smallest) entries along ``axis`` (default -1) and their int64 indices."""
+    axis = normalize_axis("topk", -1 if axis is None else int(axis), x.ndim)
+    k = int(k.item()) if isinstance(k, Tensor) else int(k)
+    size = x.shape[axis] if x.ndim else 1
+    if not 0 <= k <= size:
+        raise ShapeError(f"topk: k={k} must be in [0, {size}] for axis {axis} of x{x.shape}")
+    return topk_op(x, k=k, axis=axis, largest=bool(largest))
+
+
+def _one_hot_forward(ctx, x, num_classes):
+    out = np.zeros(x.shape + (num_classes,), dtype=np.float32)
+    np.put_along_axis(out, x[..., None].astype(np.intp), 1.0, axis=-1)
+    return out
+
+
+one_hot_op = OpDef(
+    "one_hot",
+    _one_hot_forward,
+    None,
+    lambda x, num_classes: Spec(tuple(x.shape) + (num_classes,), np.dtype(np.float32)),
+    OPAQUE,
+)
+
+
+def one_hot(x, num_classes=-1, name=None):
+    """``paddle.nn.functional.one_hot``: float32 rows with a 1 at each label."""
+    x = _as_index("one_hot", x)
+    num_classes = int(num_classes)
+    if num_classes == -1:
+        num_classes = int(x._data.max()) + 1 if x.size else 0
+    if x.size and (x._data.min() < 0 or x._data.max() >= num_classes):
+        raise IndexOutOfRangeError(
+            f"one_hot: labels must lie in [0, {num_classes}), got min {int(x._data.min())} max {int(x._data.max())}"
+        )
+    return one_hot_op(x, num_classes=num_classes)
+
+
+# ----- Tensor __getitem__ / __setitem__ ------------------------------------------------------
+# An index is encoded as plain attrs (ints, slices as tuples, None, Ellipsis) plus tensor inputs
+# for the array parts, so tracing records it like any op.
+
+
+def _encode(op: str, x: Tensor, index) -> tuple[tuple, list[Tensor]]:
+    items = index if isinstance(index, tuple) else (index,)
+    spec, tensors = [], []
+    for item in items:
+        if item is None:
+            spec.append(("none",))
+        elif item is Ellipsis:
+            spec.append(("ellipsis",))
+        elif isinstance(item, slice):
+            parts = tuple(None if p is None else int(p) for p in (item.start, item.stop, item.step))
+            if parts[2] == 0:
+                raise ShapeError(f"{op}: slice step cannot be zero (index {index!r} on x{x.shape})")
+            spec.append(("slice",) + parts)
+        elif isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_):
+            spec.append(("int", int(item)))
+        else:
+            t = item if isinstance(item, Tensor) else Tensor._wrap(np.asarray(item))
+            if t.size == 0 and t.dtype.kind == "f":
+                t = Tensor._wrap(t._data.astype(np.int64))  # x[[]] selects nothing
+            if t.dtype.kind not in "biu":
+                raise DTypeError(f"{op}: an index must be int, slice, None, ..., or an int/bool tensor; got {t.dtype}")
+            spec.append(("tensor", len(tensors)))
+            tensors.append(t)
+    return tuple(spec), tensors
+
+
+def _decode(spec: tuple, arrays) -> tuple:
+    out = []
+    for item in spec:
+        kind = item[0]
+        if kind == "none":
+            out.append(None)
+        elif kind == "ellipsis":
+            out.append(Ellipsis)
+        elif kind == "slice":
+            out.append(slice(*item[1:]))
+        elif kind == "int":
+            out.append(item[1])
+        else:
+            out.append(arrays[item[1]])
+    return tuple(out)
+
+
+def _is_basic(spec: tuple) -> bool:
+    return all(item[0] != "tensor" for item in spec)
+
+
+def _check_index(op: str, x: Tensor, spec: tuple, tensors: list) -> None:
+    """Raise typed errors for indices NumPy would reject, naming the op and the shapes."""
+    dims = sum(1 for s in spec if s[0] in ("int", "slice"))
+    dims += sum(tensors[s[1]].ndim if tensors[s[1]].dtype == np.bool_ else 1 for s in spec if s[0] == "tensor")
+    if dims > x.ndim:
+        raise IndexOutOfRangeError(f"{op}: too many indices for x{x.shape}: {dims} dims indexed, it has {x.ndim}")
+    try:
+        np.broadcast_to(np.empty((), dtype=np.int8), x.shape)[_decode(spec, [t._data for t in tensors])]
+    except IndexError as exc:
+        raise IndexOutOfRangeError(f"{op}: {exc} (x{x.shape})") from None
+
+
+def _getitem_forward(ctx, x, *arrays, spec):
+    key = _decode(spec, arrays)
+    ctx.save(x.shape, key, len(arrays))
+    return np.asarray(x[key])
+
+
+def _getitem_vjp(ctx, g):
+    shape, key, n_index = ctx.saved
+    if _is_basic(ctx.attrs["spec"]):
+        out = np.zeros(shape, dtype=g.dtype)
+        out[key] = g
+    else:
+        out = _scatter_add(shape, key, g)
+    return (out,) + (None,) * n_index
+
+
+class _Symbols:
+    """Stand-in sizes for symbolic dims, so NumPy can compute an indexed shape; mapped back after."""
+
+    BASE = 7919
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+
+    def concrete(self, shape) -> list[int]:
+        return [d if isinstance(d, int) else self.size_of(d) for d in shape]
+
+    def size_of(self, name: str) -> int:
+        for size, known in self.names.items():
+            if known == name:
+                return size
+        size = self.BASE + len(self.names)
+        self.names[size] = name
+        return size
+
+    def restore(self, shape) -> tuple:
+        return tuple(self.names.get(d, d) for d in shape)
+
+
+def _spec_shape(x: Spec, indices: tuple, spec: tuple) -> tuple:
+    """The indexed shape from specs: a boolean mask of rank m reads as m index arrays of ``nnz`` entries."""
+    symbols = _Symbols()
+    arrays = []
+    for t in indices:
+        if np.dtype(t.dtype) == np.bool_:
+            arrays.append(("mask", len(t.shape)))
+        else:
+            arrays.append(np.zeros(symbols.concrete(t.shape), dtype=np.int64))
+    key = []
+    for item in _decode(spec, arrays):
+        if isinstance(item, tuple) and item and item[0] == "mask":
+            key += [np.zeros(symbols.size_of(NNZ), dtype=np.int64)] * item[1]
+        else:
+            key.append(item)
+    dummy = np.broadcast_to(np.empty((), dtype=np.int8), symbols.concrete(x.shape))
+    return symbols.restore(dummy[tuple(key)].shape)
+
+
+def _getitem_infer(x: Spec, *indices: Spec, spec) -> Spec:
+    return Spec(_spec_shape(x, indices, spec), x.dtype)
+
+
+getitem_op = OpDef("getitem", _getitem_forward, _getitem_vjp, _getitem_infer, OPAQUE)
+
+
+def __getitem__(self, index):  # noqa: N807 - installed as Tensor.__getitem__
+    """NumPy/Paddle indexing: ints, slices (any step), None, ..., int and bool tensors, mixed."""
+    spec, tensors = _encode("getitem", self, index)
+    _check_index("getitem", self, spec, tensors)
+    return getitem_op(self, *tensors, spec=spec)
+
+
+def _setitem_forward(ctx, x, value, *arrays, spec):
+    key = _decode(spec, arrays)
+    out = x.copy()
+    out[key] = value
+    ctx.save(key, value.shape, len(arrays))
+    return out
+
+
+def _setitem_vjp(ctx, g):
+    key, value_shape, n_index = ctx.saved
+    gx = gv = None
+    if ctx.needs_input_grad[0]:
+        gx = g.copy()
+        gx[key] = 0
+    if ctx.needs_input_grad[1]:
+        gv = g[key]
+        if not _is_basic(ctx.attrs["spec"]):
+            # Duplicate positions keep the last write: only that write's value gets the gradient.
+            ids = np.arange(gv.size).reshape(gv.shape)
+            last = np.full(g.shape, -1, dtype=np.int64)
+            last[key] = ids
+            gv = np.where(last[key] == ids, gv, 0)
+        gv = unbroadcast(gv, value_shape) if gv.ndim >= len(value_shape) else gv.reshape(value_shape)
+    return (gx, gv) + (None,) * n_index
+
+
+set_value_op = OpDef("set_value", _setitem_forward, _setitem_vjp, lambda x, value, *indices, spec: x, OPAQUE)
+
+
+def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setitem__
+    """``x[index] = value`` as a recorded op: x's data and graph node are rebound to the result, so
+    gradients reach the old x (zero where written) and the value (summed to its shape)."""
+    if STATE.grad_enabled and self._node is None and not self.stop_gradient:
+        raise ValueError(
+            f"setitem: {self.name or 'tensor'}{self.shape} is a leaf tensor that requires a gradient, and Paddle "
+            "forbids in-place writes to it; write under paddle.no_grad(), or into a copy (x = x.clone())"
+        )
+    spec, tensors = _encode("setitem", self, index)
+    _check_index("setitem", self, spec, tensors)
+    value = value if isinstance(value, Tensor) else Tensor._wrap(np.asarray(value, dtype=self.dtype))
+    if value.dtype != self.dtype:
+        from .elementwise import cast
+
+        value = cast(value, self.dtype)
+    target = np.broadcast_to(np.empty((), dtype=np.int8), self.shape)[_decode(spec, [t._data for t in tensors])]
+    try:
+        np.empty(target.shape, dtype=np.int8)[...] = np.broadcast_to(np.empty((), dtype=np.int8), value.shape)
+    except ValueError:
+        raise ShapeError(
+            f"setitem: value{value.shape} cannot be broadcast to the indexed region {list(target.shape)} of x{self.shape}"
+        ) from None
+    before = Tensor._wrap(self._data)  # the pre-write value keeps the old graph position
+    before._node, before._out_index, before.stop_gradient = self._node, self._out_index, self.stop_gradient
+    out = set_value_op(before, value, *tensors, spec=spec)
+    self._data = out._data
+    if out._node is not None:
+        self._node = out._node
+        self._out_index = out._out_index
+        self.stop_gradient = False
+
+
+TENSOR_METHODS = [
+    "__getitem__", "__setitem__", "gather", "gather_nd", "scatter", "scatter_nd_add", "index_select",
+    "masked_fill", "masked_select", "nonzero", "take_along_axis", "put_along_axis", "topk", "sort", "argsort",
+]  # fmt: skip
+FUNCTIONAL = ["one_hot"]
