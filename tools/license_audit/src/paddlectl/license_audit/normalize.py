@@ -115,11 +115,14 @@ class Normalizer:
             return Normalized(None, "none", f"the licence is given as {text.strip()!r}, which names no licence")
         if key in self._ambiguous:
             return Normalized(None, "none", f"{text.strip()!r} is ambiguous: {self._ambiguous[key]}")
+        as_spdx = self._expression(text.strip(), "spdx", "an SPDX expression")
+        if as_spdx.known:
+            return as_spdx
         if key in self._names:
             return self._expression(self._names[key], "alias", f"the name {text.strip()!r}")
         if key in self._huggingface:
             return self._expression(self._huggingface[key], "huggingface", f"the Hugging Face id {text.strip()!r}")
-        return self._expression(text.strip(), "spdx", "an SPDX expression")
+        return as_spdx
 
     def _classifier(self, classifier: str) -> Normalized:
         """A ``License :: ...`` trove classifier."""
