@@ -9,6 +9,7 @@ from . import (
     nn,  # noqa: F401 - ops declares ops and attaches Tensor methods
     optimizer,  # noqa: F401
 )
+from . import io, metric
 from . import ops as _ops
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
