@@ -54,7 +54,7 @@ class ClipGradByValue(ClipGradBase):
         kind = array.dtype.type
         return np.clip(array, kind(self.min), kind(self.max))
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
 
 
@@ -71,7 +71,7 @@ class ClipGradByNorm(ClipGradBase):
             return array * (kind(self.clip_norm) / norm)
         return array
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
 
 
@@ -109,7 +109,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
             out.append((param, Tensor._wrap(array * array.dtype.type(scale))))
         return out
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
 
 
