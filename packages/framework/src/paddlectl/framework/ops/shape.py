@@ -194,7 +194,7 @@ def _sections(op: str, x: Tensor, num_or_sections, axis: int) -> tuple:
         return (size // n,) * n
     sections = _ints(num_or_sections)
     if sections.count(-1) > 1:
-        raise ShapeError(f"{op}: only one section can be -1, got {sections}")
+        raise ShapeError(f"{op}: only one section can be -1, got {sections} for x{x.shape}")
     if -1 in sections:
         sections[sections.index(-1)] = size - sum(s for s in sections if s != -1)
     if any(s < 0 for s in sections) or sum(sections) != size:
@@ -325,11 +325,11 @@ def roll(x, shifts, axis=None, name=None):
     shifts = tuple(_ints(shifts))
     if axis is None:
         if len(shifts) != 1:
-            raise ShapeError(f"roll: without axis, shifts must be one number, got {list(shifts)}")
+            raise ShapeError(f"roll: without axis, shifts must be one number, got {list(shifts)} for x{x.shape}")
         return roll_op(x, shifts=shifts, axis=None)
     axes = tuple(normalize_axis("roll", a, x.ndim) for a in _ints(axis))
     if len(axes) != len(shifts):
-        raise ShapeError(f"roll: shifts {list(shifts)} and axis {list(axes)} must have the same length")
+        raise ShapeError(f"roll: shifts {list(shifts)} and axis {list(axes)} must have the same length (x{x.shape})")
     return roll_op(x, shifts=shifts, axis=axes)
 
 
@@ -395,7 +395,9 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
 def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
     axes, starts, ends = _ints(axes), _ints(starts), _ints(ends)
     if not len(axes) == len(starts) == len(ends):
-        raise ShapeError(f"slice: axes {axes}, starts {starts} and ends {ends} must have the same length")
+        raise ShapeError(
+            f"slice: axes {axes}, starts {starts} and ends {ends} must have the same length (input{input.shape})"
+        )
     return strided_slice(input, axes, starts, ends, [1] * len(axes))
 
 
@@ -479,11 +481,13 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     for axis, (b, a) in enumerate(pairs):
         n = x.shape[axis]
         if mode != "constant" and (b < 0 or a < 0):
-            raise ShapeError(f"pad: negative padding {[b, a]} on axis {axis} needs mode='constant'")
+            raise ShapeError(f"pad: negative padding {[b, a]} on axis {axis} of x{x.shape} needs mode='constant'")
         if mode == "constant" and b + a + n < 0:
             raise ShapeError(f"pad: padding {[b, a]} crops more than the {n} entries of axis {axis} of x{x.shape}")
         if mode == "reflect" and (b or a) and max(b, a) >= n:
-            raise ShapeError(f"pad: reflect padding {[b, a]} on axis {axis} must be smaller than its size {n}")
+            raise ShapeError(
+                f"pad: reflect padding {[b, a]} on axis {axis} of x{x.shape} must be smaller than its size {n}"
+            )
         if mode in ("replicate", "circular") and (b or a) and n == 0:
             raise ShapeError(f"pad: {mode} padding of the empty axis {axis} of x{x.shape}")
     return pad_op(x, pads=tuple(pairs), mode=mode, value=float(value))
