@@ -1,5 +1,8 @@
 """Activation kernels: Numba ufuncs for activations NumPy would build from several temporaries,
-and row-wise fused softmax / log_softmax (forward and backward) over a 2-D [rows, n] view."""
+and row-wise fused softmax / log_softmax (forward and backward) over a 2-D [rows, n] view.
+
+As Paddle's CPU kernels do, softmax and log_softmax clip ``x - max`` at -64 (so the smallest
+probability is exp(-64) ~ 1.6e-28 and log_softmax never goes below about -64)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ _SIGS2 = ["float32(float32, float32)", "float64(float64, float64)"]
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SHIFT_FLOOR = -64.0
 
 
 @vectorize(_SIGS, cache=True)
@@ -92,7 +96,10 @@ def softmax_fwd(x):
                 m = x[r, j]
         s = 0.0
         for j in range(n):
-            e = math.exp(x[r, j] - m)
+            d = x[r, j] - m
+            if d < _SHIFT_FLOOR:
+                d = _SHIFT_FLOOR
+            e = math.exp(d)
             out[r, j] = e
             s += e
         inv = 1.0 / s
@@ -125,10 +132,14 @@ def log_softmax_fwd(x):
                 m = x[r, j]
         s = 0.0
         for j in range(n):
-            s += math.exp(x[r, j] - m)
-        lse = m + math.log(s)
+            d = x[r, j] - m
+            if d < _SHIFT_FLOOR:
+                d = _SHIFT_FLOOR
+            out[r, j] = d
+            s += math.exp(d)
+        log_s = math.log(s)
         for j in range(n):
-            out[r, j] = x[r, j] - lse
+            out[r, j] -= log_s
     return out
 
 

@@ -3,6 +3,8 @@ the kinks), multi-step ones as Numba ufuncs, softmax / log_softmax as fused row 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.dtype import convert_dtype
@@ -178,7 +180,8 @@ prelu_op = OpDef("prelu", _prelu_forward, _prelu_vjp, same_as_first, OPAQUE)
 def _rows(x: np.ndarray, axis: int):
     """A contiguous [rows, n] array with ``axis`` last (a 0-d input is one row of one)."""
     y = np.moveaxis(x, axis, -1) if x.ndim and axis != x.ndim - 1 else x
-    return np.ascontiguousarray(y).reshape(-1, y.shape[-1] if y.ndim else 1)
+    n = y.shape[-1] if y.ndim else 1
+    return np.ascontiguousarray(y).reshape(math.prod(y.shape[:-1]), n)
 
 
 def _unrows(flat: np.ndarray, like: np.ndarray, axis: int) -> np.ndarray:
