@@ -5,12 +5,8 @@
 
 from importlib.metadata import version
 
-from . import (
-    nn,  # noqa: F401 - ops declares ops and attaches Tensor methods
-    optimizer,  # noqa: F401
-)
-from . import io, metric
-from . import ops as _ops
+from . import hapi, io, metric, nn, optimizer, utils, vision
+from . import ops as _ops  # declares every op and attaches the Tensor methods
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
     bool_ as bool,  # noqa: A004 - Paddle's name
@@ -28,6 +24,7 @@ from .core.dtype import (
     uint8,
 )
 from .core.tensor import Parameter, Tensor
+from .hapi import Model, callbacks
 from .nn.layer.base import ParamAttr
 from .ops.activation import sigmoid, softmax
 from .ops.creation import (

@@ -11,5 +11,7 @@ from .layer.common import *  # noqa: F403
 from .layer.containers import *  # noqa: F403
 from .layer.dropout import *  # noqa: F403
 from .layer.embedding import *  # noqa: F403
+from .layer.loss import *  # noqa: F403
 from .layer.norm import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403
+from .layer.transformer import *  # noqa: F403

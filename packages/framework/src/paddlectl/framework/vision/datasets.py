@@ -30,9 +30,9 @@ def _require(path, what: str, hint: str) -> Path:
 def read_idx(path: str | os.PathLike) -> np.ndarray:
     """An IDX file (the MNIST format: magic, dims, big-endian sizes, raw data) as an array."""
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        data = handle.read()
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":  # gzip magic, whatever the file is called
+        data = gzip.decompress(data)
     if len(data) < 4 or data[0] != 0 or data[1] != 0:
         raise ValueError(f"{path} is not an IDX file (bad magic number)")
     dtype = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}.get(data[2])
