@@ -30,6 +30,7 @@ from .profile import installed_from_pins, installed_here, load_profile
 from .resolver import Context, Options, Undecided, Unsatisfiable
 
 FITS, DOES_NOT_FIT, USAGE = 0, 1, 2
+ALL_KINDS = ",".join(KINDS)
 
 app = typer.Typer(
     name="compat",
@@ -167,7 +168,7 @@ def check_command(
     fact: FactOpt = [],  # noqa: B006 - typer copies it
     matrix: MatrixOpt = [],  # noqa: B006
     policy: PolicyOpt = "strict",
-    kinds: KindsOpt = ",".join(KINDS),
+    kinds: KindsOpt = ALL_KINDS,
     json_out: JsonOpt = False,
 ) -> None:
     """Is what is installed consistent? Exit 1 and explain if not."""
@@ -196,7 +197,7 @@ def plan_command(
     fact: FactOpt = [],  # noqa: B006
     matrix: MatrixOpt = [],  # noqa: B006
     policy: PolicyOpt = "strict",
-    kinds: KindsOpt = ",".join(KINDS),
+    kinds: KindsOpt = ALL_KINDS,
     json_out: JsonOpt = False,
 ) -> None:
     """The smallest set of changes that makes an upgrade fit, as old -> new, or why it cannot."""
@@ -221,7 +222,7 @@ def why_command(
     fact: FactOpt = [],  # noqa: B006
     matrix: MatrixOpt = [],  # noqa: B006
     policy: PolicyOpt = "strict",
-    kinds: KindsOpt = ",".join(KINDS),
+    kinds: KindsOpt = ALL_KINDS,
     json_out: JsonOpt = False,
 ) -> None:
     """What requires NAME among the installed packages, as a tree."""
@@ -301,7 +302,7 @@ def lock_command(
     no_index: Annotated[bool, typer.Option("--no-index", help="Passed to pip-compile: no package index.")] = False,
     matrix: MatrixOpt = [],  # noqa: B006
     policy: PolicyOpt = "strict",
-    kinds: KindsOpt = ",".join(KINDS),
+    kinds: KindsOpt = ALL_KINDS,
 ) -> None:
     """Resolve a profile and pin it into a lock file with pip-tools' pip-compile."""
     with usage_errors():

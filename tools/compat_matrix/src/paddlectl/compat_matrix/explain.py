@@ -130,6 +130,11 @@ def _req_text(req: Req) -> str:
     return str(req)
 
 
+def _provides(req: Req) -> bool:
+    """The requirement a provider makes on its own module (``@paddle[paddlepaddle-gpu]==3.0.0``)."""
+    return is_slot(req.name) and not req.name.startswith("@break:") and bool(req.tags)
+
+
 def _cite(claims: tuple[Claim, ...]) -> str:
     return "; ".join(f"{c.kind}: {c.source.cite()}" for c in claims)
 
@@ -164,7 +169,12 @@ def explain(ctx: Context, failure: Unsatisfiable, roots: list[Req]) -> Explanati
     for name, pairs in groups.items():
         children = []
         for req, parent in pairs:
-            label = who(ctx, req, parent) if parent is None else f"{who(ctx, req, parent)} requires {_req_text(req)}"
+            if parent is None:
+                label = who(ctx, req, parent)
+            elif _provides(req):
+                label = f"{parent} provides module {req.name[1:]}"
+            else:
+                label = f"{who(ctx, req, parent)} requires {_req_text(req)}"
             if req.claims:
                 label += f"  ({_cite(req.claims)})"
             children.append(Node(label, _chain(ctx, parent, failure.trail, set())))
@@ -216,7 +226,9 @@ def _sentences(ctx: Context, name: str, pairs: list[tuple[Req, Candidate | None]
             return [
                 f"Because {' and '.join(providers)} both provide the {name[1:]} module, they cannot be installed together."
             ]
-        parts = [f"{s} {'provides' if r.tags else 'requires'} {_req_text(r)}" for r, _, s in subjects]
+        parts = [
+            f"{p} provides {_req_text(r)}" if _provides(r) else f"{s} requires {_req_text(r)}" for r, p, s in subjects
+        ]
         return [f"Because {' and '.join(parts)}, they cannot be installed together."]
     parts = [f"{s} requires {r}" if p is not None else s for r, p, s in subjects]
     fitting = [c for c in ctx.matrix.candidates(name) if all(r.admits(c) for r, _, _ in subjects)]
@@ -259,24 +271,31 @@ def find_fixes(ctx: Context, groups: dict[str, list[tuple[Req, Candidate | None]
         if text not in fixes and len(fixes) < MAX_FIXES:
             fixes.append(text)
 
+    requested = {r.name: r for r in roots if r.origin in ("requested", "profile")}
+    kept = {r.name for r in roots if r.origin == "installed"}
     for name, pairs in groups.items():
-        parents = [p for _, p in pairs if p is not None and not is_slot(p.name) and p.where != "unlisted"]
-        for parent in parents:
-            for text in _other_builds(ctx, parent, roots) + _other_versions(ctx, parent, name, pairs, roots):
+        involved = [p for _, p in pairs if p is not None and not is_slot(p.name)]
+        involved += [ctx.matrix.packages[p.build] for _, p in pairs if p is not None and is_slot(p.name) and p.build]
+        names = list(dict.fromkeys(p.name for p in involved))
+        for req, parent in pairs:
+            if parent is None and req.name in requested:
+                names.append(req.name)
+        for package in dict.fromkeys(names):
+            if package in requested:
+                for text in _other_builds(ctx, requested[package], roots):
+                    add(text)
+                text = _other_request(ctx, requested[package], roots)
+            elif package in kept:
+                text = _drop_installed(ctx, package, roots)
+            else:
+                text = None
+            if text:
                 add(text)
         if is_platform(name):
             for req, _ in pairs:
                 text = _platform_fix(ctx, name, req, roots)
                 if text:
                     add(text)
-        for req, parent in pairs:
-            if parent is None and req.origin in ("requested", "profile") and not is_platform(name):
-                text = _other_request(ctx, req, roots)
-                if text:
-                    add(text)
-        if is_slot(name) and not name.startswith("@break:"):
-            for text in _drop_provider(ctx, pairs, roots):
-                add(text)
     if ctx.options.policy == "strict":
         lenient = replace(ctx, options=Options("lenient", ctx.options.kinds))
         if lenient.fits(roots):
@@ -294,29 +313,47 @@ def _replace_root(roots: list[Req], new: Req) -> list[Req]:
     return [r for r in roots if r.name != new.name] + [new]
 
 
-def _other_builds(ctx: Context, parent: Candidate, roots: list[Req]) -> list[str]:
+def _other_builds(ctx: Context, request: Req, roots: list[Req]) -> list[str]:
+    """Other builds (CUDA variants) of a requested package at the versions asked for."""
     out = []
-    for cand in ctx.matrix.candidates(parent.name):
-        if cand.version == parent.version and cand.build != parent.build and cand.build:
-            if ctx.fits(_replace_root(roots, _range_req(parent.name, [f"=={cand.version}"], frozenset({cand.build})))):
+    for cand in ctx.matrix.candidates(request.name):
+        if (
+            cand.build
+            and cand.build not in request.tags
+            and any(s.contains(cand.version, prereleases=True) for s in request.specifiers)
+        ):
+            if ctx.fits(_replace_root(roots, _range_req(request.name, [f"=={cand.version}"], frozenset({cand.build})))):
                 out.append(f"use the {cand.build} build: {cand.pin()}")
     return out[:2]
 
 
-def _other_versions(ctx: Context, parent: Candidate, name: str, pairs, roots: list[Req]) -> list[str]:
-    failing = [r for r, p in pairs if p == parent]
-    same_build = [c for c in ctx.matrix.candidates(parent.name) if c.build == parent.build]
-    ok = {c.version for c in same_build if not any(_same_requirement(ctx, c, r) for r in failing)}
-    specs = [s for s in compress([c.version for c in same_build], ok) if s]
-    if not specs:
-        return []
-    req = _range_req(parent.name, specs, frozenset({parent.build}) if parent.build else frozenset())
-    solution = ctx.fits(_replace_root(roots, req))
-    if solution is None:
-        return []
-    chosen = solution.mapping.get(parent.name)
-    verb = "keep" if all(s.startswith("<") for s in specs) else "use"
-    return [f"{verb} {ranged(parent.name, specs, parent.build)}" + (f" (resolves to {chosen})" if chosen else "")]
+def _fitting_versions(ctx: Context, name: str, roots: list[Req], build: str = "", skip: set | None = None) -> set:
+    """Versions of ``name`` (of ``build``, when given) that fit when asked for instead of ``roots``' own."""
+    fitting: set = set()
+    tags = frozenset({build}) if build else frozenset()
+    for cand in ctx.matrix.candidates(name)[:40]:
+        if cand.version in fitting or cand.version in (skip or set()) or (build and cand.build != build):
+            continue
+        if ctx.fits(_replace_root(roots, _range_req(name, [f"=={cand.version}"], tags))):
+            fitting.add(cand.version)
+    return fitting
+
+
+def _suggest(ctx: Context, name: str, fitting: set, build: str = "") -> str:
+    known = [c.version for c in ctx.matrix.candidates(name) if not build or c.build == build]
+    specs = [s for s in compress(known, fitting) if s]
+    verb = "keep" if specs and all(s.startswith("<") for s in specs) else "use"
+    return f"{verb} {ranged(name, specs or [''], build)}"
+
+
+def _other_request(ctx: Context, req: Req, roots: list[Req]) -> str | None:
+    """The versions of a requested package that would fit, to ask for instead."""
+    if req.name not in ctx.matrix.packages:
+        return None
+    fitting = _fitting_versions(ctx, req.name, roots)
+    if not fitting:
+        return None
+    return f"{_suggest(ctx, req.name, fitting)} instead of {req}"
 
 
 def _platform_fix(ctx: Context, name: str, req: Req, roots: list[Req]) -> str | None:
@@ -334,25 +371,9 @@ def _platform_fix(ctx: Context, name: str, req: Req, roots: list[Req]) -> str | 
     return text if moved.fits(roots) else text + "; not enough on its own"
 
 
-def _other_request(ctx: Context, req: Req, roots: list[Req]) -> str | None:
-    if req.name not in ctx.matrix.packages:
+def _drop_installed(ctx: Context, name: str, roots: list[Req]) -> str | None:
+    """Uninstalling an installed package that is in the way, if the rest then fits."""
+    if not ctx.fits([r for r in roots if not (r.name == name and r.origin == "installed")]):
         return None
-    fitting = set()
-    for cand in ctx.matrix.candidates(req.name)[:30]:
-        pin = _range_req(req.name, [f"=={cand.version}"], frozenset({cand.build}) if cand.build else frozenset())
-        if cand.version not in fitting and ctx.fits(_replace_root(roots, pin)):
-            fitting.add(cand.version)
-    if not fitting:
-        return None
-    return f"ask for {ranged(req.name, compress(ctx.matrix.package(req.name).versions, fitting))} instead of {req}"
-
-
-def _drop_provider(ctx: Context, pairs, roots: list[Req]) -> list[str]:
-    out = []
-    for req, parent in pairs:
-        if parent is None or not req.tags or is_slot(parent.name):
-            continue
-        kept = [r for r in roots if r.name != parent.name]
-        if len(kept) < len(roots) and ctx.fits(kept):
-            out.append(f"uninstall {parent.name} first: it provides the {req.name[1:]} module too")
-    return out
+    module = ctx.matrix.packages[name].provides if name in ctx.matrix.packages else ""
+    return f"uninstall {name} first" + (f": it provides the {module} module too" if module else ": the rest then fits")

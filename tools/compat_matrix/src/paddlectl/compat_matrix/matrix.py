@@ -84,12 +84,15 @@ class Matrix:
         """A breakage has two sides; a module has one candidate per provider version, newest first."""
         if name.startswith("@break:"):
             return [Candidate(name, ZERO, tags=frozenset({side})) for side in ("0", "1")]
+        providers = self.providers.get(name[1:], [])
         found = {
             (c.version, p): Candidate(name, c.version, p, frozenset({p}), label=c.label)
-            for p in self.providers.get(name[1:], [])
+            for p in providers
             for c in self.packages[p].candidates
         }
-        return [found[k] for k in sorted(found, reverse=True)]
+        # newest first; at one version, providers in the order the data defines them (CPU before GPU)
+        by_provider = sorted(found, key=lambda k: providers.index(k[1]))
+        return [found[k] for k in sorted(by_provider, key=lambda k: k[0], reverse=True)]  # stable
 
     # -- dependencies ---------------------------------------------------------------------------
     def dependencies(
@@ -162,8 +165,12 @@ def _dependencies(
     if package is not None and package.provides:
         pin = SpecifierSet(f"=={candidate.version}")
         reqs.append(Req(f"@{package.provides}", (pin,), frozenset({package.name}), text=f"module {package.provides}"))
+    if candidate.name.startswith("@") and not candidate.name.startswith("@break:"):
+        # a module is there only if its provider is: @paddle 3.0.0 [paddlepaddle-gpu] needs paddlepaddle-gpu==3.0.0
+        pin = SpecifierSet(f"=={candidate.version}")
+        reqs.append(Req(candidate.build, (pin,), text=f"{candidate.build}=={candidate.label or candidate.version}"))
     for breakage, side in matrix.breakages_for(candidate.name):
-        if breakage.sides[side].admits(candidate):
+        if breakage.kind in kinds and breakage.sides[side].admits(candidate):
             reqs.append(Req(f"@break:{breakage.id}", (_ANY,), frozenset({str(side)}), text=f"breakage {breakage.id}"))
     return tuple(reqs)
 

@@ -36,7 +36,12 @@ class Solution:
 
 
 class Unsatisfiable(Exception):
-    """No choice satisfies every requirement; ``causes`` are resolvelib's (requirement, parent) pairs."""
+    """No choice satisfies every requirement.
+
+    ``causes`` is the conflict to explain: of every conflict the resolver hit while backtracking,
+    the one it hit most often (resolvelib's final conflict is just the last branch it tried, often
+    a side road such as another provider's build); ``trail`` says which requirement brought each name.
+    """
 
     def __init__(
         self, causes: list[tuple[Req, Candidate | None]], trail: dict[str, list[tuple[Req, Candidate | None]]]
@@ -51,15 +56,29 @@ class Undecided(RuntimeError):
 
 
 class _Trail(BaseReporter):
-    """Remembers which requirement brought each package in, to explain a failure as a chain."""
+    """Remembers which requirement brought each name in, and every conflict met on the way."""
 
     def __init__(self) -> None:
         self.added: dict[str, list[tuple[Req, Candidate | None]]] = defaultdict(list)
+        self.conflicts: list[list[tuple[Req, Candidate | None]]] = []
 
     def adding_requirement(self, requirement: Req, parent: Candidate | None) -> None:
         pair = (requirement, parent)
         if pair not in self.added[requirement.name]:
             self.added[requirement.name].append(pair)
+
+    def resolving_conflicts(self, causes) -> None:
+        self.conflicts.append([(info.requirement, info.parent) for info in causes])
+
+    def main_conflict(self, final: list[tuple[Req, Candidate | None]]) -> list[tuple[Req, Candidate | None]]:
+        """The conflict met most often (by names and requirements, whatever the versions tried)."""
+        counts: dict[frozenset, int] = defaultdict(int)
+        latest: dict[frozenset, list] = {}
+        for causes in [*self.conflicts, final]:
+            key = frozenset((r.name, r.spec_text(), r.tags, p.name if p else None) for r, p in causes)
+            counts[key] += 1
+            latest[key] = causes
+        return latest[max(counts, key=lambda k: counts[k])]
 
 
 class MatrixProvider(AbstractProvider):
@@ -73,12 +92,14 @@ class MatrixProvider(AbstractProvider):
         return requirement_or_candidate.name
 
     def get_preference(self, identifier, resolutions, candidates, information, backtrack_causes):
-        # Facts and exclusive groups have at most a few candidates: decide them first. Then the
-        # names that just caused backtracking, then exact pins, then the rest by name for determinism.
-        fixed = is_platform(identifier) or is_slot(identifier)
+        # Facts have one candidate: decide them first. Modules and breakage sides last, once the
+        # packages that provide them are pinned (deciding them early would try every provider's
+        # builds, and explain a failure by the wrong one). In between: the names that just caused
+        # backtracking, then exact pins, then the rest by name for determinism.
+        rank = 0 if is_platform(identifier) else 2 if is_slot(identifier) else 1
         caused = any(cause.requirement.name == identifier for cause in backtrack_causes)
         pinned = any(_is_pin(info.requirement) for info in information[identifier])
-        return (not fixed, not caused, not pinned, identifier)
+        return (rank, not caused, not pinned, identifier)
 
     def find_matches(self, identifier, requirements, incompatibilities):
         reqs = list(requirements[identifier])
@@ -123,8 +144,8 @@ def resolve(
     try:
         result = Resolver(provider, trail).resolve(roots, max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
-        causes = [(info.requirement, info.parent) for info in exc.causes]
-        raise Unsatisfiable(causes, dict(trail.added)) from None
+        final = [(info.requirement, info.parent) for info in exc.causes]
+        raise Unsatisfiable(trail.main_conflict(final), dict(trail.added)) from None
     except ResolutionTooDeep:
         raise Undecided(
             f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search"
