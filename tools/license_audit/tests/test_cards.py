@@ -56,7 +56,9 @@ def test_other_with_a_known_licence_name_is_trusted_less(cards):
 
 
 def test_lineage_links(cards):
-    assert [(lnk.relation, lnk.target) for lnk in cards["acme/apache-chat-model"].links] == [("datasets", "acme/nc-reviews")]
+    assert [(lnk.relation, lnk.target) for lnk in cards["acme/apache-chat-model"].links] == [
+        ("datasets", "acme/nc-reviews")
+    ]
     assert [(lnk.relation, lnk.target) for lnk in cards["acme/Llama-3.1-acme-instruct"].links] == [
         ("base_model", "meta-llama/Llama-3.1-8B")
     ]

@@ -73,7 +73,11 @@ MIT_TEXT = (
 
 def test_ambiguous_field_is_resolved_by_the_licence_file(tmp_path, normalizer):
     item = distribution_item(
-        _dist(tmp_path, "License: BSD\nClassifier: License :: OSI Approved :: BSD License\n", {"licenses/LICENSE": MIT_TEXT}),
+        _dist(
+            tmp_path,
+            "License: BSD\nClassifier: License :: OSI Approved :: BSD License\n",
+            {"licenses/LICENSE": MIT_TEXT},
+        ),
         normalizer,
     )
     assert item.license == "MIT"

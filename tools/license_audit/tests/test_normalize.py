@@ -72,7 +72,12 @@ def test_any_text_normalises_without_raising_and_known_results_are_stable(normal
         assert normalizer.normalize(result.expression).expression == result.expression
 
 
-@given(st.lists(st.sampled_from(["MIT", "Apache-2.0", "BSD-3-Clause", "CC-BY-4.0", "GPL-3.0-only"]), min_size=1, max_size=5), st.sampled_from([" AND ", " OR "]))
+@given(
+    st.lists(
+        st.sampled_from(["MIT", "Apache-2.0", "BSD-3-Clause", "CC-BY-4.0", "GPL-3.0-only"]), min_size=1, max_size=5
+    ),
+    st.sampled_from([" AND ", " OR "]),
+)
 def test_generated_expressions_round_trip(normalizer, ids, op):
     result = normalizer.normalize(op.join(ids))
     assert result.known

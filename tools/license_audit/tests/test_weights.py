@@ -14,7 +14,10 @@ from paddlectl.license_audit.inventory.weights import weight_item, weight_metada
 def _onnx(path, metadata):
     node = helper.make_node("Identity", ["x"], ["y"])
     graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
     )
     model = helper.make_model(graph)
     helper.set_model_props(model, metadata)
@@ -25,7 +28,11 @@ def _onnx(path, metadata):
 def test_onnx_metadata_licence(tmp_path, normalizer):
     path = _onnx(tmp_path / "m.onnx", {"license": "apache-2.0", "license_link": "https://example.com/l"})
     item = weight_item(path, normalizer)
-    assert (item.license, item.license_link, item.best.source) == ("Apache-2.0", "https://example.com/l", "weights metadata")
+    assert (item.license, item.license_link, item.best.source) == (
+        "Apache-2.0",
+        "https://example.com/l",
+        "weights metadata",
+    )
     assert len(item.files[0].sha256) == 64
 
 

@@ -87,9 +87,15 @@ class AuditResult:
 
 def _licence_findings(item: Item, verdict: Verdict | None, policy: Policy) -> list[Finding]:
     if verdict is None:
-        why = "; ".join(dict.fromkeys(f"{e.source}: {e.normalized.note}" for e in item.evidence)) or "no licence evidence found"
+        why = (
+            "; ".join(dict.fromkeys(f"{e.source}: {e.normalized.note}" for e in item.evidence))
+            or "no licence evidence found"
+        )
         return [Finding(item.id, policy.unknown, "unknown", f"licence not identified ({why})", license=None)]
-    findings = [Finding(item.id, r.action, r.rule, r.message, license=r.license, obligation=r.obligation) for r in verdict.reasons]
+    findings = [
+        Finding(item.id, r.action, r.rule, r.message, license=r.license, obligation=r.obligation)
+        for r in verdict.reasons
+    ]
     if item.confidence < policy.min_confidence:
         best = item.best
         message = (
@@ -113,7 +119,9 @@ def _lineage_findings(item: Item, own: frozenset[Term] | None, lineage: Lineage,
     for entry in lineage.inherited(item):
         if entry.term is None:
             message = f"an ancestor's licence is unknown, so what {item.name} inherits cannot be checked"
-            findings.append(Finding(item.id, policy.unknown, "lineage", f"{message}: {entry.describe_chain()}", entry.chain))
+            findings.append(
+                Finding(item.id, policy.unknown, "lineage", f"{message}: {entry.describe_chain()}", entry.chain)
+            )
             continue
         action = policy.obligation_action(entry.term)
         if action == Action.ALLOW or entry.term.obligation in own_obligations:
@@ -145,14 +153,18 @@ def run_audit(
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):
         raise ValueError("run_audit needs each item once; merge the inventory first (inventory.collect.merge)")
-    verdicts = {item.id: evaluate_expression(item.license, policy, kb, normalizer) if item.license else None for item in items}
+    verdicts = {
+        item.id: evaluate_expression(item.license, policy, kb, normalizer) if item.license else None for item in items
+    }
     own_terms = {item_id: (v.terms if v else None) for item_id, v in verdicts.items()}
     lineage = Lineage(items, own_terms, kb)
     audits = []
     for item in items:
         verdict = verdicts[item.id]
         findings = _licence_findings(item, verdict, policy)
-        findings += [Finding(item.id, Action.DENY, "integrity", p.message) for p in item.problems if p.kind == "integrity"]
+        findings += [
+            Finding(item.id, Action.DENY, "integrity", p.message) for p in item.problems if p.kind == "integrity"
+        ]
         findings += _lineage_findings(item, own_terms[item.id], lineage, policy)
         audits.append(ItemAudit(item, verdict, lineage.inherited(item), findings))
     return AuditResult(policy, audits, kb, now or datetime.now(UTC))

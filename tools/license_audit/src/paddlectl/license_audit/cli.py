@@ -69,17 +69,40 @@ def _emit(text: str, output: Path | None) -> None:
 
 @app.command()
 def audit(
-    policy: Annotated[str, typer.Option("--policy", "-p", help=f"Shipped policy ({', '.join(builtin_policies())}) or a policy YAML file.")] = DEFAULT_POLICY,
+    policy: Annotated[
+        str,
+        typer.Option("--policy", "-p", help=f"Shipped policy ({', '.join(builtin_policies())}) or a policy YAML file."),
+    ] = DEFAULT_POLICY,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Report format.")] = Format.TABLE,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")] = None,
-    report_dir: Annotated[Path | None, typer.Option("--report-dir", help="Also write every report format into this folder.")] = None,
-    environment: Annotated[bool, typer.Option("--env/--no-env", help="Inventory the installed Python distributions.")] = True,
-    cards: Annotated[list[Path], typer.Option("--cards", help="A README.md card, or a folder of <org>/<name>/README.md cards.")] = [],  # noqa: B006 - typer copies it
-    assets: Annotated[list[str], typer.Option("--assets", help="An asset.yaml, or a shipped manifest name (rapidocr-pp-ocrv4).")] = [],  # noqa: B006
-    weights: Annotated[list[Path], typer.Option("--weights", help="An .onnx or .safetensors file licensed by its own metadata.")] = [],  # noqa: B006
-    project: Annotated[Path | None, typer.Option("--project", help="The project's pyproject.toml (default: ./pyproject.toml if present).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
+    ] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option("--report-dir", help="Also write every report format into this folder.")
+    ] = None,
+    environment: Annotated[
+        bool, typer.Option("--env/--no-env", help="Inventory the installed Python distributions.")
+    ] = True,
+    cards: Annotated[
+        list[Path], typer.Option("--cards", help="A README.md card, or a folder of <org>/<name>/README.md cards.")
+    ] = [],  # noqa: B006 - typer copies it
+    assets: Annotated[
+        list[str], typer.Option("--assets", help="An asset.yaml, or a shipped manifest name (rapidocr-pp-ocrv4).")
+    ] = [],  # noqa: B006
+    weights: Annotated[
+        list[Path], typer.Option("--weights", help="An .onnx or .safetensors file licensed by its own metadata.")
+    ] = [],  # noqa: B006
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", help="The project's pyproject.toml (default: ./pyproject.toml if present)."),
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 1) on flagged items too.")] = False,
-    validate: Annotated[bool, typer.Option("--validate", help="Check CycloneDX output against the official 1.6 schema (slow: ~0.1 s per URL).")] = False,
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate", help="Check CycloneDX output against the official 1.6 schema (slow: ~0.1 s per URL)."
+        ),
+    ] = False,
 ) -> None:
     """Inventory, normalise, apply the policy, check lineage, and report."""
     if fmt == Format.TABLE and output is not None:
@@ -126,7 +149,14 @@ def policies() -> None:
     for name in builtin_policies():
         p = load_policy(name, kb, normalizer)
         by = {a: sorted(o for o, act in p.obligations.items() if act == a) for a in (Action.DENY, Action.FLAG)}
-        table.add_row(name, p.description, ", ".join(by[Action.DENY]), ", ".join(by[Action.FLAG]), str(p.unknown), str(p.lineage_conflict))
+        table.add_row(
+            name,
+            p.description,
+            ", ".join(by[Action.DENY]),
+            ", ".join(by[Action.FLAG]),
+            str(p.unknown),
+            str(p.lineage_conflict),
+        )
     console.print(table)
     console.print(f"policy files: {escape(str(data_path('policies')))}")
 

@@ -139,7 +139,9 @@ def build_knowledge_base(raw: dict[str, Any]) -> KnowledgeBase:
         )
     if set(raw["propagation"]) != set(RELATIONS):
         raise KnowledgeBaseError(f"propagation must list exactly the relations {list(RELATIONS)}")
-    propagation = {rel: _check_obligations(f"propagation.{rel}", names, vocabulary) for rel, names in raw["propagation"].items()}
+    propagation = {
+        rel: _check_obligations(f"propagation.{rel}", names, vocabulary) for rel, names in raw["propagation"].items()
+    }
     must_carry = _check_obligations("must_carry", raw["must_carry"], vocabulary)
     return KnowledgeBase(vocabulary, licenses, exceptions, propagation, must_carry)
 

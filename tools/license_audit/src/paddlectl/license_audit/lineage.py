@@ -92,7 +92,9 @@ class Lineage:
             if terms is None:
                 found = [Inherited(None, (item.name, parent.name), (link.relation,))]
             else:
-                found = [Inherited(t, (item.name, parent.name), (link.relation,)) for t in terms if t.obligation in allowed]
+                found = [
+                    Inherited(t, (item.name, parent.name), (link.relation,)) for t in terms if t.obligation in allowed
+                ]
             for above in self.inherited(parent):
                 if above.term is None or above.term.obligation in allowed:
                     found.append(Inherited(above.term, (item.name, *above.chain), (link.relation, *above.relations)))

@@ -165,14 +165,24 @@ def _leaf(leaf: Leaf, policy: Policy, kb: KnowledgeBase) -> Verdict:
     obligations = kb.obligations_of(leaf.license, leaf.exception)
     terms = frozenset(Term(leaf.license, o) for o in obligations or ())
     if explicit is not None:
-        reasons = () if explicit == Action.ALLOW else (Reason(explicit, "license", key, None, f"the policy says {explicit} {key}"),)
+        reasons = (
+            ()
+            if explicit == Action.ALLOW
+            else (Reason(explicit, "license", key, None, f"the policy says {explicit} {key}"),)
+        )
         return Verdict(explicit, reasons, terms)
     if obligations is None:
         missing = leaf.license if kb.get(leaf.license) is None else leaf.exception
         message = f"{missing} is not in the licence knowledge base; a reviewer must read its terms"
         return Verdict(policy.unknown, (Reason(policy.unknown, "unknown", key, None, message),), terms)
     reasons = tuple(
-        Reason(action, "obligation", key, term.obligation, f"{key} brings {term.obligation}: {kb.obligations[term.obligation]}")
+        Reason(
+            action,
+            "obligation",
+            key,
+            term.obligation,
+            f"{key} brings {term.obligation}: {kb.obligations[term.obligation]}",
+        )
         for term in sorted(terms, key=lambda t: t.obligation)
         if (action := policy.obligation_action(term)) != Action.ALLOW
     )
@@ -207,4 +217,3 @@ def evaluate(node: Node, policy: Policy, kb: KnowledgeBase) -> Verdict:
 def evaluate_expression(expression: str, policy: Policy, kb: KnowledgeBase, normalizer: Normalizer) -> Verdict:
     """Evaluate a normalised expression string (parsed once and cached)."""
     return evaluate(normalizer.parse(expression), policy, kb)
-

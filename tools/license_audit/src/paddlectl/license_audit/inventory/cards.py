@@ -117,8 +117,12 @@ def scan_cards(root: str | Path, normalizer: Normalizer) -> list[Item]:
     if root.is_file():
         return [card_item(root, root.resolve().parent.name, normalizer)]
     if not root.is_dir():
-        raise InputError(f"card path {root} does not exist; give a README.md or a folder of <org>/<name>/README.md cards")
+        raise InputError(
+            f"card path {root} does not exist; give a README.md or a folder of <org>/<name>/README.md cards"
+        )
     cards = sorted(root.rglob(CARD_NAME))
     if not cards:
         raise InputError(f"no {CARD_NAME} found below {root}; cards live at <org>/<name>/{CARD_NAME}")
-    return [card_item(card, card.parent.relative_to(root).as_posix() or root.resolve().name, normalizer) for card in cards]
+    return [
+        card_item(card, card.parent.relative_to(root).as_posix() or root.resolve().name, normalizer) for card in cards
+    ]

@@ -24,7 +24,9 @@ def _canonical(name: str) -> str:
 
 def _license_field(value: str, normalizer: Normalizer) -> Evidence:
     if "\n" in value.strip() or len(value) > 200:
-        return Evidence("License field", "License", value[:200], normalizer.licence_text(value), CONFIDENCE["License field text"])
+        return Evidence(
+            "License field", "License", value[:200], normalizer.licence_text(value), CONFIDENCE["License field text"]
+        )
     normalized = normalizer.normalize(value)
     source = "License field" if normalized.method == "spdx" else "License field name"
     return Evidence("License field", "License", value, normalized, CONFIDENCE[source])
@@ -79,7 +81,13 @@ def distribution_item(dist: Distribution, normalizer: Normalizer) -> Item:
     if meta.get("License-Expression"):
         value = meta["License-Expression"]
         evidence.append(
-            Evidence("License-Expression", "License-Expression", value, normalizer.normalize(value), CONFIDENCE["License-Expression"])
+            Evidence(
+                "License-Expression",
+                "License-Expression",
+                value,
+                normalizer.normalize(value),
+                CONFIDENCE["License-Expression"],
+            )
         )
     if meta.get("License") and meta["License"].strip():
         evidence.append(_license_field(meta["License"], normalizer))

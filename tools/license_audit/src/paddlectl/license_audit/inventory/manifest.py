@@ -161,7 +161,9 @@ def _ancestor_item(ref: dict[str, Any], relation: str, manifest: Manifest, norma
 
 def _manifest_evidence(manifest: Manifest, entry: dict[str, Any], normalizer: Normalizer) -> Evidence:
     location = f"{manifest.path}#{entry['name']}"
-    return Evidence("asset.yaml", location, entry["license"], normalizer.normalize(entry["license"]), CONFIDENCE["asset.yaml"])
+    return Evidence(
+        "asset.yaml", location, entry["license"], normalizer.normalize(entry["license"]), CONFIDENCE["asset.yaml"]
+    )
 
 
 def manifest_items(manifest: Manifest, normalizer: Normalizer) -> list[Item]:

@@ -17,7 +17,11 @@ from ..normalize import Normalized, Normalizer
 def _declared(project: dict, base: Path, location: str, normalizer: Normalizer) -> list[Evidence]:
     license_ = project.get("license")
     if isinstance(license_, str):
-        return [Evidence("pyproject license", location, license_, normalizer.normalize(license_), CONFIDENCE["pyproject license"])]
+        return [
+            Evidence(
+                "pyproject license", location, license_, normalizer.normalize(license_), CONFIDENCE["pyproject license"]
+            )
+        ]
     if isinstance(license_, dict) and isinstance(license_.get("text"), str):
         text = license_["text"]
         multi_line = "\n" in text.strip() or len(text) > 200

@@ -39,7 +39,9 @@ def _component(audit: ItemAudit, policy_name: str) -> Component:
     properties = [Property(name="paddlectl:verdict", value=str(audit.action))]
     properties += [Property(name="paddlectl:license-confidence", value=f"{item.confidence:.2f}")]
     if item.best:
-        properties.append(Property(name="paddlectl:license-evidence", value=f"{item.best.source}: {item.best.location}"))
+        properties.append(
+            Property(name="paddlectl:license-evidence", value=f"{item.best.source}: {item.best.location}")
+        )
     if audit.verdict and audit.verdict.choice:
         properties.append(Property(name="paddlectl:license-choice", value=f"{audit.verdict.choice} ({policy_name})"))
     properties += [Property(name="paddlectl:lineage", value=f"{link.relation}: {link.target}") for link in item.links]

@@ -53,7 +53,9 @@ def renderer(fmt: Format, strict: bool = False, validate: bool = False) -> Calla
     return plain[fmt]
 
 
-def write_reports(result: AuditResult, directory: str | Path, strict: bool = False, validate: bool = False) -> list[Path]:
+def write_reports(
+    result: AuditResult, directory: str | Path, strict: bool = False, validate: bool = False
+) -> list[Path]:
     """Write every file format into ``directory`` (each file atomically); return the paths written."""
     written = []
     for fmt, name in FILE_NAMES.items():

@@ -26,7 +26,9 @@ def _findings(result: AuditResult, findings: list[Finding], empty: str) -> list[
 
 def _licence_sources(result: AuditResult) -> list[str]:
     used = sorted({t.license for a in result.audits for t in a.terms})
-    rows = [[lic, result.kb.licenses[lic].name, result.kb.licenses[lic].source] for lic in used if lic in result.kb.licenses]
+    rows = [
+        [lic, result.kb.licenses[lic].name, result.kb.licenses[lic].source] for lic in used if lic in result.kb.licenses
+    ]
     return _table(["licence id", "name", "source"], rows)
 
 
@@ -60,7 +62,12 @@ def render_markdown(result: AuditResult, strict: bool = False) -> str:
         "",
     ]
     unknown_rows = [
-        [a.item.name, a.item.kind.value, "; ".join(dict.fromkeys(e.normalized.note for e in a.item.evidence)), a.item.license_link or a.item.source]
+        [
+            a.item.name,
+            a.item.kind.value,
+            "; ".join(dict.fromkeys(e.normalized.note for e in a.item.evidence)),
+            a.item.license_link or a.item.source,
+        ]
         for a in result.unknowns
     ]
     out += _table(["item", "kind", "what was found", "where to look"], unknown_rows) if unknown_rows else ["None.", ""]
@@ -85,6 +92,8 @@ def render_markdown(result: AuditResult, strict: bool = False) -> str:
         ]
         for a in result.audits
     ]
-    out += _table(["item", "kind", "version", "licence", "choice taken", "confidence", "evidence", "verdict"], inventory_rows)
+    out += _table(
+        ["item", "kind", "version", "licence", "choice taken", "confidence", "evidence", "verdict"], inventory_rows
+    )
     out += ["## Licence sources", "", *_licence_sources(result)]
     return "\n".join(out).rstrip() + "\n"

@@ -10,13 +10,23 @@ RULE = "-" * 78
 
 def _licence_names(audit: ItemAudit, result: AuditResult) -> list[str]:
     used = sorted({t.license for t in audit.terms})
-    return [f"  {lic}: {result.kb.licenses[lic].name} <{result.kb.licenses[lic].source}>" for lic in used if lic in result.kb.licenses]
+    return [
+        f"  {lic}: {result.kb.licenses[lic].name} <{result.kb.licenses[lic].source}>"
+        for lic in used
+        if lic in result.kb.licenses
+    ]
 
 
 def _notices(audit: ItemAudit, result: AuditResult) -> list[str]:
     """Required notice lines: from the item's own licences and those it inherits through lineage."""
     licences = {t.license for t in audit.terms} | {e.term.license for e in audit.inherited if e.term is not None}
-    return sorted({result.kb.licenses[lic].notice for lic in licences if lic in result.kb.licenses and result.kb.licenses[lic].notice})
+    return sorted(
+        {
+            result.kb.licenses[lic].notice
+            for lic in licences
+            if lic in result.kb.licenses and result.kb.licenses[lic].notice
+        }
+    )
 
 
 def render_notice(result: AuditResult) -> str:
@@ -35,7 +45,11 @@ def render_notice(result: AuditResult) -> str:
         out += [RULE, f"{item.name} {item.version or ''}".rstrip() + f" ({item.kind.value})"]
         out.append(f"Licence: {item.license or 'NOT IDENTIFIED - see the audit report'}")
         out += _licence_names(audit, result)
-        for label, value in (("Source", item.source), ("Supplier", item.supplier), ("Licence terms", item.license_link)):
+        for label, value in (
+            ("Source", item.source),
+            ("Supplier", item.supplier),
+            ("Licence terms", item.license_link),
+        ):
             if value:
                 out.append(f"{label}: {value}")
         out += [f"Notice: {line}" for line in _notices(audit, result)]

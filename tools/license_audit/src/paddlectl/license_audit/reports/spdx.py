@@ -96,7 +96,9 @@ def _extracted(result: AuditResult) -> list[ExtractedLicensingInfo]:
 def build_document(result: AuditResult) -> Document:
     """The SPDX document for an audit, validated; raises SpdxValidationError if spdx-tools rejects it."""
     ids = {a.item.id: _spdx_id(i, a.item) for i, a in enumerate(result.audits, start=1)}
-    packages = [_package(ids[a.item.id], a.item, result, a.verdict.choice if a.verdict else None) for a in result.audits]
+    packages = [
+        _package(ids[a.item.id], a.item, result, a.verdict.choice if a.verdict else None) for a in result.audits
+    ]
     projects = [a.item for a in result.audits if a.item.kind == Kind.PROJECT]
     described = projects or [a.item for a in result.audits]
     relationships = [Relationship("SPDXRef-DOCUMENT", RelationshipType.DESCRIBES, ids[item.id]) for item in described]
@@ -124,7 +126,9 @@ def build_document(result: AuditResult) -> Document:
         created=result.created.replace(microsecond=0, tzinfo=None),
         document_comment=f"Audited under the {result.policy.name} policy.",
     )
-    document = Document(info, packages=packages, relationships=relationships, extracted_licensing_info=_extracted(result))
+    document = Document(
+        info, packages=packages, relationships=relationships, extracted_licensing_info=_extracted(result)
+    )
     problems = validate_full_spdx_document(document)
     if problems:
         raise SpdxValidationError("; ".join(m.validation_message for m in problems[:10]))
