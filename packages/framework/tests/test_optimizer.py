@@ -13,9 +13,9 @@ SHAPES = [(4, 3), (3,), (1,)]
 STEPS = 6
 
 
-def _arrays(seed: int, scale: float = 1.0):
+def _arrays(seed: int, scale: float = 1.0, dtype: str = "float32"):
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal(s) * scale).astype("float32") for s in SHAPES]
+    return [(rng.standard_normal(s) * scale).astype(dtype) for s in SHAPES]
 
 
 def _params(lib, arrays, need_clip=None):
@@ -23,7 +23,7 @@ def _params(lib, arrays, need_clip=None):
         params = [ours.Parameter(a.copy()) for a in arrays]
     else:
         init = lib.nn.initializer.Assign
-        params = [lib.create_parameter(list(a.shape), "float32", default_initializer=init(a)) for a in arrays]
+        params = [lib.create_parameter(list(a.shape), str(a.dtype), default_initializer=init(a)) for a in arrays]
     if need_clip is not None:
         for p, flag in zip(params, need_clip, strict=True):
             p.need_clip = flag
@@ -36,12 +36,12 @@ def _backward(lib, params, grads) -> None:
         (p * lib.to_tensor(g)).sum().backward()
 
 
-def _trajectory(lib, make, steps=STEPS, seed=0, grad_scale=1.0, need_clip=None, after_step=None):
-    params = _params(lib, _arrays(seed), need_clip)
+def _trajectory(lib, make, steps=STEPS, seed=0, grad_scale=1.0, need_clip=None, after_step=None, dtype="float32"):
+    params = _params(lib, _arrays(seed, dtype=dtype), need_clip)
     opt = make(lib, params)
     out = []
     for t in range(steps):
-        _backward(lib, params, _arrays(100 + t, grad_scale))
+        _backward(lib, params, _arrays(100 + t, grad_scale, dtype))
         opt.step()
         opt.clear_grad()
         if after_step is not None:
@@ -107,6 +107,29 @@ CASES = {
 def test_matches_paddle_step_by_step(case, real_paddle):
     make = CASES[case]
     _assert_same(_trajectory(ours, make), _trajectory(real_paddle, make))
+
+
+@pytest.mark.parametrize("case", ["sgd_l2", "momentum_nesterov_l2", "adam", "adamw", "rmsprop_centered_momentum"])
+def test_float64_parameters_match_paddle(case, real_paddle):
+    make = CASES[case]
+    got = _trajectory(ours, make, dtype="float64")
+    assert got[-1][0].dtype == np.float64
+    _assert_same(got, _trajectory(real_paddle, make, dtype="float64"), rtol=1e-12, atol=1e-14)
+
+
+def test_non_contiguous_gradients_are_used_correctly(real_paddle):
+    """A gradient that arrives transposed (a strided view) updates the parameter like a dense one."""
+
+    def run(lib):
+        rng = np.random.default_rng(5)
+        param = _params(lib, [rng.standard_normal((3, 4)).astype("float32")])[0]
+        opt = lib.optimizer.Adam(0.1, parameters=[param])
+        g = lib.to_tensor(rng.standard_normal((4, 3)).astype("float32"))
+        (param * lib.transpose(g, [1, 0])).sum().backward()
+        opt.step()
+        return [[np.array(param.numpy())]]
+
+    _assert_same(run(ours), run(real_paddle))
 
 
 CLIPS = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, flat
+from .optimizer import Optimizer, attr, flat
 
 __all__ = ["Adagrad"]
 
@@ -31,4 +31,4 @@ class Adagrad(Optimizer):
 
     def _update(self, param, grad, lr, group) -> None:
         moment = self._accumulator("moment", param, fill_value=self._hyper(group, "initial_accumulator_value"))
-        kernels.adagrad(flat(param), grad, moment, grad.dtype.type(self._hyper(group, "epsilon")), lr)
+        kernels.adagrad(flat(param), grad, moment, attr(grad.dtype.type, self._hyper(group, "epsilon")), lr)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, flat
+from .optimizer import Optimizer, attr, flat
 
 __all__ = ["Adam", "AdamW"]
 
@@ -127,10 +127,10 @@ class AdamW(Adam):
         kind = param._data.dtype.type
         if self._apply_decay_param_fun is not None and not self._apply_decay_param_fun(param.name):
             return kind(0)
-        return kind(lr * kind(self._ratio(param)) * kind(self._hyper(group, "weight_decay")))
+        return kind(lr * attr(kind, self._ratio(param)) * attr(kind, self._hyper(group, "weight_decay")))
 
     def _corrected_lr(self, param, lr, group):
-        return lr * param._data.dtype.type(self._ratio(param))
+        return lr * attr(param._data.dtype.type, self._ratio(param))
 
 
 def _scalar(value):

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, flat
+from .optimizer import Optimizer, attr, flat
+from .regularizer import L2Decay
 
 __all__ = ["Momentum"]
 
@@ -29,11 +30,18 @@ class Momentum(Optimizer):
         self._multi_precision = multi_precision
         self._setup_groups({"momentum": momentum, "use_nesterov": use_nesterov, "rescale_grad": rescale_grad})
 
+    def _regularized(self, param, grad):
+        """Paddle fuses L2 decay into the momentum kernel, with the coefficient as a float32 attribute."""
+        regularizer = getattr(param, "regularizer", None) or self.regularization
+        if isinstance(regularizer, L2Decay):
+            return grad + attr(param._data.dtype.type, regularizer.coeff) * param._data
+        return super()._regularized(param, grad)
+
     def _update(self, param, grad, lr, group) -> None:
         kind = grad.dtype.type
         rescale = self._hyper(group, "rescale_grad")
         if rescale != 1.0:
-            grad = kind(rescale) * grad
+            grad = attr(kind, rescale) * grad
         velocity = self._accumulator("velocity", param)
-        mu = kind(self._hyper(group, "momentum"))
+        mu = attr(kind, self._hyper(group, "momentum"))
         kernels.momentum(flat(param), grad, velocity, mu, lr, bool(self._hyper(group, "use_nesterov")))

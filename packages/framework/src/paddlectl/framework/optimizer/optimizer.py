@@ -37,6 +37,12 @@ def _as_regularizer(weight_decay):
     )
 
 
+def attr(kind, value):
+    """A hyperparameter as Paddle's kernels see it: op attributes are stored as float32, then cast
+    to the parameter's dtype (invisible for float32 parameters, visible for float64 ones)."""
+    return kind(np.float32(value))
+
+
 def flat(tensor: Tensor) -> np.ndarray:
     """A writable 1-D view of the tensor's data, made contiguous in place first when it is not."""
     data = tensor._data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, flat
+from .optimizer import Optimizer, attr, flat
 
 __all__ = ["RMSProp"]
 
@@ -46,7 +46,7 @@ class RMSProp(Optimizer):
         moment = self._accumulator("momentum", param)
         mean_square = self._accumulator("mean_square", param)
         mean_grad = self._accumulator("mean_grad", param)
-        rho = kind(self._hyper(group, "rho"))
+        rho = attr(kind, self._hyper(group, "rho"))
         kernels.rmsprop(
             flat(param),
             grad,
@@ -55,8 +55,8 @@ class RMSProp(Optimizer):
             moment,
             rho,
             kind(1) - rho,
-            kind(self._hyper(group, "epsilon")),
-            kind(self._hyper(group, "momentum")),
+            attr(kind, self._hyper(group, "epsilon")),
+            attr(kind, self._hyper(group, "momentum")),
             lr,
             centered,
         )
