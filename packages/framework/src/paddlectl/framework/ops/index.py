@@ -210,7 +210,9 @@ def masked_fill(x, mask, value, name=None):
     """``x`` with ``value`` where ``mask`` is True (broadcasting); gradients flow to x and a tensor value."""
     from .elementwise import where_op
 
-    mask = _mask_tensor("masked_fill", mask)
+    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    if mask.dtype != np.bool_:
+        mask = Tensor._wrap(mask._data.astype(bool))  # Paddle casts a non-bool mask
     broadcast_shapes("masked_fill", tuple(x.shape), tuple(mask.shape))
     value, x = tensor_args(value.astype(x.dtype) if isinstance(value, Tensor) else value, x)
     return where_op(mask, value, x)
