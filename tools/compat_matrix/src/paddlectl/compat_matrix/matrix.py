@@ -301,6 +301,17 @@ def _load_release(path: Path, name: str, release: object, line: int, matrix: Mat
                 path, builds.key_lines[build], f"build {build!r} must map to facts (cudnn, tensorrt, index ...)"
             )
         _keys(facts or LDict(), _BUILD_KEYS, path, f"build {build!r}")
+    if "source" in release and release["source"] not in matrix.sources:
+        raise MatrixError(
+            path,
+            _line(release, "source"),
+            f"release cites unknown source {release['source']!r}",
+            "define it under sources:",
+        )
+    if "kind" in release and release["kind"] not in KINDS:
+        raise MatrixError(
+            path, _line(release, "kind"), f"kind must be one of {', '.join(KINDS)}, got {release['kind']!r}"
+        )
     claims = _load_claims(path, release, set(builds), matrix)
     result = []
     for index, raw in enumerate(versions):

@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep
 from resolvelib.providers import AbstractProvider
+from resolvelib.resolvers import Resolution
 
 from .matrix import Matrix
 from .model import KINDS, Candidate, Req, is_platform, is_slot
@@ -142,7 +143,7 @@ def resolve(
     trail = _Trail()
     provider = MatrixProvider(matrix, platform, prefer or {}, options)
     try:
-        result = Resolver(provider, trail).resolve(roots, max_rounds=MAX_ROUNDS)
+        state = Resolution(provider, trail).resolve(roots, max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
         final = [(info.requirement, info.parent) for info in exc.causes]
         raise Unsatisfiable(trail.main_conflict(final), dict(trail.added)) from None
@@ -150,8 +151,34 @@ def resolve(
         raise Undecided(
             f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search"
         ) from None
-    requirers = {name: [(i.requirement, i.parent) for i in crit.information] for name, crit in result.criteria.items()}
-    return Solution(dict(result.mapping), requirers)
+    mapping = {name: state.mapping[name] for name in _reachable(state.mapping, state.criteria)}
+    requirers = {name: [(i.requirement, i.parent) for i in state.criteria[name].information] for name in mapping}
+    return Solution(mapping, requirers)
+
+
+def _reachable(mapping: Mapping[str, Candidate], criteria) -> set[str]:
+    """Names whose requirements lead back to a root requirement through pinned candidates.
+
+    resolvelib's own Resolver.resolve does this with a recursion that has no visited set and
+    overflows on a cycle of leftover criteria (a module and its provider require each other),
+    so we walk the graph iteratively instead.
+    """
+    children: dict[str, set[str]] = defaultdict(set)
+    frontier = []
+    for name, criterion in criteria.items():
+        for parent in criterion.iter_parent():
+            if parent is None:
+                frontier.append(name)
+            elif mapping.get(parent.name) is parent:
+                children[parent.name].add(name)
+    seen: set[str] = set()
+    while frontier:
+        name = frontier.pop()
+        if name in seen or name not in mapping:
+            continue
+        seen.add(name)
+        frontier.extend(children[name])
+    return seen
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,81 @@
+"""Properties over small random matrices: every solution satisfies every constraint, and "no
+solution" is only returned when a brute-force search over all combinations finds none either."""
+
+from __future__ import annotations
+
+import itertools
+
+from conftest import ctx_for
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paddlectl.compat_matrix.matrix import Matrix
+from paddlectl.compat_matrix.model import Candidate, Claim, Package, Source, parse_requirement, parse_version
+from paddlectl.compat_matrix.resolver import Unsatisfiable
+
+NAMES = ["p0", "p1", "p2", "p3"]
+SPECS = ["", ">=2", "<2", "==1", "!=3", ">=3", "<3", ">=1,<3"]
+SOURCE = Source("gen", "generated", "https://example.invalid", "2025-01-01")
+
+
+@st.composite
+def problems(draw):
+    names = NAMES[: draw(st.integers(2, 4))]
+    exclusive = draw(st.booleans())  # p0 and p1 provide the same module
+    versions = {n: ["1", "2", "3"][: draw(st.integers(1, 3))] for n in names}
+    deps = {}
+    for name in names:
+        others = [o for o in names if o != name]
+        for version in versions[name]:
+            count = draw(st.integers(0, 2))
+            deps[(name, version)] = [draw(st.sampled_from(others)) + draw(st.sampled_from(SPECS)) for _ in range(count)]
+    roots = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(SPECS)), min_size=1, max_size=3))
+    return names, exclusive, versions, deps, [n + s for n, s in roots]
+
+
+def build(names, exclusive, versions, deps) -> Matrix:
+    matrix = Matrix()
+    for name in names:
+        package = Package(name, "gen", "gen", provides="m" if exclusive and name in ("p0", "p1") else "")
+        for version in reversed(versions[name]):
+            claims = tuple(Claim(parse_requirement(text), SOURCE, "declared", "gen") for text in deps[(name, version)])
+            package.candidates.append(Candidate(name, parse_version(version), claims=claims))
+        matrix.packages[name] = package
+    return matrix
+
+
+def brute_force(matrix: Matrix, exclusive: bool, roots) -> dict | None:
+    names = list(matrix.packages)
+    options = [[None, *matrix.packages[n].candidates] for n in names]
+    for combo in itertools.product(*options):
+        chosen = {n: c for n, c in zip(names, combo, strict=True) if c is not None}
+        if exclusive and "p0" in chosen and "p1" in chosen:
+            continue
+        if not all(r.name in chosen and r.admits(chosen[r.name]) for r in roots):
+            continue
+        if all(
+            c.req.name in chosen and c.req.admits(chosen[c.req.name]) for cand in chosen.values() for c in cand.claims
+        ):
+            return chosen
+    return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_solutions_are_valid_and_no_solution_means_none_exists(problem):
+    names, exclusive, versions, deps, root_texts = problem
+    matrix = build(names, exclusive, versions, deps)
+    roots = [parse_requirement(t, "requested") for t in root_texts]
+    ctx = ctx_for(matrix)
+    try:
+        solution = ctx.resolve(roots)
+    except Unsatisfiable:
+        assert brute_force(matrix, exclusive, roots) is None, "the resolver said no, brute force found a solution"
+        return
+    chosen = solution.packages()
+    for root in roots:
+        assert root.name in chosen and root.admits(chosen[root.name])
+    for cand in chosen.values():
+        for req in ctx.dependencies(cand):  # package requirements and the module each provider holds
+            assert req.admits(solution.mapping[req.name]), f"{cand} requires {req}"
+    assert not (exclusive and "p0" in chosen and "p1" in chosen)
