@@ -1,0 +1,74 @@
+"""Window pooling over [planes, H, W] arrays; each plane (image x channel) is one parallel task.
+
+Windows are given per output row/column as clipped ``[start, end)`` bounds, so the same kernels
+serve fixed-size pooling (with padding and ceil mode) and adaptive pooling.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def max_pool(x, hs, he, ws, we):
+    """Max over each window and the flat ``h * W + w`` index of the first maximum (Paddle's mask)."""
+    p, h, w = x.shape
+    oh, ow = hs.size, ws.size
+    out = np.empty((p, oh, ow), dtype=x.dtype)
+    mask = np.empty((p, oh, ow), dtype=np.int32)
+    for c in prange(p):
+        for i in range(oh):
+            for j in range(ow):
+                best = -np.inf
+                arg = -1
+                for y in range(hs[i], he[i]):
+                    for z in range(ws[j], we[j]):
+                        v = x[c, y, z]
+                        if v > best or arg < 0:
+                            best = v
+                            arg = y * w + z
+                out[c, i, j] = best
+                mask[c, i, j] = arg
+    return out, mask
+
+
+@njit(cache=True, parallel=True)
+def max_pool_grad(g, mask, h, w):
+    p, oh, ow = g.shape
+    dx = np.zeros((p, h * w), dtype=g.dtype)
+    for c in prange(p):
+        for i in range(oh):
+            for j in range(ow):
+                k = mask[c, i, j]
+                if k >= 0:
+                    dx[c, k] += g[c, i, j]
+    return dx.reshape(p, h, w)
+
+
+@njit(cache=True, parallel=True)
+def avg_pool(x, hs, he, ws, we, divisor):
+    p = x.shape[0]
+    oh, ow = hs.size, ws.size
+    out = np.empty((p, oh, ow), dtype=x.dtype)
+    for c in prange(p):
+        for i in range(oh):
+            for j in range(ow):
+                acc = 0.0
+                for y in range(hs[i], he[i]):
+                    for z in range(ws[j], we[j]):
+                        acc += x[c, y, z]
+                out[c, i, j] = acc / divisor[i, j]
+    return out
+
+
+@njit(cache=True, parallel=True)
+def avg_pool_grad(g, hs, he, ws, we, divisor, h, w):
+    p, oh, ow = g.shape
+    dx = np.zeros((p, h, w), dtype=g.dtype)
+    for c in prange(p):
+        for i in range(oh):
+            for j in range(ow):
+                v = g[c, i, j] / divisor[i, j]
+                for y in range(hs[i], he[i]):
+                    for z in range(ws[j], we[j]):
+                        dx[c, y, z] += v
+    return dx

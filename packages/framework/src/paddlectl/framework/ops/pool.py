@@ -1,0 +1,292 @@
+"""Pooling: max/avg with Paddle's padding, ceil mode and ``exclusive`` rules, and adaptive pooling.
+
+Every variant is one of two ops over NCHW images (``max_pool2d`` returning values and the int32
+mask, ``avg_pool2d``); a window plan (clipped start/end per output row and column, and the avg
+divisor) tells them which pixels each output sees. 1-D pooling is 2-D pooling on height-1 images.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.op import OPAQUE, OpDef, Spec
+from ..errors import DTypeError, ShapeError
+from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_grad
+from ._window import as_tuple, normalize_padding, out_size, resolve_padding
+from .shape import squeeze, unsqueeze
+
+# ----- window plans ---------------------------------------------------------------------------------
+
+
+def _fixed_axis(size, k, s, before, after, ceil_mode, exclusive):
+    """Paddle's windows along one dim: start = i*s - before, end = min(start + k, size + after),
+    then clipped to the image; a non-exclusive divisor counts padding but not the ceil overhang."""
+    n = out_size(size, k, s, before, after, 1, ceil_mode)
+    start = np.arange(n) * s - before
+    end = np.minimum(start + k, size + after)
+    lo, hi = np.clip(start, 0, size), np.clip(end, 0, size)
+    count = hi - lo if exclusive else end - start
+    return lo, hi, count
+
+
+def _adaptive_axis(size, n):
+    i = np.arange(n)
+    lo = (i * size) // n
+    hi = -((-(i + 1) * size) // n)
+    return lo, hi, hi - lo
+
+
+def _plan(sizes, attrs):
+    """(hs, he, ws, we, divisor) for an image of spatial ``sizes``."""
+    if attrs["output_size"] is not None:
+        axes = [_adaptive_axis(sizes[i], attrs["output_size"][i] or sizes[i]) for i in range(2)]
+    else:
+        kernel, stride = attrs["kernel_size"], attrs["stride"]
+        pads, _ = resolve_padding(attrs["padding"], sizes, kernel, stride, (1, 1))
+        axes = [
+            _fixed_axis(
+                sizes[i],
+                kernel[i],
+                stride[i],
+                pads[2 * i],
+                pads[2 * i + 1],
+                attrs["ceil_mode"],
+                attrs["exclusive"],
+            )
+            for i in range(2)
+        ]
+    (hs, he, hc), (ws, we, wc) = axes
+    if min(hs.size, ws.size) <= 0 or np.any(he <= hs) or np.any(we <= ws):
+        raise ShapeError(
+            f"pool2d: input of spatial size {list(sizes)} gives empty windows with kernel_size "
+            f"{attrs['kernel_size']}, stride {attrs['stride']}, padding {attrs['padding']}; reduce padding or kernel"
+        )
+    divisor = np.outer(hc, wc).astype(np.float64)
+    if attrs.get("divisor_override"):
+        divisor[:] = attrs["divisor_override"]
+    as_i64 = np.ascontiguousarray
+    return as_i64(hs, np.int64), as_i64(he, np.int64), as_i64(ws, np.int64), as_i64(we, np.int64), divisor
+
+
+def _out_spatial(sizes, attrs):
+    if attrs["output_size"] is not None:
+        return tuple(o or s for o, s in zip(attrs["output_size"], sizes, strict=True))
+    pads, _ = resolve_padding(attrs["padding"], sizes, attrs["kernel_size"], attrs["stride"], (1, 1))
+    return tuple(
+        out_size(
+            sizes[i], attrs["kernel_size"][i], attrs["stride"][i], pads[2 * i], pads[2 * i + 1], 1, attrs["ceil_mode"]
+        )
+        for i in range(2)
+    )
+
+
+# ----- layout -------------------------------------------------------------------------------------------
+
+
+def _check(op, x, data_format):
+    if data_format not in ("NCHW", "NHWC"):
+        raise ShapeError(f"{op}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    if len(x.shape) != 4:
+        raise ShapeError(f"{op}: expected a 4-D input [N, C, H, W] ({data_format}), got shape {list(x.shape)}")
+    if np.dtype(x.dtype).kind != "f":
+        raise DTypeError(f"{op}: x must be float16/32/64, got {x.dtype}; cast it with .astype('float32')")
+
+
+def _planes(x, data_format):
+    """x as contiguous [N*C, H, W] planes, and the NCHW shape."""
+    xc = x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+    return np.ascontiguousarray(xc).reshape(-1, *xc.shape[2:]), xc.shape
+
+
+def _unplanes(p, nchw, data_format):
+    out = p.reshape(nchw[0], nchw[1], *p.shape[1:])
+    return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
+
+
+def _grad_planes(g, data_format):
+    return _planes(g, data_format)[0]
+
+
+def _infer(op, x: Spec, attrs) -> tuple:
+    _check(op, x, attrs["data_format"])
+    fmt = attrs["data_format"]
+    sizes = tuple(x.shape[1:3]) if fmt == "NHWC" else tuple(x.shape[2:])
+    outs = _out_spatial(sizes, attrs)
+    if fmt == "NHWC":
+        return (x.shape[0], *outs, x.shape[3])
+    return (x.shape[0], x.shape[1], *outs)
+
+
+# ----- ops ----------------------------------------------------------------------------------------------
+
+
+def _max_forward(ctx, x, **attrs):
+    _check("max_pool2d", x, attrs["data_format"])
+    planes, nchw = _planes(x, attrs["data_format"])
+    out, mask = max_pool(planes, *_plan(nchw[2:], attrs)[:4])
+    ctx.save(mask, nchw)
+    fmt = attrs["data_format"]
+    return _unplanes(out, nchw, fmt), _unplanes(mask, nchw, fmt)
+
+
+def _max_vjp(ctx, g, _g_mask):
+    mask, nchw = ctx.saved
+    fmt = ctx.attrs["data_format"]
+    return _unplanes(max_pool_grad(_grad_planes(g, fmt), mask, *nchw[2:]), nchw, fmt)
+
+
+def _max_infer(x: Spec, **attrs):
+    shape = _infer("max_pool2d", x, attrs)
+    return Spec(shape, x.dtype), Spec(shape, np.dtype(np.int32))
+
+
+def _avg_forward(ctx, x, **attrs):
+    _check("avg_pool2d", x, attrs["data_format"])
+    planes, nchw = _planes(x, attrs["data_format"])
+    plan = _plan(nchw[2:], attrs)
+    ctx.save(plan, nchw)
+    return _unplanes(avg_pool(planes, *plan), nchw, attrs["data_format"])
+
+
+def _avg_vjp(ctx, g):
+    plan, nchw = ctx.saved
+    fmt = ctx.attrs["data_format"]
+    return _unplanes(avg_pool_grad(_grad_planes(g, fmt), *plan, *nchw[2:]), nchw, fmt)
+
+
+def _avg_infer(x: Spec, **attrs):
+    return Spec(_infer("avg_pool2d", x, attrs), x.dtype)
+
+
+max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE)
+avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE)
+
+
+# ----- public API -------------------------------------------------------------------------------------
+
+
+def _fixed(op, kernel_size, stride, padding, ceil_mode, data_format, n=2, exclusive=True, divisor_override=None):
+    kernel = as_tuple(op, "kernel_size", kernel_size, n)
+    stride = kernel if stride is None else as_tuple(op, "stride", stride, n)
+    pads = normalize_padding(op, padding, n, channel_last=data_format in ("NHWC", "NLC"))
+    if n == 1:  # lift to 2-D on a height-1 image
+        kernel, stride = (1, *kernel), (1, *stride)
+        pads = pads if isinstance(pads, str) else (0, 0, *pads)
+    return dict(
+        kernel_size=kernel,
+        stride=stride,
+        padding=pads,
+        ceil_mode=bool(ceil_mode),
+        exclusive=bool(exclusive),
+        divisor_override=divisor_override,
+        output_size=None,
+        data_format=data_format,
+    )
+
+
+def _adaptive(op, output_size, n, data_format="NCHW"):
+    if n == 1:
+        sizes = (1, *as_tuple(op, "output_size", output_size, 1))
+    elif isinstance(output_size, int):
+        sizes = (output_size, output_size)
+    else:
+        sizes = tuple(None if s is None else int(s) for s in output_size)
+        if len(sizes) != 2:
+            raise ShapeError(f"{op}: output_size must be an int or 2 values, got {list(output_size)}")
+    if any(s is not None and s <= 0 for s in sizes):
+        raise ShapeError(f"{op}: output_size must be positive, got {list(sizes)}")
+    return dict(
+        kernel_size=None,
+        stride=None,
+        padding=None,
+        ceil_mode=False,
+        exclusive=True,
+        divisor_override=None,
+        output_size=sizes,
+        data_format=data_format,
+    )
+
+
+def _check_rank(op, x, rank):
+    if x.ndim != rank:
+        raise ShapeError(f"{op}: expected a {rank}-D input, got shape {list(x.shape)}")
+
+
+def _max(x, attrs, return_mask):
+    out, mask = max_pool2d_op(x, **attrs)
+    return (out, mask) if return_mask else out
+
+
+def _as_1d(op, x, run):
+    """Run a 2-D pool on ``x`` [N, C, L] as [N, C, 1, L] and drop the height again."""
+    _check_rank(op, x, 3)
+    result = run(unsqueeze(x, 2))
+    if isinstance(result, tuple):
+        return tuple(squeeze(r, 2) for r in result)
+    return squeeze(result, 2)
+
+
+def max_pool2d(
+    x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCHW", name=None
+):
+    _check_rank("max_pool2d", x, 4)
+    attrs = _fixed("max_pool2d", kernel_size, stride, padding, ceil_mode, data_format)
+    return _max(x, attrs, return_mask)
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
+    attrs = _fixed("max_pool1d", kernel_size, stride, padding, ceil_mode, "NCHW", n=1)
+    return _as_1d("max_pool1d", x, lambda x4: _max(x4, attrs, return_mask))
+
+
+def avg_pool2d(
+    x,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    exclusive=True,
+    divisor_override=None,
+    data_format="NCHW",
+    name=None,
+):
+    _check_rank("avg_pool2d", x, 4)
+    attrs = _fixed("avg_pool2d", kernel_size, stride, padding, ceil_mode, data_format, 2, exclusive, divisor_override)
+    return avg_pool2d_op(x, **attrs)
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
+    attrs = _fixed("avg_pool1d", kernel_size, stride, padding, ceil_mode, "NCHW", 1, exclusive)
+    return _as_1d("avg_pool1d", x, lambda x4: avg_pool2d_op(x4, **attrs))
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    _check_rank("adaptive_avg_pool2d", x, 4)
+    return avg_pool2d_op(x, **_adaptive("adaptive_avg_pool2d", output_size, 2, data_format))
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    attrs = _adaptive("adaptive_avg_pool1d", output_size, 1)
+    return _as_1d("adaptive_avg_pool1d", x, lambda x4: avg_pool2d_op(x4, **attrs))
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    _check_rank("adaptive_max_pool2d", x, 4)
+    return _max(x, _adaptive("adaptive_max_pool2d", output_size, 2), return_mask)
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    attrs = _adaptive("adaptive_max_pool1d", output_size, 1)
+    return _as_1d("adaptive_max_pool1d", x, lambda x4: _max(x4, attrs, return_mask))
+
+
+FUNCTIONAL = [
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+]
