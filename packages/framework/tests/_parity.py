@@ -13,10 +13,11 @@ def _inputs(mod, arrays):
     return [mod.to_tensor(a, stop_gradient=a.dtype.kind != "f") for a in arrays]
 
 
-def compare(real_paddle, build, *arrays, rtol=1e-5, atol=1e-6, grad_rtol=None, grad_atol=None, layers=None):
+def compare(real_paddle, build, *arrays, rtol=1e-5, atol=1e-6, grad_rtol=None, grad_atol=None, layers=None, grads=True):
     """``build(mod)`` returns a function of tensors for framework ``mod``. Outputs must agree, then the
     gradients of ``sum(out * c)`` for a random ``c`` with respect to every float input, and to every
-    parameter of ``layers`` (ours, theirs) when given. Returns both outputs as arrays."""
+    parameter of ``layers`` (ours, theirs) when given (``grads=False``: outputs only). Returns both
+    outputs as arrays."""
     grad_rtol = rtol if grad_rtol is None else grad_rtol
     grad_atol = atol if grad_atol is None else grad_atol
     ours_in, theirs_in = _inputs(ours, arrays), _inputs(real_paddle, arrays)
@@ -25,7 +26,7 @@ def compare(real_paddle, build, *arrays, rtol=1e-5, atol=1e-6, grad_rtol=None, g
     assert got.shape == list(expected.shape)
     assert got.dtype == np.dtype(str(expected.numpy().dtype))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=rtol, atol=atol, err_msg="forward")
-    if got.dtype.kind != "f" or (got.stop_gradient and expected.stop_gradient):
+    if not grads or got.dtype.kind != "f" or (got.stop_gradient and expected.stop_gradient):
         return got.numpy(), expected.numpy()
     cot = _rng.standard_normal(got.shape).astype(got.dtype)
     (got * ours.to_tensor(cot)).sum().backward()
@@ -71,7 +72,9 @@ def layer_pair(real_paddle, cls: str, *args, **kwargs):
     return mine, theirs
 
 
-def layer(real_paddle, cls: str, args=(), kwargs=None, *arrays, train=True, rtol=1e-5, atol=1e-6, prep=None):
+def layer(
+    real_paddle, cls: str, args=(), kwargs=None, *arrays, train=True, rtol=1e-5, atol=1e-6, prep=None, grads=True
+):
     """Compare a layer's output and input/parameter gradients given the same weights."""
     mine, theirs = layer_pair(real_paddle, cls, *args, **(kwargs or {}))
     for model in (mine, theirs):
@@ -82,5 +85,5 @@ def layer(real_paddle, cls: str, args=(), kwargs=None, *arrays, train=True, rtol
         model = mine if mod is ours else theirs
         return lambda *ts: model(*[prep(t) for t in ts])
 
-    compare(real_paddle, build, *arrays, rtol=rtol, atol=atol, layers=(mine, theirs))
+    compare(real_paddle, build, *arrays, rtol=rtol, atol=atol, layers=(mine, theirs), grads=grads)
     return mine, theirs

@@ -51,12 +51,16 @@ def _bn_view(x: np.ndarray, channels_last: bool) -> np.ndarray:
     dtype = _compute_dtype(x)
     if channels_last:
         return np.ascontiguousarray(x, dtype=dtype).reshape(-1, x.shape[-1], 1)
-    return np.ascontiguousarray(x, dtype=dtype).reshape(x.shape[0], x.shape[1], -1)
+    return np.ascontiguousarray(x, dtype=dtype).reshape(x.shape[0], x.shape[1], math.prod(x.shape[2:]))
+
+
+def _running(stat: np.ndarray) -> np.ndarray:
+    return stat.astype(np.float64).reshape(-1)
 
 
 def _bn_forward(
     ctx, x, running_mean, running_var, weight, bias, use_batch_stats=False, momentum=0.9, epsilon=1e-5,
-    channels_last=False,
+    channels_last=False, training=True,
 ):  # fmt: skip
     require_float("batch_norm", x)
     if x.ndim < 2:
@@ -65,26 +69,43 @@ def _bn_forward(
     _check_params("batch_norm", c, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
     view = _bn_view(x, channels_last)
     w, b = _affine(weight, bias, c, view.dtype)
+    count = view.shape[0] * view.shape[2]
+    if use_batch_stats and count == 0:
+        raise ShapeError(f"batch_norm: training needs at least one value per channel, got shape {list(x.shape)}")
+    if use_batch_stats and count == 1 and training:
+        # Paddle's kernel passes a single value per channel through unchanged (no statistics update).
+        ctx.save(None, None, None, None, weight, bias, False)
+        return x.copy()
+    if use_batch_stats and count == 1:
+        # ... and outside training, its backward then uses the running statistics.
+        mean, rstd = _running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon)
+        ctx.save(view, mean, rstd, w, weight, bias, False)
+        return x.copy()
     if use_batch_stats:
-        if view.shape[0] * view.shape[2] == 0:
-            raise ShapeError(f"batch_norm: training needs at least one value per channel, got shape {list(x.shape)}")
         mean, var = K.batch_stats(view)
         keep = view.dtype.type(momentum)
         running_mean[...] = running_mean * keep + mean.astype(running_mean.dtype) * (1 - keep)
         running_var[...] = running_var * keep + var.astype(running_var.dtype) * (1 - keep)
     else:
-        mean = running_mean.astype(np.float64).reshape(-1)
-        var = running_var.astype(np.float64).reshape(-1)
+        mean, var = _running(running_mean), _running(running_var)
     rstd = 1.0 / np.sqrt(var + epsilon)
     out = K.batch_norm_apply(view, mean, rstd, w, b)
-    ctx.save(view, mean, rstd, w, weight, bias)
+    if use_batch_stats and not training:
+        # Paddle's quirk: outside training its backward treats the (just updated) running
+        # statistics as constants, even when the forward used batch statistics.
+        mean, rstd = _running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon)
+    ctx.save(view, mean, rstd, w, weight, bias, use_batch_stats and training)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _bn_vjp(ctx, g):
-    view, mean, rstd, w, weight, bias = ctx.saved
+    view, mean, rstd, w, weight, bias, through_stats = ctx.saved
+    if view is None:  # the single-value pass-through
+        c = weight.size if weight is not None else bias.size if bias is not None else 0
+        zeros = np.zeros(c, dtype=np.float64)
+        return (g, None, None, *_param_grads(ctx, zeros, zeros, weight, bias, 3))
     gview = _bn_view(g, ctx.attrs.get("channels_last", False))
-    dx, dw, db = K.batch_norm_bwd(view, gview, mean, rstd, w, ctx.attrs.get("use_batch_stats", False))
+    dx, dw, db = K.batch_norm_bwd(view, gview, mean, rstd, w, through_stats)
     gx = dx.reshape(g.shape).astype(g.dtype, copy=False) if ctx.needs_input_grad[0] else None
     return (gx, None, None, *_param_grads(ctx, dw, db, weight, bias, 3))
 
@@ -96,8 +117,10 @@ def batch_norm(
     x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.9, epsilon=1e-05,
     data_format="NCHW", use_global_stats=None, name=None,
 ):  # fmt: skip
-    """Training uses the batch's statistics and updates the running ones in place
-    (``running = momentum * running + (1 - momentum) * batch``); otherwise the running ones are used."""
+    """Batch statistics (and an in-place update of the running ones, ``running = momentum * running
+    + (1 - momentum) * batch`` with the biased batch variance) unless ``use_global_stats``, which
+    defaults to ``not training``: as in Paddle, ``training=False, use_global_stats=False`` still
+    normalises with, and accumulates, batch statistics."""
     if data_format not in CHANNELS_FIRST + CHANNELS_LAST:
         raise ValueError(
             f"batch_norm: data_format must be one of {CHANNELS_FIRST + CHANNELS_LAST}, got {data_format!r}"
@@ -106,8 +129,8 @@ def batch_norm(
         use_global_stats = not training
     return batch_norm_op(
         x, running_mean, running_var, weight, bias,
-        use_batch_stats=bool(training and not use_global_stats), momentum=float(momentum), epsilon=float(epsilon),
-        channels_last=data_format in CHANNELS_LAST,
+        use_batch_stats=not use_global_stats, momentum=float(momentum), epsilon=float(epsilon),
+        channels_last=data_format in CHANNELS_LAST, training=bool(training),
     )  # fmt: skip
 
 

@@ -53,19 +53,15 @@ class _BatchNormBase(Layer):
         self._mean = Parameter(np.zeros(num_features, dtype), trainable=False)
         self._variance = Parameter(np.ones(num_features, dtype), trainable=False)
 
-    def _statistics(self):
-        """The running statistics to pass to batch_norm (BatchNorm's trainable_statistics passes copies)."""
-        return self._mean, self._variance
-
-    def _use_batch_stats(self) -> bool:
-        return self.training
+    def _global_stats(self):
+        """Paddle's use_global_stats; None lets batch_norm decide from ``training``."""
+        return self._use_global_stats
 
     def forward(self, x):
         _check_rank(self, x, self._ranks)
-        mean, variance = self._statistics()
         return N.batch_norm(
-            x, mean, variance, self.weight, self.bias, training=self._use_batch_stats(), momentum=self._momentum,
-            epsilon=self._epsilon, data_format=self._data_format, use_global_stats=self._use_global_stats,
+            x, self._mean, self._variance, self.weight, self.bias, training=self.training, momentum=self._momentum,
+            epsilon=self._epsilon, data_format=self._data_format, use_global_stats=self._global_stats(),
         )  # fmt: skip
 
     def extra_repr(self):
@@ -108,13 +104,10 @@ class BatchNorm(_BatchNormBase):
         layout = data_layout if data_layout in N.CHANNELS_LAST else "NCHW"
         _BatchNormBase.__init__(self, num_channels, momentum, epsilon, param_attr, bias_attr, layout, use_global_stats)
 
-    def _use_batch_stats(self) -> bool:
-        return (self.training and not self._is_test) or self._trainable_statistics
-
-    def _statistics(self):
-        if self._trainable_statistics and not (self.training and not self._is_test):
-            return self._mean.detach().clone(), self._variance.detach().clone()
-        return self._mean, self._variance
+    def _global_stats(self) -> bool:
+        # As Paddle's dygraph BatchNorm: ``is_test`` is ignored (train()/eval() decide), and
+        # ``trainable_statistics`` keeps using (and accumulating) batch statistics after eval().
+        return bool(self._use_global_stats) or not (self.training or self._trainable_statistics)
 
     def forward(self, x):
         out = super().forward(x)
