@@ -91,3 +91,11 @@ def test_verify_and_policies(tmp_path, generated_manifest):
     assert result.exit_code == 1 and "missing" in result.stdout
     listed = runner.invoke(app, ["policies"])
     assert listed.exit_code == 0 and "commercial-saas" in listed.stdout
+
+
+def test_validate_flag_checks_both_sboms(tmp_path):
+    args = ["audit", "--no-env", "--assets", "rapidocr-pp-ocrv4", "--validate", "--report-dir", str(tmp_path)]
+    result = runner.invoke(app, [*args, "-f", "cyclonedx"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["specVersion"] == "1.6"
+    assert json.loads((tmp_path / "sbom.spdx.json").read_text())["spdxVersion"] == "SPDX-2.3"

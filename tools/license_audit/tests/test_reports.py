@@ -117,3 +117,12 @@ def test_report_dir_writes_every_format(environment_audit, tmp_path):
     assert sorted(p.name for p in written) == sorted(FILE_NAMES.values())
     assert all(p.stat().st_size > 0 for p in written)
     assert not list((tmp_path / "out").glob(".*.tmp"))
+
+
+def test_spdx_validation_refuses_a_broken_document(environment_audit):
+    from paddlectl.license_audit.reports.spdx import SpdxValidationError, build_document, validate_spdx
+
+    document = build_document(environment_audit)
+    document.packages[0].spdx_id = "not an spdx id"
+    with pytest.raises(SpdxValidationError, match="SPDXRef"):
+        validate_spdx(document)

@@ -100,7 +100,8 @@ def audit(
     validate: Annotated[
         bool,
         typer.Option(
-            "--validate", help="Check CycloneDX output against the official 1.6 schema (slow: ~0.1 s per URL)."
+            "--validate",
+            help="Validate SPDX and CycloneDX output with their official validators (slow for large inventories).",
         ),
     ] = False,
 ) -> None:

@@ -28,6 +28,7 @@ from .errors import PolicyError
 from .kb import KnowledgeBase
 from .normalize import Leaf, Node, Normalizer
 from .resources import data_path
+from .yamlio import safe_load
 
 
 class Action(IntEnum):
@@ -153,7 +154,7 @@ def load_policy(name_or_path: str | Path, kb: KnowledgeBase, normalizer: Normali
             f"no policy {text!r}: not a shipped policy{_suggest(text, builtin_policies())} and no such file"
         )
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise PolicyError(f"cannot read policy {path}: {exc}") from None
     return parse_policy(data, str(path), kb, normalizer)

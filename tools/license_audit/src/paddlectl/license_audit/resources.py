@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .errors import KnowledgeBaseError
+from .yamlio import safe_load
 
 
 def data_path(*parts: str) -> Path:
@@ -22,6 +23,6 @@ def load_data(name: str) -> Any:
     """Parse one of the package's YAML data files once; a broken file is a packaging bug."""
     path = data_path(name)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise KnowledgeBaseError(f"cannot read packaged data {path}: {exc}; reinstall paddlectl-license-audit") from exc

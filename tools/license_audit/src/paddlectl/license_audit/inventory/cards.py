@@ -16,6 +16,7 @@ import yaml
 from ..errors import InputError
 from ..model import CONFIDENCE, Evidence, Item, Kind, Link, Problem
 from ..normalize import Normalized, Normalizer
+from ..yamlio import safe_load
 
 DATASET_KEYS = {
     "task_categories", "task_ids", "size_categories", "dataset_info", "configs", "pretty_name",
@@ -36,7 +37,7 @@ def front_matter(text: str) -> dict[str, Any]:
     except StopIteration:
         raise ValueError("the front matter is not closed by a second '---' line") from None
     try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
+        data = safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -23,6 +23,7 @@ from ..kb import RELATIONS
 from ..model import CONFIDENCE, Evidence, FileRef, Item, Kind, Link, Problem
 from ..normalize import Normalizer
 from ..resources import data_path
+from ..yamlio import safe_load
 from .weights import WEIGHT_SUFFIXES, sha256_of, weight_evidence
 
 RELATION_KIND = {"base_model": Kind.MODEL, "datasets": Kind.DATASET, "generated_by": Kind.MODEL}
@@ -101,7 +102,7 @@ def load_manifest(path: str | Path) -> Manifest:
     """Read and validate an asset.yaml; raises ManifestError naming every problem and the fix."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"asset manifest {path} does not exist; give the path of an asset.yaml") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -11,6 +11,7 @@ from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgori
 from cyclonedx.model.bom import Bom
 from cyclonedx.model.component import Component, ComponentType
 from cyclonedx.model.contact import OrganizationalEntity
+from cyclonedx.model.dependency import Dependency
 from cyclonedx.model.license import LicenseExpression
 from cyclonedx.output.json import JsonV1Dot6
 from cyclonedx.schema import SchemaVersion
@@ -78,15 +79,18 @@ def build_bom(result: AuditResult) -> Bom:
         bom.metadata.component = components.pop(projects[0].id)
     for component in components.values():
         bom.components.add(component)
+    # Dependencies are added directly: Bom.register_dependency searches every registered entry per
+    # call, which is quadratic in the inventory, and each item is registered once here anyway.
     items = [a.item for a in result.audits]
     lineage = Lineage(items, {}, result.kb)
     for item in items:
         parents = [lineage.resolve(link) for link in item.links]
-        targets = [components[p.id] for p in parents if p is not None and p.id in components]
+        targets = [components[p.id].bom_ref for p in parents if p is not None and p.id in components]
         if targets and item.id in components:
-            bom.register_dependency(components[item.id], targets)
+            bom.dependencies.add(Dependency(components[item.id].bom_ref, [Dependency(ref) for ref in targets]))
     if projects:
-        bom.register_dependency(bom.metadata.component, list(components.values()))
+        every = [Dependency(c.bom_ref) for c in components.values()]
+        bom.dependencies.add(Dependency(bom.metadata.component.bom_ref, every))
     return bom
 
 
@@ -100,6 +104,9 @@ def validate_cyclonedx(text: str) -> None:
         raise CycloneDxValidationError(f"the CycloneDX 1.6 document does not validate: {error}")
 
 
-def render_cyclonedx(result: AuditResult) -> str:
-    """CycloneDX 1.6 as JSON text."""
-    return JsonV1Dot6(build_bom(result)).output_as_string(indent=2) + "\n"
+def render_cyclonedx(result: AuditResult, validate: bool = False) -> str:
+    """CycloneDX 1.6 as JSON text (validated when asked)."""
+    text = JsonV1Dot6(build_bom(result)).output_as_string(indent=2) + "\n"
+    if validate:
+        validate_cyclonedx(text)
+    return text
