@@ -105,11 +105,11 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
     lse = None
     if use_softmax:
         loss = np.empty(rows, x.dtype)
-        lse = np.empty(rows, np.float64)
+        lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))  # row max, log of the shifted sum
         if soft_label:
-            ce_kernels.soft_forward(x2, lab, loss, lse)
+            ce_kernels.soft_forward(x2, lab, loss, *lse)
         else:
-            ce_kernels.hard_forward(x2, lab, ignore_index, float(smoothing), loss, lse)
+            ce_kernels.hard_forward(x2, lab, ignore_index, float(smoothing), loss, *lse)
     else:
         with np.errstate(divide="ignore"):
             if soft_label:
@@ -117,6 +117,8 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
             else:
                 picked = np.take_along_axis(x2, np.where(lab == ignore_index, 0, lab)[:, None], 1)[:, 0]
                 loss = np.where(lab == ignore_index, 0, -np.log(picked)).astype(x.dtype)
+    # Paddle weights soft labels through ``label @ weight``, the one path by which the label gets a gradient.
+    raw = loss if soft_label and weight is not None and ctx.needs_input_grad[1] else None
     if row_w is not None:
         loss = loss * row_w
     scale = 1.0
@@ -130,7 +132,11 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
         if reduction == "mean":
             scale = _ce_mean_scale(x, counted, row_w, ignore_index)
             out = np.asarray(out * x.dtype.type(scale), dtype=x.dtype)
-    ctx.save(x.shape, x2, lab, lse, row_w, scale)
+    if raw is not None and reduction == "mean":
+        # 'mean' divides by the summed row weights, which depend on the label too.
+        per_row = counted.sum(axis=1) if ignore_index >= 0 else 1.0
+        raw = raw - float(out) * per_row
+    ctx.save(x.shape, x2, lab, lse, row_w, scale, raw, weight)
     return out
 
 
@@ -151,21 +157,27 @@ def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
 
 
 def _ce_vjp(ctx, g):
-    shape, x2, lab, lse, row_w, scale = ctx.saved
-    if not ctx.needs_input_grad[0]:
-        return None, None, None
+    shape, x2, lab, lse, row_w, scale, raw, weight = ctx.saved
     a = ctx.attrs
     rows = x2.shape[0]
     g_rows = g.reshape(rows) if a["reduction"] == "none" else np.full(rows, g * scale)
+    axis = a["axis"]
+    moved = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
+    g_label = None
+    if raw is not None:
+        g_label = (g_rows * raw)[:, None] * ((1 - a["smoothing"]) * weight.astype(x2.dtype))[None, :]
+        g_label = np.moveaxis(g_label.reshape(moved), -1, axis)
+    if not ctx.needs_input_grad[0]:
+        return None, g_label, None
     if row_w is not None:
         g_rows = g_rows * row_w
     g_rows = g_rows.astype(np.float64)
     if a["use_softmax"]:
         grad = np.empty_like(x2)
         if a["soft_label"]:
-            ce_kernels.soft_backward(x2, lab, lse, g_rows, grad)
+            ce_kernels.soft_backward(x2, lab, *lse, g_rows, grad)
         else:
-            ce_kernels.hard_backward(x2, lab, a["ignore_index"], float(a["smoothing"]), lse, g_rows, grad)
+            ce_kernels.hard_backward(x2, lab, a["ignore_index"], float(a["smoothing"]), *lse, g_rows, grad)
     elif a["soft_label"]:
         grad = -(g_rows[:, None] * lab) / x2
     else:
@@ -173,9 +185,7 @@ def _ce_vjp(ctx, g):
         keep = lab != a["ignore_index"]
         idx = np.nonzero(keep)[0]
         grad[idx, lab[idx]] = -g_rows[idx] / x2[idx, lab[idx]]
-    axis = a["axis"]
-    moved = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
-    return np.moveaxis(grad.reshape(moved), -1, axis), None, None
+    return np.moveaxis(grad.reshape(moved), -1, axis), g_label, None
 
 
 def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **attrs) -> Spec:
