@@ -29,15 +29,15 @@ class Embedding(Layer):
                 f"Embedding: padding_idx must be in [{-num_embeddings}, {num_embeddings}), got {padding_idx}"
             )
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
-        self._padding_idx = None if padding_idx is None else int(padding_idx) % num_embeddings
+        self._padding_idx = padding_idx  # as given (Paddle's repr shows it so); embedding() normalises it
         self._max_norm, self._norm_type = max_norm, norm_type
         self._scale_grad_by_freq, self._sparse = scale_grad_by_freq, sparse
         if _weight is not None:
             self.weight = Parameter(np.array(_weight, dtype=self._dtype, copy=True))
         else:
             self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
-            if self._padding_idx is not None:
-                self.weight._data[self._padding_idx] = 0
+            if padding_idx is not None:
+                self.weight._data[padding_idx] = 0
         if _freeze:
             self.weight.stop_gradient = True
 
