@@ -123,7 +123,7 @@ def audit(
         )
         items = build_inventory(sources, normalizer)
         if not items:
-            raise_empty()
+            _nothing_to_audit()
         result = run_audit(items, chosen, kb, normalizer)
     if fmt == Format.TABLE:
         print_tables(result, console, strict)
@@ -135,7 +135,7 @@ def audit(
     raise typer.Exit(result.exit_code(strict))
 
 
-def raise_empty() -> None:
+def _nothing_to_audit() -> None:
     err_console.print("error: nothing to audit; drop --no-env or add --cards, --assets, --weights or --project")
     raise typer.Exit(USAGE_ERROR)
 
