@@ -325,3 +325,18 @@ def test_setitem_value_shape_mismatch_raises_shape_error():
 def test_bad_input_raises_typed_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ours.to_tensor(r(3, 4)))
+
+
+def test_setitem_after_use_keeps_earlier_consumers_on_the_old_value(real_paddle, gradcheck):
+    """Ops recorded before the write still send their gradient to the value they read."""
+
+    def fn(P, x):
+        h = x * 1.0
+        y = h * 2.0
+        h[0] = 0.0
+        z = h * 3.0
+        h[1:] = h[1:].exp()
+        return y + z + h
+
+    compare(real_paddle, fn, r(3))
+    gradcheck(single(fn), r(3))

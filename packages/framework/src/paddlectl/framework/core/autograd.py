@@ -11,12 +11,15 @@ from .state import STATE
 class Node:
     """One recorded op call: how to map output gradients back to the inputs that need them."""
 
-    __slots__ = ("op", "ctx", "inputs", "n_outputs", "hooks", "released", "__weakref__")
+    __slots__ = ("op", "ctx", "inputs", "edges", "n_outputs", "hooks", "released", "__weakref__")
 
     def __init__(self, op: OpDef, ctx: Context, inputs: tuple, n_outputs: int) -> None:
         self.op = op
         self.ctx = ctx
         self.inputs = inputs  # Tensor where a gradient is needed, else None
+        # Where each input sat in the graph when recorded: an in-place write (``x[i] = v``) later
+        # rebinds the tensor's node, and earlier consumers must still reach the value they read.
+        self.edges = tuple(None if t is None else (t._node, t._out_index) for t in inputs)
         self.n_outputs = n_outputs
         self.hooks: dict[int, list] | None = None
         self.released = False
@@ -24,6 +27,7 @@ class Node:
     def release(self) -> None:
         self.ctx = None
         self.inputs = None
+        self.edges = None
         self.released = True
 
 
@@ -110,10 +114,10 @@ def _collect(roots: list) -> dict[Node, int]:
                 "pass retain_graph=True to the first backward() if you need to run backward twice"
             )
         pending.setdefault(node, 0)
-        for inp in node.inputs:
-            if inp is not None and inp._node is not None:
-                pending[inp._node] = pending.get(inp._node, 0) + 1
-                stack.append(inp._node)
+        for edge in node.edges:
+            if edge is not None and edge[0] is not None:
+                pending[edge[0]] = pending.get(edge[0], 0) + 1
+                stack.append(edge[0])
     return pending
 
 
@@ -135,8 +139,8 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
                 wanted_leaf[id(t)] = i
     results = [None] * len(capture) if capture is not None else None
 
-    def send(tensor, grad: np.ndarray) -> None:
-        node = tensor._node
+    def send(tensor, grad: np.ndarray, edge: tuple | None = None) -> None:
+        node, i = edge if edge is not None else (tensor._node, tensor._out_index)
         if node is None:
             if tensor.stop_gradient:
                 return
@@ -149,7 +153,6 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
-        i = tensor._out_index
         buf[i] = grad if buf[i] is None else buf[i] + grad
 
     ready = []
@@ -169,12 +172,12 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
                 if slot is not None and buf[i] is not None:
                     results[slot] = buf[i]
         grads = _vjp(node, buf)
-        for inp, grad in zip(node.inputs, grads, strict=False):
+        for inp, edge, grad in zip(node.inputs, node.edges, grads, strict=False):
             if inp is None:
                 continue
             if grad is not None:
-                send(inp, _fit(grad, inp))
-            child = inp._node
+                send(inp, _fit(grad, inp), edge)
+            child = edge[0]
             if child is not None:
                 pending[child] -= 1
                 if pending[child] == 0:
