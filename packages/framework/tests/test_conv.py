@@ -1,0 +1,191 @@
+"""conv1d / conv2d / conv2d_transpose and their layers: real Paddle parity, finite differences, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _parity import functional, layer, layer_pair
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import DTypeError, ShapeError
+
+F = paddle.nn.functional
+rng = np.random.default_rng(7)
+
+
+def randn(*shape, dtype="float32"):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+CONV2D_CASES = [
+    dict(),
+    dict(stride=2, padding=1),
+    dict(stride=[2, 1], padding=[1, 2]),
+    dict(padding=[1, 0, 2, 1]),  # top, bottom, left, right
+    dict(padding=[[0, 0], [0, 0], [1, 2], [0, 1]]),
+    dict(padding="SAME", stride=2),
+    dict(padding="same", dilation=2),  # Paddle resets dilation to 1 for SAME
+    dict(padding="VALID", stride=[1, 2]),
+    dict(dilation=2, padding=2),
+    dict(groups=2, padding=1),
+]
+
+
+@pytest.mark.parametrize("kwargs", CONV2D_CASES, ids=str)
+def test_conv2d_matches_paddle(real_paddle, kwargs):
+    functional(real_paddle, "conv2d", randn(2, 4, 9, 8), randn(6, 4 // kwargs.get("groups", 1), 3, 3), randn(6),
+               rtol=1e-4, atol=1e-5, **kwargs)  # fmt: skip
+
+
+def test_conv2d_depthwise_nhwc_and_no_bias(real_paddle):
+    functional(real_paddle, "conv2d", randn(2, 7, 6, 4), randn(8, 1, 3, 3), groups=4, padding=1, data_format="NHWC",
+               rtol=1e-4, atol=1e-5)  # fmt: skip
+    functional(real_paddle, "conv2d", randn(1, 3, 5, 5), randn(2, 3, 5, 5), rtol=1e-4, atol=1e-5)  # 1x1 output
+
+
+def test_conv2d_nhwc_with_bias_and_stride(real_paddle):
+    functional(real_paddle, "conv2d", randn(2, 8, 7, 3), randn(4, 3, 3, 2), randn(4), stride=2, padding=[1, 0],
+               data_format="NHWC", rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(), dict(stride=2, padding=1), dict(padding="same", stride=2), dict(padding=[1, 2], dilation=2),
+     dict(groups=3, padding=1), dict(data_format="NLC", padding=1)],
+    ids=str,
+)  # fmt: skip
+def test_conv1d_matches_paddle(real_paddle, kwargs):
+    x = randn(2, 11, 6) if kwargs.get("data_format") == "NLC" else randn(2, 6, 11)
+    functional(real_paddle, "conv1d", x, randn(9, 6 // kwargs.get("groups", 1), 3), randn(9), rtol=1e-4, atol=1e-5,
+               **kwargs)  # fmt: skip
+
+
+TRANSPOSE_CASES = [
+    dict(),
+    dict(stride=2, padding=1, output_padding=1),
+    dict(stride=2, output_size=[12, 14]),
+    dict(stride=[2, 3], padding=[1, 0], dilation=[1, 2]),
+    dict(groups=2, stride=2),
+    dict(padding="SAME", stride=2),
+    dict(padding="VALID", stride=2),
+    dict(data_format="NHWC", stride=2, padding=1),
+]
+
+
+@pytest.mark.parametrize("kwargs", TRANSPOSE_CASES, ids=str)
+def test_conv2d_transpose_matches_paddle(real_paddle, kwargs):
+    groups = kwargs.get("groups", 1)
+    x = randn(2, 5, 6, 4) if kwargs.get("data_format") == "NHWC" else randn(2, 4, 5, 6)
+    functional(real_paddle, "conv2d_transpose", x, randn(4, 6 // groups, 3, 3), randn(6), rtol=1e-4, atol=1e-5,
+               **kwargs)  # fmt: skip
+
+
+def test_conv_gradients_by_finite_differences(gradcheck):
+    gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=[1, 0, 2, 1], dilation=[1, 2], groups=2),
+              randn(2, 4, 6, 7), randn(4, 2, 2, 3), randn(4))  # fmt: skip
+    gradcheck(lambda x, w: F.conv2d(x, w, padding=1, data_format="NHWC"), randn(1, 4, 5, 2), randn(3, 2, 3, 3))
+    gradcheck(lambda x, w, b: F.conv2d_transpose(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+              randn(2, 4, 3, 4), randn(4, 1, 3, 3), randn(2))  # fmt: skip
+    gradcheck(lambda x, w: F.conv1d(x, w, stride=2, padding=1), randn(2, 3, 7), randn(2, 3, 3))
+
+
+def test_non_contiguous_input(real_paddle):
+    x = randn(2, 9, 8, 4)
+
+    def build(mod):
+        return lambda t, w: mod.nn.functional.conv2d(mod.transpose(t, [0, 3, 1, 2]), w, padding=1)
+
+    from _parity import compare
+
+    compare(real_paddle, build, x, randn(5, 4, 3, 3), rtol=1e-4, atol=1e-5)
+
+
+def test_data_input_gets_no_gradient_and_weight_still_does():
+    x = paddle.to_tensor(randn(2, 1, 6, 6))
+    w = paddle.to_tensor(randn(3, 1, 3, 3), stop_gradient=False)
+    F.conv2d(x, w, padding=1).sum().backward()
+    assert x.grad is None
+    assert w.grad is not None and w.grad.shape == [3, 1, 3, 3]
+
+
+def test_float64_stays_float64():
+    out = F.conv2d(
+        paddle.to_tensor(randn(1, 2, 4, 4, dtype="float64")), paddle.to_tensor(randn(3, 2, 3, 3, dtype="float64"))
+    )
+    assert out.dtype == np.float64 and out.shape == [1, 3, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 3, 5, 5)), paddle.to_tensor(randn(4, 2, 3, 3))), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 3, 2, 2)), paddle.to_tensor(randn(4, 3, 3, 3))), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(3, 5, 5)), paddle.to_tensor(randn(4, 3, 3, 3))), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(np.ones((1, 3, 5, 5), "int64")), paddle.to_tensor(randn(4, 3, 3, 3))), DTypeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 3, 5, 5)), paddle.to_tensor(randn(4, 3, 3, 3)), padding=[1, 2, 3]), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 3, 5, 5)), paddle.to_tensor(randn(4, 3, 3, 3)), padding="full"), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 4, 5, 5)), paddle.to_tensor(randn(3, 2, 3, 3)), groups=2), ShapeError),
+        (lambda: F.conv2d(paddle.to_tensor(randn(1, 3, 5, 5)), paddle.to_tensor(randn(4, 3, 3, 3)), paddle.to_tensor(randn(3))), ShapeError),
+        (lambda: F.conv2d_transpose(paddle.to_tensor(randn(1, 3, 4, 4)), paddle.to_tensor(randn(3, 2, 3, 3)), stride=2, output_size=[20, 20]), ShapeError),
+        (lambda: F.conv2d_transpose(paddle.to_tensor(randn(1, 3, 4, 4)), paddle.to_tensor(randn(3, 2, 3, 3)), output_padding=1), ShapeError),
+        (lambda: F.conv1d(paddle.to_tensor(randn(1, 3, 5)), paddle.to_tensor(randn(4, 3, 3)), data_format="NCHW"), ShapeError),
+    ],
+)  # fmt: skip
+def test_bad_input_raises_typed_error(call, error):
+    with pytest.raises(error, match=r"conv"):
+        call()
+
+
+# ----- layers -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls, args, kwargs, shape",
+    [
+        ("Conv2D", (3, 6, 3), dict(stride=2, padding=1), (2, 3, 7, 7)),
+        ("Conv2D", (4, 4, [3, 2]), dict(groups=4, padding="same", bias_attr=False), (2, 4, 5, 6)),
+        ("Conv2D", (3, 5, 3), dict(padding=1, padding_mode="reflect"), (2, 3, 6, 6)),
+        ("Conv2D", (3, 5, 3), dict(padding=1, data_format="NHWC"), (2, 6, 6, 3)),
+        ("Conv1D", (3, 5, 3), dict(padding=2, dilation=2), (2, 3, 9)),
+        ("Conv1D", (3, 5, 3), dict(padding=1, padding_mode="circular"), (2, 3, 9)),
+        ("Conv2DTranspose", (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2), (2, 4, 4, 5)),
+    ],
+    ids=lambda v: str(v),
+)
+def test_layers_match_paddle(real_paddle, cls, args, kwargs, shape):
+    layer(real_paddle, cls, args, kwargs, randn(*shape), rtol=1e-4, atol=1e-5)
+
+
+def test_conv_transpose_layer_output_size(real_paddle):
+    mine, theirs = layer_pair(real_paddle, "Conv2DTranspose", 2, 3, 3, stride=2)
+    x = randn(1, 2, 4, 4)
+    got = mine(paddle.to_tensor(x), output_size=[10, 10]).numpy()
+    expected = theirs(real_paddle.to_tensor(x), output_size=[10, 10]).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_conv_layer_initialisation_follows_paddle():
+    paddle.seed(3)
+    conv = paddle.nn.Conv2D(16, 64, 5, groups=4)
+    assert conv.weight.shape == [64, 4, 5, 5] and conv.bias.shape == [64]
+    w = conv.weight.numpy()
+    assert abs(w.mean()) < 0.01
+    assert w.std() == pytest.approx(math.sqrt(2.0 / (16 * 25)), rel=0.05)  # in_channels, not per group
+    assert not conv.bias.numpy().any()
+    t = paddle.nn.Conv2DTranspose(4, 6, 3, groups=2)
+    assert t.weight.shape == [4, 3, 3, 3]
+    with pytest.raises(ValueError, match="divisible"):
+        paddle.nn.Conv2D(3, 4, 3, groups=2)
+
+
+def test_lenet_shapes_train():
+    model = paddle.nn.Sequential(
+        paddle.nn.Conv2D(1, 6, 5, padding=2), paddle.nn.MaxPool2D(2), paddle.nn.Conv2D(6, 16, 5),
+        paddle.nn.MaxPool2D(2), paddle.nn.Flatten(), paddle.nn.Linear(16 * 5 * 5, 10),
+    )  # fmt: skip
+    out = model(paddle.to_tensor(randn(4, 1, 28, 28)))
+    assert out.shape == [4, 10]
+    out.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
