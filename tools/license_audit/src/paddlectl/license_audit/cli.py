@@ -177,16 +177,16 @@ def explain(
         raise typer.Exit(1)
     console.print(f"{escape(licence)!s} -> [bold]{escape(normalized.expression)}[/] (from {escape(normalized.note)})")
     table = Table(title="knowledge base")
-    for column in ("licence", "name", "commercial", "patent grant", "obligations", "source"):
+    for column in ("licence", "name", "category", "commercial", "patent grant", "obligations", "source"):
         table.add_column(column, overflow="fold")
     for leaf in normalizer.leaves(normalized.expression):
         facts = kb.get(leaf.license)
         if facts is None:
-            table.add_row(str(leaf), "[red]not in the knowledge base[/]", "", "", "", "")
+            table.add_row(str(leaf), "[red]not in the knowledge base[/]", "", "", "", "", "")
             continue
         obligations = kb.obligations_of(leaf.license, leaf.exception) or frozenset()
         table.add_row(
-            str(leaf), facts.name, "yes" if facts.commercial_use else "no", "yes" if facts.patent_grant else "no",
+            str(leaf), facts.name, facts.category, "yes" if facts.commercial_use else "no", "yes" if facts.patent_grant else "no",
             ", ".join(sorted(obligations)), facts.source,
         )  # fmt: skip
     console.print(table)

@@ -62,7 +62,7 @@ class FileRef:
 class Problem:
     """Something wrong with an item's record. ``integrity`` problems always fail an audit."""
 
-    kind: str  # "unreadable", "integrity" or "lineage"
+    kind: str  # "unreadable" or "integrity"
     message: str
 
 

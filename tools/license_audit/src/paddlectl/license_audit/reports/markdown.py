@@ -25,11 +25,10 @@ def _findings(result: AuditResult, findings: list[Finding], empty: str) -> list[
 
 
 def _licence_sources(result: AuditResult) -> list[str]:
-    used = sorted({t.license for a in result.audits for t in a.terms})
-    rows = [
-        [lic, result.kb.licenses[lic].name, result.kb.licenses[lic].source] for lic in used if lic in result.kb.licenses
-    ]
-    return _table(["licence id", "name", "source"], rows)
+    used = sorted({t.license for a in result.audits for t in a.terms} & set(result.kb.licenses))
+    facts = [result.kb.licenses[lic] for lic in used]
+    rows = [[f.id, f.name, f.category, f.summary or "", f.source] for f in facts]
+    return _table(["licence id", "name", "category", "note", "source"], rows)
 
 
 def render_markdown(result: AuditResult, strict: bool = False) -> str:
