@@ -367,3 +367,33 @@ def test_frozen_and_gradless_parameters_are_left_alone():
     assert not np.array_equal(params[0].numpy(), before[0])
     np.testing.assert_array_equal(params[1].numpy(), before[1])
     np.testing.assert_array_equal(params[2].numpy(), before[2])
+
+
+def test_checkpoint_through_save_and_load_resumes_with_scheduler(tmp_path):
+    """paddle.save(opt.state_dict()) then set_state_dict on a fresh optimizer: the scheduler's epoch
+    and every accumulator come back, so the next steps equal those of an uninterrupted run."""
+
+    def make(params):
+        return ours.optimizer.Adam(ours.optimizer.lr.StepDecay(0.1, step_size=2, gamma=0.5), parameters=params)
+
+    def run(params, opt, steps):
+        for t in steps:
+            _backward(ours, params, _arrays(300 + t))
+            opt.step()
+            opt.clear_grad()
+            opt._learning_rate.step()
+
+    params = _params(ours, _arrays(0))
+    run(params, make(params), range(6))
+    reference = [np.array(p.numpy()) for p in params]
+
+    params = _params(ours, _arrays(0))
+    opt = make(params)
+    run(params, opt, range(3))
+    ours.save(opt.state_dict(), str(tmp_path / "opt.pdopt"))
+    resumed = make(params)
+    resumed.set_state_dict(ours.load(str(tmp_path / "opt.pdopt")))
+    assert resumed.get_lr() == opt.get_lr()
+    run(params, resumed, range(3, 6))
+    for got, want in zip(params, reference, strict=True):
+        np.testing.assert_array_equal(got.numpy(), want)
