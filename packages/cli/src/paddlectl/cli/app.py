@@ -121,10 +121,27 @@ def _missing_command(name: str, distribution: str):
     return missing
 
 
+def _broken_command(name: str, distribution: str, error: Exception):
+    def broken() -> None:
+        err_console.print(
+            f"[red]error:[/] `paddlectl {name}` from {distribution} failed to load: {error}; reinstall {distribution}"
+        )
+        raise typer.Exit(USAGE_ERROR)
+
+    broken.__doc__ = f"(broken install) provided by {distribution}."
+    return broken
+
+
 def _register_commands() -> None:
+    """Mount every installed plugin; one that fails to import is reported on use, not at start-up."""
     found = commands()
     for name, plugin in sorted(found.items()):
-        app.add_typer(plugin.load(), name=name)
+        try:
+            app.add_typer(plugin.load(), name=name)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the whole CLI down
+            app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+                _broken_command(name, plugin.distribution, exc)
+            )
     for name, distribution in COMMAND_PROVIDERS.items():
         if name not in found:
             app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
