@@ -59,6 +59,8 @@ CASES = {
     "put_along_axis_scalar": (lambda P, x, i: P.put_along_axis(x, i, 2.0, 1), [r(2, 3), np.array([[1], [0]])]),
     "topk": (lambda P, x: P.topk(x, 2), [r(3, 5)]),
     "topk_smallest_axis0": (lambda P, x: P.topk(x, 3, axis=0, largest=False), [r(4, 2)]),
+    "topk_small_k_of_long_axis": (lambda P, x: P.topk(x, 3, axis=1), [r(3, 40, 2)]),
+    "topk_small_k_smallest": (lambda P, x: P.topk(x, 2, largest=False), [r(2, 30)]),
     "sort": (lambda P, x: P.sort(x, axis=0), [r(4, 3)]),
     "sort_descending": (lambda P, x: x.sort(descending=True), [r(2, 5)]),
     "argsort": (lambda P, x: (P.argsort(x), P.argsort(x, axis=0, descending=True)), [r(3, 4)]),
@@ -340,3 +342,13 @@ def test_setitem_after_use_keeps_earlier_consumers_on_the_old_value(real_paddle,
 
     compare(real_paddle, fn, r(3))
     gradcheck(single(fn), r(3))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_with_ties_agrees_with_stable_argsort(largest):
+    """The partition path (small k) picks and orders tied entries exactly as the full stable sort."""
+    x = ours.to_tensor(np.random.default_rng(3).integers(0, 4, (6, 50)).astype("float32"))
+    values, indices = ours.topk(x, 5, largest=largest)
+    order = ours.argsort(x, descending=largest)[:, :5]
+    assert indices.tolist() == order.tolist()
+    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(x.numpy(), order.numpy(), 1))

@@ -14,6 +14,7 @@ from ..core.shapes import broadcast_shapes, normalize_axis
 from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
+from ..kernels.index import put_add_along, scatter_add_axis
 from ._util import tensor_args, to_tensor_like, unbroadcast
 
 NNZ = "nnz"
@@ -62,8 +63,7 @@ def _gather_vjp(ctx, g):
     axis = ctx.attrs["axis"]
     if index.ndim == 0:
         g = np.expand_dims(g, axis)
-        index = index.reshape(1)
-    return _scatter_add(shape, _axis_index(axis, index), g), None
+    return scatter_add_axis(shape, axis, index, g), None
 
 
 def _gather_infer(x: Spec, index: Spec, axis) -> Spec:
@@ -277,7 +277,7 @@ def _take_along_forward(ctx, arr, indices, axis):
 
 def _take_along_vjp(ctx, g):
     shape, indices = ctx.saved
-    return _scatter_add(shape, _along_key(indices, ctx.attrs["axis"]), g), None
+    return put_add_along(shape, ctx.attrs["axis"], indices, g), None
 
 
 take_along_axis_op = OpDef(
@@ -397,7 +397,7 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 
 def _values_vjp(ctx, g, *unused):
     shape, order = ctx.saved
-    return _scatter_add(shape, _along_key(order, ctx.attrs["axis"]), g)
+    return put_add_along(shape, ctx.attrs["axis"], order, g)
 
 
 def _sort_forward(ctx, x, axis, descending):
@@ -425,8 +425,24 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     return argsort_op(x, axis=normalize_axis("argsort", int(axis), x.ndim), descending=bool(descending))
 
 
+def _topk_order(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
+    """The first ``k`` entries of the stable order, by partition then sorting only the ``k`` candidates
+    (ties ordered by index) when ``k`` is small against the axis; a full sort otherwise."""
+    n = x.shape[axis]
+    if k == 0 or 4 * k >= n or x.dtype.kind not in "fi":
+        return np.take(_order(x, axis, largest), np.arange(k), axis=axis)
+    key = np.moveaxis(-x if largest else x, axis, -1)
+    kth = np.partition(key, k - 1, axis=-1)[..., k - 1 : k]
+    ties = key == kth  # of the entries equal to the k-th value, the lowest indices win, as in a stable sort
+    need = k - np.sum(key < kth, axis=-1, keepdims=True)
+    chosen = (key < kth) | (ties & (np.cumsum(ties, axis=-1) <= need))
+    candidates = np.nonzero(chosen)[-1].reshape(key.shape[:-1] + (k,))
+    ranked = np.lexsort((candidates, np.take_along_axis(key, candidates, -1)), axis=-1)
+    return np.moveaxis(np.take_along_axis(candidates, ranked, -1), -1, axis)
+
+
 def _topk_forward(ctx, x, k, axis, largest):
-    order = np.take(_order(x, axis, largest), np.arange(k), axis=axis)
+    order = _topk_order(x, k, axis, largest)
     ctx.save(x.shape, order)
     return np.take_along_axis(x, order, axis), order.astype(np.int64)
 
@@ -525,19 +541,38 @@ def _decode(spec: tuple, arrays) -> tuple:
     return tuple(out)
 
 
+def _single_axis_index(spec: tuple, key: tuple) -> int | None:
+    """The axis of ``x[:, ..., idx]`` (one 1-D int array after full slices), which has a fast kernel."""
+    for axis, item in enumerate(spec):
+        if item[0] == "tensor":
+            index = key[axis]
+            rest_full = all(s == ("slice", None, None, None) for s in spec[axis + 1 :])
+            return axis if index.ndim == 1 and index.dtype.kind in "iu" and rest_full else None
+        if item != ("slice", None, None, None):
+            return None
+    return None
+
+
 def _is_basic(spec: tuple) -> bool:
     return all(item[0] != "tensor" for item in spec)
 
 
-def _check_index(op: str, x: Tensor, spec: tuple, tensors: list) -> None:
-    """Raise typed errors for indices NumPy would reject, naming the op and the shapes."""
+def _check_rank(op: str, x: Tensor, spec: tuple, tensors: list) -> None:
     dims = sum(1 for s in spec if s[0] in ("int", "slice"))
     dims += sum(tensors[s[1]].ndim if tensors[s[1]].dtype == np.bool_ else 1 for s in spec if s[0] == "tensor")
     if dims > x.ndim:
         raise IndexOutOfRangeError(f"{op}: too many indices for x{x.shape}: {dims} dims indexed, it has {x.ndim}")
+
+
+def _indexed(op: str, x: Tensor, index, call):
+    """Encode ``index``, run ``call(spec, tensors)``, and turn NumPy's index errors into typed ones."""
+    spec, tensors = _encode(op, x, index)
+    _check_rank(op, x, spec, tensors)
     try:
-        np.broadcast_to(np.empty((), dtype=np.int8), x.shape)[_decode(spec, [t._data for t in tensors])]
+        return call(spec, tensors)
     except IndexError as exc:
+        if isinstance(exc, IndexOutOfRangeError):
+            raise
         raise IndexOutOfRangeError(f"{op}: {exc} (x{x.shape})") from None
 
 
@@ -549,9 +584,13 @@ def _getitem_forward(ctx, x, *arrays, spec):
 
 def _getitem_vjp(ctx, g):
     shape, key, n_index = ctx.saved
-    if _is_basic(ctx.attrs["spec"]):
+    spec = ctx.attrs["spec"]
+    axis = _single_axis_index(spec, key)
+    if _is_basic(spec):
         out = np.zeros(shape, dtype=g.dtype)
         out[key] = g
+    elif axis is not None:
+        out = scatter_add_axis(shape, axis, key[axis], g)
     else:
         out = _scatter_add(shape, key, g)
     return (out,) + (None,) * n_index
@@ -608,9 +647,7 @@ getitem_op = OpDef("getitem", _getitem_forward, _getitem_vjp, _getitem_infer, OP
 
 def __getitem__(self, index):  # noqa: N807 - installed as Tensor.__getitem__
     """NumPy/Paddle indexing: ints, slices (any step), None, ..., int and bool tensors, mixed."""
-    spec, tensors = _encode("getitem", self, index)
-    _check_index("getitem", self, spec, tensors)
-    return getitem_op(self, *tensors, spec=spec)
+    return _indexed("getitem", self, index, lambda spec, tensors: getitem_op(self, *tensors, spec=spec))
 
 
 def _setitem_forward(ctx, x, value, *arrays, spec):
@@ -650,23 +687,27 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
             f"setitem: {self.name or 'tensor'}{self.shape} is a leaf tensor that requires a gradient, and Paddle "
             "forbids in-place writes to it; write under paddle.no_grad(), or into a copy (x = x.clone())"
         )
-    spec, tensors = _encode("setitem", self, index)
-    _check_index("setitem", self, spec, tensors)
     value = value if isinstance(value, Tensor) else Tensor._wrap(np.asarray(value, dtype=self.dtype))
     if value.dtype != self.dtype:
         from .elementwise import cast
 
         value = cast(value, self.dtype)
-    target = np.broadcast_to(np.empty((), dtype=np.int8), self.shape)[_decode(spec, [t._data for t in tensors])]
-    try:
-        np.empty(target.shape, dtype=np.int8)[...] = np.broadcast_to(np.empty((), dtype=np.int8), value.shape)
-    except ValueError:
-        raise ShapeError(
-            f"setitem: value{value.shape} cannot be broadcast to the indexed region {list(target.shape)} of x{self.shape}"
-        ) from None
     before = Tensor._wrap(self._data)  # the pre-write value keeps the old graph position
     before._node, before._out_index, before.stop_gradient = self._node, self._out_index, self.stop_gradient
-    out = set_value_op(before, value, *tensors, spec=spec)
+
+    def write(spec, tensors):
+        try:
+            return set_value_op(before, value, *tensors, spec=spec)
+        except ValueError as exc:
+            if isinstance(exc, ShapeError):
+                raise
+            region = np.broadcast_to(np.empty((), np.int8), self.shape)[_decode(spec, [t._data for t in tensors])]
+            raise ShapeError(
+                f"setitem: value{value.shape} cannot be broadcast to the indexed region {list(region.shape)} "
+                f"of x{self.shape}"
+            ) from None
+
+    out = _indexed("setitem", self, index, write)
     self._data = out._data
     if out._node is not None:
         self._node = out._node
