@@ -352,3 +352,17 @@ def test_topk_with_ties_agrees_with_stable_argsort(largest):
     order = ours.argsort(x, descending=largest)[:, :5]
     assert indices.tolist() == order.tolist()
     np.testing.assert_array_equal(values.numpy(), np.take_along_axis(x.numpy(), order.numpy(), 1))
+
+
+def test_index_shape_rules_keep_symbolic_dims():
+    x, ids = Spec(("N", 4), F32), Spec((3,), np.dtype(np.int64))
+    assert index_ops.gather_op.infer(x, ids, axis=1).shape == ("N", 3)
+    assert index_ops.gather_op.infer(x, Spec(("K",), np.dtype(np.int64)), axis=0).shape == ("K", 4)
+    values, indices = index_ops.topk_op.infer(x, k=2, axis=1, largest=True)
+    assert values.shape == indices.shape == ("N", 2) and indices.dtype == np.int64
+    along = index_ops.take_along_axis_op.infer(x, Spec(("N", 2), np.dtype(np.int64)), axis=1)
+    assert along.shape == ("N", 2)
+    assert index_ops.one_hot_op.infer(Spec(("N",), np.dtype(np.int64)), num_classes=5).shape == ("N", 5)
+    assert index_ops.masked_select_op.infer(x, Spec(("N", 4), np.dtype(bool))).shape == (index_ops.NNZ,)
+    assert index_ops.nonzero_op.infer(x).shape == (index_ops.NNZ, 2)
+    assert index_ops.gather_nd_op.infer(Spec(("N", 4, 5), F32), Spec((7, 2), np.dtype(np.int64))).shape == (7, 5)

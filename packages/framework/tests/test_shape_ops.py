@@ -97,6 +97,7 @@ CASES = {
     "triu": (lambda P, x: P.triu(x, 1), [(3, 5)]),
     "triu_method": (lambda P, x: x.triu(-1), [(2, 3, 3)]),
     "slice": (lambda P, x: P.slice(x, [0, 2], [-2, 1], [100, -1]), [(3, 4, 5)]),
+    "slice_method": (lambda P, x: x.slice([1], [1], [3]), [(2, 4)]),
     "slice_empty": (lambda P, x: P.slice(x, [1], [3], [2]), [(2, 4)]),
     "strided_slice": (lambda P, x: P.strided_slice(x, [1, 2], [-1, 0], [0, 5], [-1, 2]), [(2, 4, 5)]),
     "non_contiguous_flip": (lambda P, x: P.flip(x.transpose([1, 0]), 0), [(3, 4)]),

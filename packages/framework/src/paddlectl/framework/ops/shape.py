@@ -495,6 +495,6 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
 
 TENSOR_METHODS = [
     "reshape", "transpose", "flatten", "squeeze", "unsqueeze", "split", "chunk", "tile", "expand", "expand_as",
-    "broadcast_to", "flip", "roll", "unbind", "tril", "triu",
+    "broadcast_to", "flip", "roll", "unbind", "tril", "triu", "slice", "strided_slice",
 ]  # fmt: skip
 FUNCTIONAL = ["pad"]
