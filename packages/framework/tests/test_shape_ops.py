@@ -147,6 +147,8 @@ def test_pad_matches_paddle_and_finite_differences(real_paddle, gradcheck, case)
 def test_pad_without_data_format_pads_trailing_dims(real_paddle):
     compare(real_paddle, lambda P, x: P.nn.functional.pad(x, [1, 1, 2, 0]), r(2, 3, 4))
     compare(real_paddle, lambda P, x: P.nn.functional.pad(x, [1, 1]), r(2, 3))
+    every_dim_from_the_right = lambda P, x: P.nn.functional.pad(x, [1, 0, 2, 0, 0, 0, 0, 1], pad_from_left_axis=False)  # noqa: E731
+    compare(real_paddle, every_dim_from_the_right, r(1, 2, 3, 4))
 
 
 @pytest.mark.parametrize(
