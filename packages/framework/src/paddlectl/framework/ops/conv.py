@@ -49,10 +49,18 @@ def _rows(g: np.ndarray) -> np.ndarray:
 
 
 def _forward(x, w, stride, pads, dil, groups, outs):
-    """Convolution of NCHW ``x`` with [O, C/G, kh, kw] ``w``; the result is NHWC [N, OH, OW, O]."""
+    """Convolution of NCHW ``x`` with [O, C/G, kh, kw] ``w``: NHWC [N, OH, OW, O], and the columns."""
     cols = _columns(x, w.shape[2:], stride, pads, dil, outs)
     out = _bmm(_grouped(cols, groups), _weights(w, groups).transpose(0, 2, 1))
-    return _ungrouped(out).reshape(x.shape[0], *outs, w.shape[0])
+    return _ungrouped(out).reshape(x.shape[0], *outs, w.shape[0]), cols
+
+
+_KEEP_COLUMNS_BYTES = 32 << 20
+"""Columns up to this size are kept for the weight gradient; larger ones are rebuilt from x (memory)."""
+
+
+def _for_weight_grad(cols: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return cols if cols.nbytes <= _KEEP_COLUMNS_BYTES else x
 
 
 def _input_grad(g, w, x_shape, stride, pads, dil, groups):
@@ -63,8 +71,9 @@ def _input_grad(g, w, x_shape, stride, pads, dil, groups):
     return col2im(cols, n, c, h, wd, *w.shape[2:], *stride, pads[0], pads[2], *dil, oh, ow)
 
 
-def _weight_grad(x, g, w_shape, stride, pads, dil, groups):
-    cols = _columns(x, w_shape[2:], stride, pads, dil, g.shape[2:])
+def _weight_grad(saved, g, w_shape, stride, pads, dil, groups):
+    """``saved`` is the forward's columns (2-D) or its NCHW input, whose columns are rebuilt."""
+    cols = saved if saved.ndim == 2 else _columns(saved, w_shape[2:], stride, pads, dil, g.shape[2:])
     return _bmm(_grouped(_rows(g), groups).transpose(0, 2, 1), _grouped(cols, groups)).reshape(w_shape)
 
 
@@ -158,8 +167,9 @@ def _conv2d_forward(ctx, x, w, bias, stride, padding, dilation, groups, data_for
     if w.dtype != x.dtype:
         raise DTypeError(f"conv2d: x is {x.dtype} but weight is {w.dtype}; cast one so they match")
     xc = _to_nchw(x, data_format)
-    ctx.save(xc if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
-    out = _from_nhwc(_forward(xc, w, stride, pads, dil, groups, outs), data_format)
+    out, cols = _forward(xc, w, stride, pads, dil, groups, outs)
+    ctx.save(_for_weight_grad(cols, xc) if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
+    out = _from_nhwc(out, data_format)
     return _add_bias(out, bias, data_format)
 
 
@@ -253,7 +263,7 @@ def _conv2d_transpose_vjp(ctx, g):
     g = _to_nchw(g, fmt)
     dx = dw = None
     if ctx.needs_input_grad[0]:
-        dx = _from_nhwc(_forward(g, w, stride, pads, dil, groups, x_spatial), fmt)
+        dx = _from_nhwc(_forward(g, w, stride, pads, dil, groups, x_spatial)[0], fmt)
     if ctx.needs_input_grad[1]:
         dw = _weight_grad(g, xc, w.shape, stride, pads, dil, groups)
     return dx, dw, _bias_grad(g, ctx.needs_input_grad[2])
