@@ -312,8 +312,8 @@ def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
     return take_along_axis_op(arr, indices, axis=axis)
 
 
-_PUT_REDUCE = {"assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply}
-_PUT_FORWARD_ONLY = {"mean": None, "amin": np.minimum, "amax": np.maximum}
+_PUT_REDUCE = {"assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply, "mean": None}
+_PUT_FORWARD_ONLY = {"amin": np.minimum, "amax": np.maximum}
 
 
 def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
@@ -340,6 +340,10 @@ def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
 def _put_vjp(ctx, g):
     key, arr, values, out = ctx.saved
     reduce, include_self = ctx.attrs["reduce"], ctx.attrs["include_self"]
+    if reduce == "mean":
+        denom = _scatter_add(arr.shape, key, np.ones(key[0].shape, dtype=g.dtype)) + include_self
+        garr = np.where(denom > include_self, g * include_self / denom, g) if ctx.needs_input_grad[0] else None
+        return garr, None, (g / np.maximum(denom, 1))[key]
     if reduce == "assign" or not include_self:
         garr = g.copy()
         garr[key] = 0
@@ -377,7 +381,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     _check_bounds("put_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
     if reduce in _PUT_FORWARD_ONLY and STATE.grad_enabled and not (arr.stop_gradient and values.stop_gradient):
         raise ValueError(
-            f"put_along_axis: reduce={reduce!r} has no gradient here; use 'assign', 'add' or 'mul', "
+            f"put_along_axis: reduce={reduce!r} has no gradient here; use 'assign', 'add', 'mul' or 'mean', "
             "or call it on detached tensors"
         )
     return put_along_axis_op(arr, indices, values, axis=axis, reduce=reduce, include_self=bool(include_self))
