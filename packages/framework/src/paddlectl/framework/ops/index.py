@@ -312,8 +312,10 @@ def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
     return take_along_axis_op(arr, indices, axis=axis)
 
 
-_PUT_REDUCE = {"assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply, "mean": None}
-_PUT_FORWARD_ONLY = {"amin": np.minimum, "amax": np.maximum}
+_PUT_REDUCE = {
+    "assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply, "mean": None,
+    "amin": np.minimum, "amax": np.maximum,
+}  # fmt: skip
 
 
 def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
@@ -329,7 +331,7 @@ def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
         np.add.at(out, key, values)
         out = np.where(counts > 0, out / (counts + include_self), out).astype(arr.dtype, copy=False)
     else:
-        ufunc = {**_PUT_REDUCE, **_PUT_FORWARD_ONLY}[reduce]
+        ufunc = _PUT_REDUCE[reduce]
         if not include_self:
             out[key] = {np.add: 0, np.multiply: 1}.get(ufunc, values)
         ufunc.at(out, key, values)
@@ -344,6 +346,8 @@ def _put_vjp(ctx, g):
         denom = _scatter_add(arr.shape, key, np.ones(key[0].shape, dtype=g.dtype)) + include_self
         garr = np.where(denom > include_self, g * include_self / denom, g) if ctx.needs_input_grad[0] else None
         return garr, None, (g / np.maximum(denom, 1))[key]
+    if reduce in ("amin", "amax"):
+        return _put_extremum_vjp(g, key, arr, values, out, include_self)
     if reduce == "assign" or not include_self:
         garr = g.copy()
         garr[key] = 0
@@ -360,6 +364,19 @@ def _put_vjp(ctx, g):
     return garr, None, gval
 
 
+def _put_extremum_vjp(g, key, arr, values, out, include_self):
+    """Paddle splits the gradient evenly between every entry equal to the result; arr's own entry
+    counts among them even with include_self=False (it then gets no share), so ties match Paddle."""
+    written = np.zeros(arr.shape, dtype=bool)
+    written[key] = True
+    winners = values == out[key]
+    self_ties = written & (arr == out)
+    count = _scatter_add(arr.shape, key, winners.astype(g.dtype)) + self_ties
+    share = g / np.maximum(count, 1)
+    garr = np.where(written, np.where(self_ties, share, 0) if include_self else 0, g)
+    return garr, None, np.where(winners, share[key], 0)
+
+
 put_along_axis_op = OpDef("put_along_axis", _put_forward, _put_vjp, lambda arr, indices, values, **attrs: arr, OPAQUE)
 
 
@@ -367,8 +384,8 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     """Write ``values`` into ``arr`` at ``indices`` along ``axis``; reduce picks how (assign/add/mul/mean/amin/amax)."""
     from .shape import expand
 
-    if reduce not in _PUT_REDUCE and reduce not in _PUT_FORWARD_ONLY:
-        raise ValueError(f"put_along_axis: reduce must be one of {[*_PUT_REDUCE, *_PUT_FORWARD_ONLY]}, got {reduce!r}")
+    if reduce not in _PUT_REDUCE:
+        raise ValueError(f"put_along_axis: reduce must be one of {list(_PUT_REDUCE)}, got {reduce!r}")
     indices, axis = _along_args("put_along_axis", arr, indices, axis)
     values = to_tensor_like(values, arr)
     if broadcast:
@@ -379,11 +396,6 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     if values.shape != indices.shape:
         values = expand(values, indices.shape)
     _check_bounds("put_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
-    if reduce in _PUT_FORWARD_ONLY and STATE.grad_enabled and not (arr.stop_gradient and values.stop_gradient):
-        raise ValueError(
-            f"put_along_axis: reduce={reduce!r} has no gradient here; use 'assign', 'add', 'mul' or 'mean', "
-            "or call it on detached tensors"
-        )
     return put_along_axis_op(arr, indices, values, axis=axis, reduce=reduce, include_self=bool(include_self))
 
 
