@@ -82,7 +82,7 @@ def test_upgrade_drags_the_chain_along(toy):
     rows = {c.name: (c.old.pin(), c.new.pin(), c.reason) for c in result.changes}
     assert rows["app"][1] == "app==2.0" and rows["app"][2] == "requested"
     assert rows["mid"][1] == "mid==2.0" and "requires mid>=2" in rows["mid"][2]
-    assert rows["base"][1] == "base==3.0" and "requires base>=2" in rows["base"][2]
+    assert rows["base"][1] == "base==2.0" and "requires base>=2" in rows["base"][2]  # the smallest step up
 
 
 def test_plan_changes_nothing_it_does_not_have_to(toy):
@@ -151,7 +151,7 @@ def test_check_finds_a_version_mismatch_and_the_fix(toy):
     assert not result.fits
     assert "Because app 2.0 requires mid>=2 and the installed mid is 1.0, app 2.0 cannot work." in result.problems
     fix = {c.name: c.new.pin() for c in result.fix.changes}
-    assert fix == {"app": "app==1.0"}  # one change (a downgrade) beats moving mid and base
+    assert fix == {"mid": "mid==2.0", "base": "base==2.0"}  # what app 2.0 needs, in the smallest steps
 
 
 def test_check_finds_a_missing_dependency(toy):

@@ -9,7 +9,9 @@ named ``@...`` with one candidate per side, so the resolver can pick at most one
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from packaging.markers import Marker
 from packaging.requirements import InvalidRequirement, Requirement
@@ -21,6 +23,19 @@ KINDS = ("declared", "tested", "reported")
 """How a claim is known: the publisher declared it, someone tested it, or users reported it."""
 
 ZERO = Version("0")
+_FAST_OPS = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+def _plain(version: Version) -> bool:
+    """A release without pre, post, dev or local parts: PEP 440 comparisons are then plain ones."""
+    return not (version.pre or version.post is not None or version.dev is not None or version.local)
 
 
 def is_platform(name: str) -> bool:
@@ -71,7 +86,29 @@ class Req:
     def admits(self, candidate: Candidate) -> bool:
         if self.tags and not (self.tags & candidate.tags):
             return False
-        return any(spec.contains(candidate.version, prereleases=True) for spec in self.specifiers)
+        for spec, clauses in self._compiled:
+            if clauses is not None and candidate.plain:
+                if all(op(candidate.version, bound) for op, bound in clauses):
+                    return True
+            elif spec.contains(candidate.version, prereleases=True):
+                return True
+        return False
+
+    @cached_property
+    def _compiled(self) -> list[tuple[SpecifierSet, list | None]]:
+        """Each specifier set as plain comparisons where PEP 440 allows (the resolver's hot path:
+        SpecifierSet.contains is ~10x slower), or None to fall back to packaging."""
+        compiled = []
+        for spec in self.specifiers:
+            clauses: list | None = []
+            for clause in spec:
+                bound = None if "*" in clause.version or clause.operator not in _FAST_OPS else Version(clause.version)
+                if bound is None or not _plain(bound):
+                    clauses = None
+                    break
+                clauses.append((_FAST_OPS[clause.operator], bound))
+            compiled.append((spec, clauses))
+        return compiled
 
     def applies(self, env: dict[str, str]) -> bool:
         return self.marker is None or self.marker.evaluate(env)
@@ -112,9 +149,13 @@ class Candidate:
     label: str = ""  # the version as written (driver 535.104.05 keeps its zero)
     where: str = ""
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, Version, str]:
         return (self.name, self.version, self.build)
+
+    @cached_property
+    def plain(self) -> bool:
+        return _plain(self.version)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Candidate) and self.key == other.key

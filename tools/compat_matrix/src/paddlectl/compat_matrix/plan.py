@@ -78,7 +78,9 @@ def plan(base: Context, installed: dict[str, Candidate], upgrades: list[Req]) ->
 
     Installed packages stay (any version, the installed one preferred); one that provides the same
     module as an upgraded package (paddlepaddle when paddlepaddle-gpu is asked for) is replaced.
-    The result is 1-minimal: no single changed package can go back to its installed version.
+    Then each changed package whose installed version still meets what the plan requires of it
+    is tried back at that version; a trial that fits with fewer changes is kept. So no single
+    package the rest of the plan allows back stays changed.
     """
     validate_request(base, upgrades)
     ctx = replace(base, prefer=dict(installed))
@@ -100,13 +102,23 @@ def plan(base: Context, installed: dict[str, Candidate], upgrades: list[Req]) ->
         improved = False
         for name, new in sorted(solution.packages().items()):
             old = installed.get(name)
-            if old is None or old == new or name in wanted:
+            if old is None or old == new or name in wanted or not _still_allowed(solution, name, old):
                 continue
             trial = ctx.fits(roots + [_pin(old)])
             if trial is not None and _changed(trial, installed) < _changed(solution, installed):
                 solution, roots, improved = trial, roots + [_pin(old)], True
                 break
     return Plan(_changes(ctx, solution, installed, wanted, removed), solution, None)
+
+
+def _still_allowed(solution: Solution, name: str, old: Candidate) -> bool:
+    """Does ``old`` meet every requirement the pinned packages of ``solution`` make on ``name``?"""
+    pinned = solution.mapping
+    return all(
+        req.admits(old)
+        for req, parent in solution.requirers.get(name, [])
+        if parent is None or pinned.get(parent.name) == parent
+    )
 
 
 def _changes(ctx: Context, solution: Solution, installed, wanted: set[str], removed: dict[str, str]) -> list[Change]:

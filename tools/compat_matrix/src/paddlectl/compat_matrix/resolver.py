@@ -15,6 +15,8 @@ from .model import KINDS, Candidate, Req, is_platform, is_slot
 from .platform import Platform
 
 MAX_ROUNDS = 20000
+TRIAL_ROUNDS = 2000
+"""Budget for "would this fix fit?" trials: one that cannot decide within it counts as no."""
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,15 @@ class _Trail(BaseReporter):
 
 
 class MatrixProvider(AbstractProvider):
-    """resolvelib's view of the matrix: candidates newest first, preferred (installed) ones before."""
+    """resolvelib's view of the matrix: candidates newest first, or nearest the installed one."""
 
     def __init__(self, matrix: Matrix, platform: Platform, prefer: Mapping[str, Candidate], options: Options):
         self.matrix, self.platform, self.prefer, self.options = matrix, platform, prefer, options
         self.env = platform.marker_env()
+        # (name, *requirements) -> the candidates they admit. resolvelib asks again each time a
+        # requirement joins a name's list, so the answer for the list without the newest one is
+        # usually here already and only the newest needs checking (requirements hash by identity).
+        self._filtered: dict[tuple, list[Candidate]] = {}
 
     def identify(self, requirement_or_candidate: Req | Candidate) -> str:
         return requirement_or_candidate.name
@@ -103,19 +109,36 @@ class MatrixProvider(AbstractProvider):
         return (rank, not caused, not pinned, identifier)
 
     def find_matches(self, identifier, requirements, incompatibilities):
-        reqs = list(requirements[identifier])
+        reqs = tuple(requirements[identifier])
         bad = {c.key for c in incompatibilities[identifier]}
+        matches = [c for c in self._admitted(identifier, reqs) if c.key not in bad]
+        installed = self.prefer.get(identifier)
+        if installed is None:
+            return matches  # newest first
+        # what is installed, then the smallest step up, then the smallest step down: a plan moves
+        # things as little as it can
+        same = [c for c in matches if c == installed]
+        up = sorted((c for c in matches if c.version > installed.version), key=lambda c: c.version)
+        down = [c for c in matches if c.version <= installed.version and c != installed]
+        return same + up + down
+
+    def _admitted(self, identifier: str, reqs: tuple[Req, ...]) -> list[Candidate]:
+        key = (identifier, *reqs)
+        found = self._filtered.get(key)
+        if found is None:
+            shorter = self._filtered.get(key[:-1]) if reqs else None
+            if shorter is not None:
+                found = [c for c in shorter if reqs[-1].admits(c)]
+            else:
+                found = [c for c in self._pool(identifier) if all(r.admits(c) for r in reqs)]
+            self._filtered[key] = found
+        return found
+
+    def _pool(self, identifier: str) -> list[Candidate]:
         if is_platform(identifier):
             fact = self.platform.get(identifier)
-            pool = [fact] if fact is not None else []
-        else:
-            pool = self.matrix.candidates(identifier)
-        matches = [c for c in pool if c.key not in bad and all(r.admits(c) for r in reqs)]
-        preferred = self.prefer.get(identifier)
-        if preferred is not None and preferred in matches:
-            matches.remove(preferred)
-            matches.insert(0, preferred)
-        return matches
+            return [fact] if fact is not None else []
+        return self.matrix.candidates(identifier)
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
         return requirement.admits(candidate)
@@ -136,6 +159,7 @@ def resolve(
     roots: list[Req],
     prefer: Mapping[str, Candidate] | None = None,
     options: Options = Options(),  # noqa: B008 - frozen, shared safely
+    rounds: int = MAX_ROUNDS,
 ) -> Solution:
     """One candidate per required name such that every requirement holds, or Unsatisfiable."""
     env = platform.marker_env()
@@ -143,7 +167,7 @@ def resolve(
     trail = _Trail()
     provider = MatrixProvider(matrix, platform, prefer or {}, options)
     try:
-        state = Resolution(provider, trail).resolve(roots, max_rounds=MAX_ROUNDS)
+        state = Resolution(provider, trail).resolve(roots, max_rounds=rounds)
     except ResolutionImpossible as exc:
         final = [(info.requirement, info.parent) for info in exc.causes]
         raise Unsatisfiable(trail.main_conflict(final), dict(trail.added)) from None
@@ -194,10 +218,10 @@ class Context:
         return resolve(self.matrix, self.platform, roots, self.prefer, self.options)
 
     def fits(self, roots: list[Req]) -> Solution | None:
-        """The solution, or None where there is none (for trying fixes)."""
+        """The solution, or None where there is none or none was found within TRIAL_ROUNDS (for trying fixes)."""
         try:
-            return self.resolve(roots)
-        except Unsatisfiable:
+            return resolve(self.matrix, self.platform, roots, self.prefer, self.options, TRIAL_ROUNDS)
+        except (Unsatisfiable, Undecided):
             return None
 
     def dependencies(self, candidate: Candidate) -> list[Req]:
