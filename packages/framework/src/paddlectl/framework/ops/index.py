@@ -39,10 +39,6 @@ def _check_bounds(op: str, index: np.ndarray, size: int, what: str) -> None:
         raise IndexOutOfRangeError(f"{op}: index {int(bad)} is out of range for {what} of size {size}")
 
 
-def _axis_index(axis: int, index) -> tuple:
-    return (slice(None),) * axis + (index,)
-
-
 def _scatter_add(shape: tuple, key, g: np.ndarray) -> np.ndarray:
     """The transpose of ``x[key]``: zeros of ``shape`` with ``g`` added at ``key`` (duplicates accumulate)."""
     out = np.zeros(shape, dtype=g.dtype)
@@ -343,7 +339,7 @@ def _put_vjp(ctx, g):
     key, arr, values, out = ctx.saved
     reduce, include_self = ctx.attrs["reduce"], ctx.attrs["include_self"]
     if reduce == "mean":
-        denom = _scatter_add(arr.shape, key, np.ones(key[0].shape, dtype=g.dtype)) + include_self
+        denom = _scatter_add(arr.shape, key, np.ones(values.shape, dtype=g.dtype)) + include_self
         garr = np.where(denom > include_self, g * include_self / denom, g) if ctx.needs_input_grad[0] else None
         return garr, None, (g / np.maximum(denom, 1))[key]
     if reduce in ("amin", "amax"):
