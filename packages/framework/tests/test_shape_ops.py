@@ -192,6 +192,10 @@ def test_bad_input_raises_shape_error(call, message):
     assert any(shape in str(info.value) for shape in ("[2, 1]", "rank 2", "x[1]"))  # names what it got
 
 
+def test_unbind_of_an_empty_axis_is_an_empty_list(real_paddle):
+    assert ours.unbind(ours.ones([0, 3])) == [] == real_paddle.unbind(real_paddle.ones([0, 3]))
+
+
 def test_pad_rejects_unknown_mode():
     with pytest.raises(ValueError, match="mode must be one of"):
         ours.nn.functional.pad(ours.ones([1, 1, 2]), [1, 1], mode="edge")
