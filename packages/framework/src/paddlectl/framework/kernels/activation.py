@@ -1,95 +1,124 @@
-"""Activation kernels: Numba ufuncs for activations NumPy would build from several temporaries,
-and row-wise fused softmax / log_softmax (forward and backward) over a 2-D [rows, n] view.
+"""Activation kernels over flat contiguous arrays, parallel over elements (or rows).
 
-As Paddle's CPU kernels do, softmax and log_softmax clip ``x - max`` at -64 (so the smallest
-probability is exp(-64) ~ 1.6e-28 and log_softmax never goes below about -64)."""
+Elementwise kernels take their constants as an array ``c`` of the input's dtype, so float32
+inputs are computed in float32 arithmetic (as Paddle does) and float64 inputs in float64.
+Softmax / log_softmax are fused row kernels over a 2-D [rows, n] view; as Paddle's CPU kernels
+do, they clip ``x - max`` at -64 (the smallest probability is exp(-64) ~ 1.6e-28 and
+log_softmax never goes below about -64).
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import njit, vectorize
+from numba import njit, prange
 
-_SIGS = ["float32(float32)", "float64(float64)"]
-_SIGS2 = ["float32(float32, float32)", "float64(float64, float64)"]
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SHIFT_FLOOR = -64.0
 
-
-@vectorize(_SIGS, cache=True)
-def gelu_erf(x):
-    return 0.5 * x * (1.0 + math.erf(x * _INV_SQRT_2))
-
-
-@vectorize(_SIGS2, cache=True)
-def gelu_erf_grad(x, g):
-    cdf = 0.5 * (1.0 + math.erf(x * _INV_SQRT_2))
-    return g * (cdf + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x))
+GELU_ERF_CONSTS = (0.5, 1.0, 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(2.0 * math.pi))
+GELU_TANH_CONSTS = (0.5, 1.0, math.sqrt(2.0 / math.pi), 0.044715, 3.0 * 0.044715)
+UNIT_CONSTS = (1.0, 20.0)
 
 
-@vectorize(_SIGS, cache=True)
-def gelu_tanh(x):
-    return 0.5 * x * (1.0 + math.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+@njit(cache=True, inline="always")
+def _sigmoid(v, one):
+    if v >= 0:
+        return one / (one + math.exp(-v))
+    e = math.exp(v)
+    return e / (one + e)
 
 
-@vectorize(_SIGS2, cache=True)
-def gelu_tanh_grad(x, g):
-    t = math.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))
-    return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3.0 * 0.044715 * x * x))
+@njit(cache=True, parallel=True)
+def gelu_erf(x, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = c[0] * v * (c[1] + math.erf(v * c[2]))
+    return out
 
 
-@vectorize(_SIGS, cache=True)
-def sigmoid(x):
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+@njit(cache=True, parallel=True)
+def gelu_erf_grad(x, g, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        cdf = c[0] * (c[1] + math.erf(v * c[2]))
+        out[i] = g[i] * (cdf + v * c[3] * math.exp(-c[0] * v * v))
+    return out
 
 
-@vectorize(_SIGS, cache=True)
-def silu(x):
-    if x >= 0:
-        return x / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return x * e / (1.0 + e)
+@njit(cache=True, parallel=True)
+def gelu_tanh(x, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = c[0] * v * (c[1] + math.tanh(c[2] * (v + c[3] * v * v * v)))
+    return out
 
 
-@vectorize(_SIGS2, cache=True)
-def silu_grad(x, g):
-    if x >= 0:
-        s = 1.0 / (1.0 + math.exp(-x))
-    else:
-        e = math.exp(x)
-        s = e / (1.0 + e)
-    return g * s * (1.0 + x * (1.0 - s))
+@njit(cache=True, parallel=True)
+def gelu_tanh_grad(x, g, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        t = math.tanh(c[2] * (v + c[3] * v * v * v))
+        out[i] = g[i] * (c[0] * (c[1] + t) + c[0] * v * (c[1] - t * t) * c[2] * (c[1] + c[4] * v * v))
+    return out
 
 
-@vectorize(_SIGS, cache=True)
-def mish(x):
-    sp = x if x > 20.0 else math.log1p(math.exp(x))
-    return x * math.tanh(sp)
+@njit(cache=True, parallel=True)
+def sigmoid(x, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        out[i] = _sigmoid(x[i], c[0])
+    return out
 
 
-@vectorize(_SIGS2, cache=True)
-def mish_grad(x, g):
-    sp = x if x > 20.0 else math.log1p(math.exp(x))
-    t = math.tanh(sp)
-    if x >= 0:
-        s = 1.0 / (1.0 + math.exp(-x))
-    else:
-        e = math.exp(x)
-        s = e / (1.0 + e)
-    return g * (t + x * (1.0 - t * t) * s)
+@njit(cache=True, parallel=True)
+def silu(x, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        out[i] = x[i] * _sigmoid(x[i], c[0])
+    return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def silu_grad(x, g, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        s = _sigmoid(v, c[0])
+        out[i] = g[i] * s * (c[0] + v * (c[0] - s))
+    return out
+
+
+@njit(cache=True, parallel=True)
+def mish(x, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        sp = v if v > c[1] else math.log1p(math.exp(v))
+        out[i] = v * math.tanh(sp)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def mish_grad(x, g, c):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        sp = v if v > c[1] else math.log1p(math.exp(v))
+        t = math.tanh(sp)
+        out[i] = g[i] * (t + v * (c[0] - t * t) * _sigmoid(v, c[0]))
+    return out
+
+
+@njit(cache=True, parallel=True)
 def softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
-    for r in range(rows):
+    for r in prange(rows):
         m = -np.inf
         for j in range(n):
             if x[r, j] > m:
@@ -108,11 +137,11 @@ def softmax_fwd(x):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def softmax_bwd(y, g):
     rows, n = y.shape
     dx = np.empty_like(y)
-    for r in range(rows):
+    for r in prange(rows):
         dot = 0.0
         for j in range(n):
             dot += g[r, j] * y[r, j]
@@ -121,11 +150,11 @@ def softmax_bwd(y, g):
     return dx
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def log_softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
-    for r in range(rows):
+    for r in prange(rows):
         m = -np.inf
         for j in range(n):
             if x[r, j] > m:
@@ -143,11 +172,11 @@ def log_softmax_fwd(x):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def log_softmax_bwd(y, g):
     rows, n = y.shape
     dx = np.empty_like(y)
-    for r in range(rows):
+    for r in prange(rows):
         s = 0.0
         for j in range(n):
             s += g[r, j]

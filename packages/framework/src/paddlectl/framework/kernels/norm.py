@@ -1,9 +1,9 @@
 """Fused normalisation kernels: one pass for statistics, one for the output, and a two-pass
 backward, instead of NumPy chains of temporaries. Sums accumulate in float64 registers.
 
-Layer norm works on a [rows, n] view (each row normalised on its own); batch norm on an
-[outer, channels, inner] view, which covers NC, NCL, NCHW (outer=N) and channels-last
-layouts (outer=N*spatial, inner=1).
+Layer norm works on a [rows, n] view (each row normalised on its own; parallel over rows);
+batch norm on an [outer, channels, inner] view (parallel over channels), which covers NC, NCL,
+NCHW (outer=N) and channels-last layouts (outer=N*spatial, inner=1).
 """
 
 from __future__ import annotations
@@ -11,16 +11,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+_CHUNKS = 16  # row blocks whose partial parameter gradients are summed at the end
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def layer_norm_fwd(x, weight, bias, eps, affine):
     rows, n = x.shape
     out = np.empty_like(x)
     mean = np.empty(rows, dtype=np.float64)
     rstd = np.empty(rows, dtype=np.float64)
-    for r in range(rows):
+    for r in prange(rows):
         s = 0.0
         for j in range(n):
             s += x[r, j]
@@ -41,110 +43,105 @@ def layer_norm_fwd(x, weight, bias, eps, affine):
     return out, mean, rstd
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def layer_norm_bwd(x, g, mean, rstd, weight, affine):
     """Returns dx and the per-column sums dweight = sum(g * xhat), dbias = sum(g)."""
     rows, n = x.shape
     dx = np.empty_like(x)
-    dw = np.zeros(n, dtype=np.float64)
-    db = np.zeros(n, dtype=np.float64)
-    for r in range(rows):
-        mu = mean[r]
-        inv = rstd[r]
-        s_g = 0.0
-        s_gx = 0.0
-        for j in range(n):
-            xhat = (x[r, j] - mu) * inv
-            gj = g[r, j]
-            dw[j] += gj * xhat
-            db[j] += gj
-            if affine:
-                gj = gj * weight[j]
-            s_g += gj
-            s_gx += gj * xhat
-        a = s_g / n
-        b = s_gx / n
-        for j in range(n):
-            xhat = (x[r, j] - mu) * inv
-            gj = g[r, j] * weight[j] if affine else g[r, j]
-            dx[r, j] = inv * (gj - a - xhat * b)
-    return dx, dw, db
+    chunk = (rows + _CHUNKS - 1) // _CHUNKS
+    dw_part = np.zeros((_CHUNKS, n), dtype=np.float64)
+    db_part = np.zeros((_CHUNKS, n), dtype=np.float64)
+    for k in prange(_CHUNKS):
+        for r in range(k * chunk, min(rows, (k + 1) * chunk)):
+            mu = mean[r]
+            inv = rstd[r]
+            s_g = 0.0
+            s_gx = 0.0
+            for j in range(n):
+                xhat = (x[r, j] - mu) * inv
+                gj = g[r, j]
+                dw_part[k, j] += gj * xhat
+                db_part[k, j] += gj
+                if affine:
+                    gj = gj * weight[j]
+                s_g += gj
+                s_gx += gj * xhat
+            a = s_g / n
+            b = s_gx / n
+            for j in range(n):
+                xhat = (x[r, j] - mu) * inv
+                gj = g[r, j] * weight[j] if affine else g[r, j]
+                dx[r, j] = inv * (gj - a - xhat * b)
+    return dx, dw_part.sum(axis=0), db_part.sum(axis=0)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def batch_stats(x):
     """Per-channel mean and biased variance of an [outer, C, inner] array."""
     outer, c, inner = x.shape
     count = outer * inner
     mean = np.zeros(c, dtype=np.float64)
     var = np.zeros(c, dtype=np.float64)
-    for o in range(outer):
-        for ch in range(c):
-            s = 0.0
+    for ch in prange(c):
+        s = 0.0
+        for o in range(outer):
             for i in range(inner):
                 s += x[o, ch, i]
-            mean[ch] += s
-    for ch in range(c):
-        mean[ch] = mean[ch] / count if count else 0.0
-    for o in range(outer):
-        for ch in range(c):
-            mu = mean[ch]
-            v = 0.0
+        mu = s / count if count else 0.0
+        v = 0.0
+        for o in range(outer):
             for i in range(inner):
                 d = x[o, ch, i] - mu
                 v += d * d
-            var[ch] += v
-    for ch in range(c):
-        var[ch] = var[ch] / count if count else 0.0
+        mean[ch] = mu
+        var[ch] = v / count if count else 0.0
     return mean, var
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def batch_norm_apply(x, mean, rstd, weight, bias):
     """y = (x - mean) * rstd * weight + bias, per channel of an [outer, C, inner] array."""
     outer, c, inner = x.shape
     out = np.empty_like(x)
-    for o in range(outer):
-        for ch in range(c):
-            scale = rstd[ch] * weight[ch]
-            shift = bias[ch] - mean[ch] * scale
+    for ch in prange(c):
+        scale = rstd[ch] * weight[ch]
+        shift = bias[ch] - mean[ch] * scale
+        for o in range(outer):
             for i in range(inner):
                 out[o, ch, i] = x[o, ch, i] * scale + shift
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used):
     """dx, dweight, dbias of batch norm; with batch statistics, dx also flows through mean and var."""
     outer, c, inner = x.shape
     count = outer * inner
     dw = np.zeros(c, dtype=np.float64)
     db = np.zeros(c, dtype=np.float64)
-    for o in range(outer):
-        for ch in range(c):
-            mu = mean[ch]
-            inv = rstd[ch]
-            sg = 0.0
-            sgx = 0.0
+    dx = np.empty_like(x)
+    for ch in prange(c):
+        mu = mean[ch]
+        inv = rstd[ch]
+        sg = 0.0
+        sgx = 0.0
+        for o in range(outer):
             for i in range(inner):
                 gi = g[o, ch, i]
                 sg += gi
                 sgx += gi * (x[o, ch, i] - mu)
-            db[ch] += sg
-            dw[ch] += sgx * inv
-    dx = np.empty_like(x)
-    for o in range(outer):
-        for ch in range(c):
-            mu = mean[ch]
-            inv = rstd[ch]
-            k = weight[ch] * inv
-            if batch_stats_used and count:
-                a = db[ch] / count
-                b = dw[ch] / count
+        db[ch] = sg
+        dw[ch] = sgx * inv
+        k = weight[ch] * inv
+        if batch_stats_used and count:
+            a = sg / count
+            b = sgx * inv / count
+            for o in range(outer):
                 for i in range(inner):
                     xhat = (x[o, ch, i] - mu) * inv
                     dx[o, ch, i] = k * (g[o, ch, i] - a - xhat * b)
-            else:
+        else:
+            for o in range(outer):
                 for i in range(inner):
                     dx[o, ch, i] = k * g[o, ch, i]
     return dx, dw, db

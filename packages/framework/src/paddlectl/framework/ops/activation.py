@@ -20,12 +20,14 @@ def require_float(op: str, x: np.ndarray) -> None:
         raise DTypeError(f"{op}: expected a floating-point tensor (float16/32/64), got {x.dtype}; cast it first")
 
 
-def run_ufunc(kernel, *arrays: np.ndarray) -> np.ndarray:
-    """Call a float32/float64 Numba ufunc; half precision goes through float32 and back."""
+def run_kernel(kernel, consts, *arrays: np.ndarray) -> np.ndarray:
+    """Run a flat elementwise kernel (constants ``consts`` in the compute dtype) on same-shape arrays;
+    half precision goes through float32 and back."""
     dtype = arrays[0].dtype
-    if dtype in (np.float32, np.float64):
-        return kernel(*arrays)
-    return kernel(*(a.astype(np.float32) for a in arrays)).astype(dtype)
+    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    flat = [np.ascontiguousarray(a, dtype=work).reshape(-1) for a in arrays]
+    out = kernel(*flat, np.asarray(consts, dtype=work))
+    return out.reshape(arrays[0].shape).astype(dtype, copy=False)
 
 
 def activation(name: str, fn, grad, *, save_input: bool = True) -> OpDef:
@@ -58,17 +60,27 @@ relu6_op = activation(
     lambda x: np.clip(x, _zero(x), x.dtype.type(6)),
     lambda g, x, o: _mask_grad(g, (x > 0) & (x < 6)),
 )
-sigmoid_op = activation("sigmoid", lambda x: run_ufunc(K.sigmoid, x), lambda g, x, o: g * o * (1 - o), save_input=False)
-silu_op = activation("silu", lambda x: run_ufunc(K.silu, x), lambda g, x, o: run_ufunc(K.silu_grad, x, g))
-mish_op = activation("mish", lambda x: run_ufunc(K.mish, x), lambda g, x, o: run_ufunc(K.mish_grad, x, g))
+sigmoid_op = activation(
+    "sigmoid", lambda x: run_kernel(K.sigmoid, K.UNIT_CONSTS, x), lambda g, x, o: g * o * (1 - o), save_input=False
+)
+silu_op = activation(
+    "silu", lambda x: run_kernel(K.silu, K.UNIT_CONSTS, x), lambda g, x, o: run_kernel(K.silu_grad, K.UNIT_CONSTS, x, g)
+)
+mish_op = activation(
+    "mish", lambda x: run_kernel(K.mish, K.UNIT_CONSTS, x), lambda g, x, o: run_kernel(K.mish_grad, K.UNIT_CONSTS, x, g)
+)
 
 
 def _gelu(x, approximate=False):
-    return run_ufunc(K.gelu_tanh if approximate else K.gelu_erf, x)
+    if approximate:
+        return run_kernel(K.gelu_tanh, K.GELU_TANH_CONSTS, x)
+    return run_kernel(K.gelu_erf, K.GELU_ERF_CONSTS, x)
 
 
 def _gelu_grad(g, x, o, approximate=False):
-    return run_ufunc(K.gelu_tanh_grad if approximate else K.gelu_erf_grad, x, g)
+    if approximate:
+        return run_kernel(K.gelu_tanh_grad, K.GELU_TANH_CONSTS, x, g)
+    return run_kernel(K.gelu_erf_grad, K.GELU_ERF_CONSTS, x, g)
 
 
 gelu_op = activation("gelu", _gelu, _gelu_grad)
@@ -104,7 +116,7 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 def _softplus_grad(g, x, o, beta=1.0, threshold=20.0):
     bx = x * x.dtype.type(beta)
-    return np.where(bx > threshold, g, g * run_ufunc(K.sigmoid, bx))
+    return np.where(bx > threshold, g, g * run_kernel(K.sigmoid, K.UNIT_CONSTS, bx))
 
 
 softplus_op = activation("softplus", _softplus, _softplus_grad)
