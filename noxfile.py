@@ -87,6 +87,9 @@ def lock(session: nox.Session) -> None:
             "--quiet",
             "--strip-extras",
             "--allow-unsafe",
+            # Locks must not carry this machine's index or wheel-directory settings.
+            "--no-emit-index-url",
+            "--no-emit-find-links",
             *session.posargs,
             "-o",
             str(source.with_suffix(".txt").relative_to(ROOT)),
@@ -109,7 +112,8 @@ def bench(session: nox.Session) -> None:
     pip, not uv: the CPU build of torch is found through pip's configuration (a CUDA build from
     PyPI would be several GB), which is also why PyTorch stays out of every other session.
     """
-    _install_project(session, "paddlectl-framework")
+    for tool in ("paddlectl-framework", "paddlectl-compat-matrix", "paddlectl-license-audit", "paddlectl-eval-harness"):
+        _install_project(session, tool)
     session.install("-c", LOCK, "torch==2.13.0", "onnxruntime")
     scripts = sorted(ROOT.glob("benchmarks/*.py"))
     if not scripts:
