@@ -91,9 +91,11 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
-        self._grad = (
-            None if value is None else Tensor._wrap(np.asarray(value._data if isinstance(value, Tensor) else value))
-        )
+        if value is None:
+            self._grad = None
+            return
+        array = value._data if isinstance(value, Tensor) else value
+        self._grad = Tensor._wrap(np.array(array, dtype=self._data.dtype, copy=True))
 
     # ----- conversion ------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -162,15 +164,17 @@ class Tensor:
 
             grad = _apply_hooks(self._hooks, grad)
         if self._grad is None:
+            # A private copy: vjps may hand the same array to several inputs.
             self._grad = Tensor._wrap(np.array(grad, dtype=self._data.dtype, copy=True))
         else:
-            self._grad._data = self._grad._data + grad
+            np.add(self._grad._data, grad, out=self._grad._data)
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
+        """Zero the gradient in place (Paddle's default) or drop it; the array is always our own copy."""
         if self._grad is None:
             return
         if set_to_zero:
-            self._grad._data = np.zeros_like(self._data)
+            self._grad._data.fill(0)
         else:
             self._grad = None
 
