@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,12 @@ from ...errors import DTypeError, ShapeError
 from .. import initializer as init
 
 _layer_counter = collections.defaultdict(itertools.count)
+
+
+def _snake(class_name: str) -> str:
+    """Paddle's layer scope names: ``BatchNorm2D`` -> ``batch_norm2d``, ``PReLU`` -> ``p_re_lu``."""
+    words = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
 
 
 @dataclass
@@ -60,7 +67,7 @@ class Layer:
     attributes are registered automatically, in assignment order."""
 
     def __init__(self, name_scope: str | None = None, dtype="float32") -> None:
-        scope = name_scope or type(self).__name__.lower()
+        scope = name_scope or _snake(type(self).__name__)
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_sub_layers", collections.OrderedDict())
         object.__setattr__(self, "_buffers", collections.OrderedDict())
@@ -71,6 +78,7 @@ class Layer:
         self.training = True
         self._dtype = convert_dtype(dtype).name
         self._full_name = f"{scope}_{next(_layer_counter[scope])}"
+        self._param_counters = collections.defaultdict(itertools.count)
 
     # ----- registration --------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
@@ -133,7 +141,11 @@ class Layer:
         initializer = (
             attr.initializer or default_initializer or (init.Constant(0.0) if is_bias else init.XavierUniform())
         )
-        param = Parameter(initializer.sample(tuple(shape), dtype), name=attr.name, trainable=attr.trainable)
+        name = (
+            attr.name
+            or f"{self._full_name}.{'b' if is_bias else 'w'}_{next(self._param_counters['b' if is_bias else 'w'])}"
+        )
+        param = Parameter(initializer.sample(tuple(shape), dtype), name=name, trainable=attr.trainable)
         param.optimize_attr = {"learning_rate": attr.learning_rate}
         param.regularizer = attr.regularizer
         param.need_clip = attr.need_clip

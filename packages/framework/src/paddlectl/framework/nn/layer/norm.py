@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 
-from ...core.tensor import Parameter
 from ...errors import ShapeError
 from ...ops import activation as A
 from ...ops import norm as N
 from .. import initializer as init
-from .base import Layer
+from .base import Layer, ParamAttr
 
 __all__ = [
     "BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
@@ -49,9 +48,11 @@ class _BatchNormBase(Layer):
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format, self._use_global_stats = data_format, use_global_stats
         _scale_and_shift(self, num_features, weight_attr, bias_attr)
-        dtype = np.dtype(self._dtype)
-        self._mean = Parameter(np.zeros(num_features, dtype), trainable=False)
-        self._variance = Parameter(np.ones(num_features, dtype), trainable=False)
+        # Running statistics are non-trainable parameters named .w_1/.w_2, as in Paddle.
+        self._mean = self.create_parameter([num_features], ParamAttr(initializer=init.Constant(0.0), trainable=False))
+        self._variance = self.create_parameter(
+            [num_features], ParamAttr(initializer=init.Constant(1.0), trainable=False)
+        )
 
     def _global_stats(self):
         """Paddle's use_global_stats; None lets batch_norm decide from ``training``."""
