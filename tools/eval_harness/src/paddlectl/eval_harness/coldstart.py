@@ -1,0 +1,64 @@
+"""Cold start: a fresh Python process, from exec to its first prediction.
+
+The parent saves one pre-processed input to an ``.npz``, starts ``python -m
+paddlectl.eval_harness.coldstart MODEL INPUTS``, and times until the child prints its
+line right after the first prediction; the child also reports import, load and run times.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import EvalHarnessError
+
+
+def measure(model_path: Path, inputs: list[np.ndarray], timeout_s: float = 300.0) -> dict[str, float]:
+    """Seconds from process start to first prediction (``total_s``), plus the child's breakdown."""
+    with tempfile.TemporaryDirectory() as tmp:
+        npz = Path(tmp) / "inputs.npz"
+        np.savez(npz, *inputs)
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "paddlectl.eval_harness.coldstart", str(model_path), str(npz)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            line = child.stdout.readline()
+            total = time.perf_counter() - start
+            _, err = child.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise EvalHarnessError(
+                f"cold-start process did not finish in {timeout_s:.0f} s; set Eval.harness.cold_start=false"
+            ) from None
+    if child.returncode != 0 or not line:
+        raise EvalHarnessError(f"cold-start process failed (exit {child.returncode}): {err.strip()[-500:]}")
+    return {"total_s": total, **json.loads(line)}
+
+
+def _main(model_path: str, npz_path: str) -> None:
+    t0 = time.perf_counter()
+    from .predictor import open_predictor
+
+    t1 = time.perf_counter()
+    runner = open_predictor(Path(model_path))
+    t2 = time.perf_counter()
+    with np.load(npz_path) as data:
+        inputs = [data[f"arr_{i}"] for i in range(len(data.files))]
+    t3 = time.perf_counter()
+    runner.run(inputs)
+    t4 = time.perf_counter()
+    sys.stdout.write(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "first_run_s": t4 - t3}) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    _main(*sys.argv[1:3])

@@ -1,0 +1,163 @@
+"""One evaluation: accuracy over the task's evaluation set, then timed requests per batch size.
+
+Everything measured lands in a ``Report``; nothing here talks to MLflow, so an evaluation is
+complete and safe on disk before any tracking store is involved.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import environment
+from .checks import batch_problems
+from .cost import cost_per_1k
+from .latency import summarize, time_requests
+from .memory import peak_rss_bytes
+from .report import Report
+from .runner import Runner, planned_memory_bytes
+from .settings import HarnessSettings
+from .task import EvalTask
+
+ColdStart = Callable[[list[np.ndarray]], dict[str, float]]
+
+
+@dataclass
+class AccuracyPass:
+    predictions: list[Any] = field(default_factory=list)
+    labels: list[Any] = field(default_factory=list)
+    errors: int = 0
+    total: int = 0
+    examples: list[str] = field(default_factory=list)
+    first_inputs: list[np.ndarray] | None = None
+
+
+def _request(task: EvalTask, runner: Runner) -> Callable[[Sequence[Any]], tuple[list[np.ndarray], list[Any]]]:
+    def request(raw: Sequence[Any]):
+        outputs = runner.run(task.preprocess(raw))
+        return outputs, task.postprocess(outputs)
+
+    return request
+
+
+def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings) -> AccuracyPass:
+    """Predict the whole evaluation set; inputs that raise or fail a format check are errors."""
+    result = AccuracyPass()
+    samples = itertools.islice(task.eval_samples(), settings.max_samples)
+    request = _request(task, runner)
+    while chunk := list(itertools.islice(samples, settings.accuracy_batch_size)):
+        raw, labels = [s[0] for s in chunk], [s[1] for s in chunk]
+        result.total += len(chunk)
+        try:
+            if result.first_inputs is None:
+                result.first_inputs = [np.asarray(a) for a in task.preprocess(raw[:1])]
+            outputs, predictions = request(raw)
+        except Exception as exc:  # noqa: BLE001 - a batch that raised is counted, the evaluation goes on
+            result.errors += len(chunk)
+            _keep(result.examples, f"{type(exc).__name__}: {exc}")
+            continue
+        problems = batch_problems(task, outputs, predictions, len(chunk))
+        for i, (prediction, label) in enumerate(zip(predictions, labels, strict=False)):
+            if i in problems:
+                result.errors += 1
+                _keep(result.examples, f"input {result.total - len(chunk) + i}: {problems[i]}")
+            else:
+                result.predictions.append(prediction)
+                result.labels.append(label)
+    return result
+
+
+def _keep(examples: list[str], message: str, keep: int = 5) -> None:
+    if len(examples) < keep:
+        examples.append(message[:300])
+
+
+def _raw_pool(task: EvalTask, settings: HarnessSettings) -> list[Any]:
+    """Raw inputs the timed requests cycle through (at least one batch of the largest size)."""
+    need = max(settings.batch_sizes)
+    pool = [s[0] for s in itertools.islice(task.eval_samples(), max(need, 64))]
+    if not pool:
+        raise ValueError(f"task {task.name!r} yielded no evaluation samples; check its Eval dataset config")
+    return pool
+
+
+def evaluate(
+    task: EvalTask,
+    runner: Runner,
+    settings: HarnessSettings,
+    *,
+    model_path: Path,
+    config: dict[str, Any],
+    cold_start: ColdStart | None = None,
+) -> tuple[Report, AccuracyPass]:
+    """Measure ``runner`` on ``task`` as configured and return the report (not yet written)."""
+    acc = accuracy_pass(task, runner, settings)
+    metrics: dict[str, float] = {}
+    if acc.predictions:
+        metrics.update({k: float(v) for k, v in task.compute_metrics(acc.predictions, acc.labels).items()})
+    pool = _raw_pool(task, settings)
+    request = _request(task, runner)
+
+    def check(out: tuple[list[np.ndarray], list[Any]]) -> str | None:
+        outputs, predictions = out
+        problems = batch_problems(task, outputs, predictions, len(predictions) or 1)
+        return next(iter(problems.values()), None)
+
+    samples: dict[str, list[float]] = {}
+    errors, total, examples = acc.errors, acc.total, list(acc.examples)
+    best_throughput = 0.0
+    for bs in settings.batch_sizes:
+
+        def batch(i: int, bs: int = bs) -> list[Any]:
+            start = (i * bs) % len(pool)
+            return [pool[(start + j) % len(pool)] for j in range(bs)]
+
+        timed = time_requests(request, batch, bs, settings.warmup, settings.repeats, check)
+        samples[str(bs)] = timed.samples_ms
+        for name, value in summarize(timed.samples_ms).items():
+            metrics[f"latency_{name}_ms_bs{bs}"] = value
+        metrics[f"throughput_bs{bs}"] = timed.throughput
+        metrics[f"cost_per_1k_bs{bs}"] = cost_per_1k(settings.cost, timed.throughput)
+        best_throughput = max(best_throughput, timed.throughput)
+        errors += timed.errors * bs
+        total += settings.repeats * bs
+        examples += timed.error_examples[: max(0, 5 - len(examples))]
+    metrics["throughput"] = best_throughput
+    metrics["cost_per_1k"] = cost_per_1k(settings.cost, best_throughput)
+    metrics["error_rate"] = errors / total if total else 0.0
+    metrics["peak_rss_mb"] = peak_rss_bytes() / 2**20
+    planned = planned_memory_bytes(runner)
+    if planned is not None:
+        metrics["planned_memory_mb"] = planned / 2**20
+    if cold_start is not None and acc.first_inputs is not None:
+        metrics.update({f"cold_start_{k}": v for k, v in cold_start(acc.first_inputs).items()})
+    facts = environment.machine_facts()
+    report = Report(
+        local_id=new_local_id(),
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        task=task.name,
+        model_path=str(model_path),
+        model_name=settings.model_name or f"{task.name}.{Path(model_path).stem}",
+        experiment=settings.experiment or f"{task.name}/{settings.model_name or Path(model_path).stem}",
+        metrics=metrics,
+        latency_samples_ms=samples,
+        errors={"count": errors, "total": total, "examples": examples},
+        config=config,
+        versions=environment.package_versions(),
+        git_sha=environment.git_sha(),
+        machine=facts,
+        fingerprint=environment.fingerprint(facts),
+    )
+    return report, acc
+
+
+def new_local_id() -> str:
+    """Sortable by time, unique across concurrent processes."""
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]

@@ -1,0 +1,91 @@
+"""Latency statistics and the timed request loop.
+
+A request is the task's pre-processing, the model run and the post-processing, timed with
+``perf_counter_ns`` around exactly that; warm-up requests are run and discarded first so JIT
+compilation and cache filling do not pollute p99.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def summarize(samples_ms: Sequence[float]) -> dict[str, float]:
+    """p50/p95/p99/mean/std of latency samples in milliseconds (NaN when there are none)."""
+    values = np.asarray(samples_ms, dtype=np.float64)
+    if values.size == 0:
+        return {k: float("nan") for k in ("p50", "p95", "p99", "mean", "std")}
+    p50, p95, p99 = np.percentile(values, [50, 95, 99])
+    return {
+        "p50": float(p50),
+        "p95": float(p95),
+        "p99": float(p99),
+        "mean": float(values.mean()),
+        "std": float(values.std()),
+    }
+
+
+@dataclass
+class TimedRequests:
+    """The outcome of one batch size's timed loop."""
+
+    batch_size: int
+    samples_ms: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_examples: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def throughput(self) -> float:
+        """Predictions per second over the successful requests' own time."""
+        total_s = sum(self.samples_ms) / 1e3
+        return self.batch_size * len(self.samples_ms) / total_s if total_s > 0 else 0.0
+
+
+def time_requests(
+    request: Callable[[Sequence[Any]], object],
+    batches: Callable[[int], Sequence[Any]],
+    batch_size: int,
+    warmup: int,
+    repeats: int,
+    is_error: Callable[[object], str | None],
+) -> TimedRequests:
+    """Run ``warmup`` then ``repeats`` requests; an exception or a failed check counts as an error.
+
+    ``batches(i)`` gives the i-th batch of raw inputs (prepared before timing starts, so slicing
+    the data set is not measured); ``is_error`` inspects a request's result for format problems.
+    """
+    result = TimedRequests(batch_size)
+    prepared = [batches(i) for i in range(warmup + repeats)]
+    clock = time.perf_counter_ns
+    start_wall = clock()
+    for i, raw in enumerate(prepared):
+        t0 = clock()
+        try:
+            out = request(raw)
+        except Exception as exc:  # noqa: BLE001 - an input that raised is a measured error, not a crash
+            if i >= warmup:
+                result.errors += 1
+                _remember(result, f"{type(exc).__name__}: {exc}")
+            continue
+        elapsed = clock() - t0
+        if i < warmup:
+            continue
+        problem = is_error(out)
+        if problem is not None:
+            result.errors += 1
+            _remember(result, problem)
+        else:
+            result.samples_ms.append(elapsed / 1e6)
+    result.wall_s = (clock() - start_wall) / 1e9
+    return result
+
+
+def _remember(result: TimedRequests, message: str, keep: int = 5) -> None:
+    if len(result.error_examples) < keep:
+        result.error_examples.append(message[:300])

@@ -1,0 +1,92 @@
+"""The evaluation report: one JSON document that is the source of truth for a run.
+
+It is written locally before anything is sent to MLflow, carries the raw latency samples the
+gate's statistical test needs, and renders to the Markdown attached to the run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Report:
+    local_id: str
+    created_at: str
+    task: str
+    model_path: str
+    model_name: str
+    experiment: str
+    metrics: dict[str, float]
+    latency_samples_ms: dict[str, list[float]]
+    errors: dict[str, Any]
+    config: dict[str, Any]
+    versions: dict[str, str]
+    git_sha: str | None
+    machine: dict[str, Any]
+    fingerprint: str
+    plots: list[str] = field(default_factory=list)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return json.dumps(_finite(asdict(self)), indent=2, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        data = json.loads(text)
+        if data.get("format_version") != FORMAT_VERSION:
+            raise ValueError(
+                f"report format {data.get('format_version')!r} is not {FORMAT_VERSION}; re-run the evaluation"
+            )
+        data["metrics"] = {k: (float("nan") if v is None else v) for k, v in data["metrics"].items()}
+        return cls(**data)
+
+    @classmethod
+    def read(cls, path: Path) -> Report:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def samples(self, batch_size: int) -> list[float]:
+        return self.latency_samples_ms.get(str(batch_size), [])
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN/Inf: write them as null so every JSON reader can load the report."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def to_markdown(report: Report) -> str:
+    """A human summary of one run: accuracy, latency per batch size, errors, cost, environment."""
+    m = report.metrics
+    lines = [
+        f"# Evaluation of `{report.model_name}` on `{report.task}`",
+        "",
+        f"run `{report.local_id}` at {report.created_at}, git `{report.git_sha or 'n/a'}`, "
+        f"machine `{report.fingerprint}` ({report.machine.get('cpu')}, {report.machine.get('cpus')} CPUs)",
+        "",
+        "## Metrics",
+        "",
+        "| metric | value |",
+        "| --- | --- |",
+    ]
+    lines += [f"| {name} | {_fmt(value)} |" for name, value in sorted(m.items())]
+    lines += ["", "## Errors", "", f"{report.errors.get('count', 0)} of {report.errors.get('total', 0)} inputs failed."]
+    lines += [f"- {example}" for example in report.errors.get("examples", [])]
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.6g}"
