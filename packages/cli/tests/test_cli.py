@@ -23,7 +23,7 @@ def test_doctor_reports_and_writes_json(tmp_path):
     assert result.exit_code == 0, result.output
     names = [f["name"] for f in json.loads(out.read_text())]
     assert names[:5] == ["python", "os", "cpu", "numpy", "numba"]
-    assert {"numba jit", "numba cache", "mpi", "paddlectl"} <= set(names)
+    assert {"numba jit", "numba cache", "training", "mpi", "paddlectl"} <= set(names)
 
 
 def test_doctor_exits_1_when_jit_is_broken():

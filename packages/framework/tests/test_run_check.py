@@ -1,5 +1,5 @@
 from paddlectl.framework.utils import run_check
-from paddlectl.framework.utils.run_check import check_numba
+from paddlectl.framework.utils.run_check import check_numba, check_training
 
 
 def test_numba_compiles_and_caches_here(tmp_path):
@@ -18,3 +18,13 @@ def test_disabled_jit_is_reported(monkeypatch):
 def test_run_check_prints_verdict(capsys):
     assert run_check() is True
     assert "paddlectl works well" in capsys.readouterr().out
+
+
+def test_training_check_trains():
+    result = check_training()
+    assert result.ok and "->" in result.detail
+
+
+def test_training_check_reports_a_loss_that_does_not_fall():
+    result = check_training(steps=1)
+    assert not result.ok and "did not fall" in result.detail

@@ -7,7 +7,7 @@ import platform
 import sys
 from dataclasses import dataclass
 
-from paddlectl.framework.utils.run_check import CheckResult, check_numba
+from paddlectl.framework.utils.run_check import CheckResult, check_numba, check_training
 
 from .plugins import installed_paddlectl
 
@@ -77,7 +77,7 @@ def diagnose() -> list[Finding]:
         _version_of("numpy"),
         _version_of("numba"),
     ]
-    findings += [_from_check(r) for r in check_numba()]
+    findings += [_from_check(r) for r in (*check_numba(), check_training())]
     findings.append(_mpi())
     packages = installed_paddlectl()
     findings.append(Finding("paddlectl", "ok", ", ".join(f"{n} {v}" for n, v in packages.items())))

@@ -101,10 +101,36 @@ def check_numba(cache_dir: str | os.PathLike | None = None) -> list[CheckResult]
         return [jit, CheckResult("numba cache", True, f"second process loaded the kernel from {cache}")]
 
 
+def check_training(steps: int = 20) -> CheckResult:
+    """Train a small regression for a few steps, as Paddle's run_check does: the loss must fall."""
+    import numpy as np
+
+    import paddlectl.framework as paddle
+
+    try:
+        rng = np.random.default_rng(0)
+        x = paddle.to_tensor(rng.standard_normal((32, 8)).astype("float32"))
+        y = paddle.to_tensor((rng.standard_normal((32, 8)) @ rng.standard_normal((8, 1))).astype("float32"))
+        model = paddle.nn.Sequential(paddle.nn.Linear(8, 16), paddle.nn.ReLU(), paddle.nn.Linear(16, 1))
+        opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+        losses = []
+        for _ in range(steps):
+            loss = paddle.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+    except Exception as exc:  # noqa: BLE001 - every failure is a finding to report
+        return CheckResult("training", False, f"a training step failed: {type(exc).__name__}: {exc}")
+    if not losses[-1] < losses[0]:
+        return CheckResult("training", False, f"the loss did not fall ({losses[0]:.4f} -> {losses[-1]:.4f})")
+    return CheckResult("training", True, f"{steps} Adam steps, loss {losses[0]:.4f} -> {losses[-1]:.4f}")
+
+
 def run_check() -> bool:
     """Print whether paddlectl works here, as ``paddle.utils.run_check()`` does; True when it does."""
     print("Running verify paddlectl program ...")
-    results = check_numba()
+    results = [*check_numba(), check_training()]
     for result in results:
         print(f"  [{'ok' if result.ok else 'FAILED'}] {result.name}: {result.detail}")
     ok = all(r.ok for r in results)
