@@ -272,15 +272,19 @@ class Layer:
     def state_dict(
         self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = "", use_hook: bool = True
     ):
-        """Parameters and persistable buffers by structured name (``conv1.weight``)."""
+        """Parameters and persistable buffers by structured name (``conv1.weight``), in Paddle's
+        order: each layer's own parameters, then its buffers, then its sublayers'."""
         out = collections.OrderedDict() if destination is None else destination
-        for path, value in self.named_parameters(structured_name_prefix.rstrip("."), include_sublayers):
-            out[path] = value
-        for path, value, owner, name in self._named_members(
-            "_buffers", structured_name_prefix.rstrip("."), include_sublayers
-        ):
-            if name not in owner._non_persistable_buffer_names:
-                out[path] = value
+        prefix = structured_name_prefix
+        for name, value in self._parameters.items():
+            if value is not None:
+                out[prefix + name] = value
+        for name, value in self._buffers.items():
+            if value is not None and name not in self._non_persistable_buffer_names:
+                out[prefix + name] = value
+        if include_sublayers:
+            for name, layer in self.named_children():
+                layer.state_dict(out, True, f"{prefix}{name}.")
         return out
 
     def set_state_dict(self, state_dict, use_structured_name: bool = True):
