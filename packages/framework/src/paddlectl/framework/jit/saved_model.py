@@ -1,0 +1,158 @@
+"""The saved inference model (DESIGN.md §4): a directory of ``model.json`` + ``model.safetensors``.
+
+``model.json`` holds the format name and version, the producer and its version, the program in
+text form, input/output specs, the output structure, the pre/post-processing config, the weights
+file's size and SHA-256, and the verification report when one was made. Nothing in the directory
+is ever executed: the program is parsed by ``static.parser`` and the weights are safetensors.
+
+Format versions: 1 is the first. A reader refuses a newer version (naming both) and reads every
+older one it lists in ``READABLE_VERSIONS``. The directory is written beside its final place and
+renamed into it, so a reader never sees half a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+import safetensors
+import safetensors.numpy
+
+from ..errors import CheckpointError, PaddlectlError
+from ..static.ir import Program
+from ..static.parser import parse_program
+from ..static.printer import print_program
+from ..utils.fileio import atomic_write
+
+FORMAT = "paddlectl-inference-model"
+FORMAT_VERSION = 1
+READABLE_VERSIONS = (1,)
+MODEL_JSON = "model.json"
+WEIGHTS = "model.safetensors"
+
+
+def producer_version() -> str:
+    from importlib.metadata import version
+
+    return version("paddlectl-framework")
+
+
+@dataclass
+class SavedModel:
+    """A model directory read back and checked: the program (with weights) and its metadata."""
+
+    path: str
+    program: Program
+    meta: dict
+
+    @property
+    def input_names(self) -> list[str]:
+        return [i["name"] for i in self.meta["inputs"]]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [o["name"] for o in self.meta["outputs"]]
+
+
+def write_model_dir(path, program: Program, meta: dict) -> None:
+    """Write ``program`` and ``meta`` (inputs, outputs, configs...) as a model directory, atomically."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.exists(path) and not os.path.isfile(os.path.join(path, MODEL_JSON)):
+        if not os.path.isdir(path) or os.listdir(path):
+            raise FileExistsError(
+                f"jit.save: {path} exists and is not a saved model directory; choose a new path or remove it"
+            )
+    weights = {k: np.ascontiguousarray(v) for k, v in program.weights.items()}
+    blob = safetensors.numpy.save(weights) if weights else safetensors.numpy.save({})
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "producer": {"name": "paddlectl-framework", "version": producer_version()},
+        "program": print_program(program),
+        **meta,
+        "weights": {"file": WEIGHTS, "bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest()},
+    }
+    text = json.dumps(document, indent=1)
+    parent = os.path.dirname(path)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.", dir=parent)
+    try:
+        with atomic_write(os.path.join(tmp, WEIGHTS), "wb") as f:
+            f.write(blob)
+        with atomic_write(os.path.join(tmp, MODEL_JSON), "w", encoding="utf-8") as f:
+            f.write(text)
+        old = None
+        if os.path.exists(path):
+            old = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.old.", dir=parent)
+            os.rmdir(old)
+            os.rename(path, old)
+        os.rename(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def read_model_dir(path) -> SavedModel:
+    """Read and check a model directory; anything missing, malformed or tampered -> CheckpointError."""
+    path = os.fspath(path)
+
+    def bad(what: str) -> CheckpointError:
+        return CheckpointError(f"{path}: {what}")
+
+    meta_path = os.path.join(path, MODEL_JSON)
+    if not os.path.isfile(meta_path):
+        raise bad(f"not a saved model directory (no {MODEL_JSON}); write one with paddle.jit.save(layer, path, ...)")
+    try:
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise bad(f"{MODEL_JSON} is not valid JSON ({exc}); the file is corrupted, export the model again") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise bad(
+            f"{MODEL_JSON} is not a {FORMAT} file (format {meta.get('format') if isinstance(meta, dict) else None!r})"
+        )
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise bad(f"{MODEL_JSON} has no integer format_version (got {version!r})")
+    if version > FORMAT_VERSION:
+        producer = meta.get("producer", {})
+        raise bad(
+            f"the model was written in format version {version} (by {producer.get('name')} {producer.get('version')}), "
+            f"but this paddlectl-framework {producer_version()} reads format versions up to {FORMAT_VERSION}; "
+            "upgrade paddlectl-framework to load it"
+        )
+    if version not in READABLE_VERSIONS:
+        raise bad(f"format version {version} is not supported; readable versions: {list(READABLE_VERSIONS)}")
+    for key in ("program", "inputs", "outputs", "weights"):
+        if key not in meta:
+            raise bad(f"{MODEL_JSON} lacks the {key!r} entry; the file is incomplete, export the model again")
+    info = meta["weights"]
+    weights_path = os.path.join(path, WEIGHTS)
+    if not os.path.isfile(weights_path):
+        raise bad(f"the weights file {WEIGHTS} is missing; copy the whole model directory")
+    with open(weights_path, "rb") as f:
+        blob = f.read()
+    if len(blob) != info.get("bytes") or hashlib.sha256(blob).hexdigest() != info.get("sha256"):
+        raise bad(
+            f"{WEIGHTS} does not match the checksum in {MODEL_JSON} ({len(blob)} bytes, expected {info.get('bytes')}); "
+            "it is truncated or was modified: export the model again"
+        )
+    try:
+        weights = safetensors.numpy.load(blob)
+    except (safetensors.SafetensorError, ValueError) as exc:
+        raise bad(f"{WEIGHTS} is not a valid safetensors file ({exc})") from None
+    try:
+        program = parse_program(meta["program"], weights)
+    except PaddlectlError as exc:
+        raise bad(f"the program in {MODEL_JSON} is invalid or does not match the weights: {exc}") from None
+    names = [i.get("name") for i in meta["inputs"]]
+    if names != program.input_names or len(meta["outputs"]) != len(program.outputs):
+        raise bad(f"{MODEL_JSON}'s input/output lists do not match its program (inputs {program.input_names})")
+    return SavedModel(path, program, meta)
