@@ -5,7 +5,7 @@
 
 from importlib.metadata import version
 
-from . import hapi, io, metric, nn, optimizer, utils, vision
+from . import hapi, inference, io, jit, metric, nn, optimizer, static, utils, vision
 from . import ops as _ops  # declares every op and attaches the Tensor methods
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (

@@ -99,17 +99,25 @@ class Tensor:
 
     # ----- conversion ------------------------------------------------------------
     def numpy(self) -> np.ndarray:
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "numpy()")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "numpy.asarray()")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def item(self, *index):
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "item()")
         if not index and self._data.size != 1:
             raise ValueError(f"item() needs a tensor of one element, this one has shape {self.shape}; index it first")
         return self._data.item(*index)
 
     def tolist(self):
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "tolist()")
         return self._data.tolist()
 
     def __len__(self) -> int:
@@ -123,12 +131,18 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "float()")
         return float(self._data)
 
     def __int__(self) -> int:
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "int()")
         return int(self._data)
 
     def __index__(self) -> int:
+        if STATE.tracer is not None:
+            STATE.tracer.on_python_value(self, "an index (__index__)")
         return int(self._data)
 
     __hash__ = object.__hash__

@@ -148,6 +148,8 @@ def read_model_dir(path) -> SavedModel:
         weights = safetensors.numpy.load(blob)
     except (safetensors.SafetensorError, ValueError) as exc:
         raise bad(f"{WEIGHTS} is not a valid safetensors file ({exc})") from None
+    for array in weights.values():
+        array.flags.writeable = False  # shared by every predictor clone; nothing may write into it
     try:
         program = parse_program(meta["program"], weights)
     except PaddlectlError as exc:

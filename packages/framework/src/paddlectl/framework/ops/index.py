@@ -706,6 +706,8 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
         value = cast(value, self.dtype)
     before = Tensor._wrap(self._data)  # the pre-write value keeps the old graph position
     before._node, before._out_index, before.stop_gradient = self._node, self._out_index, self.stop_gradient
+    if STATE.tracer is not None:
+        STATE.tracer.on_alias(before, self)
 
     def write(spec, tensors):
         try:
@@ -720,6 +722,8 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
             ) from None
 
     out = _indexed("setitem", self, index, write)
+    if STATE.tracer is not None:
+        STATE.tracer.on_rebind(self, out)
     self._data = out._data
     if out._node is not None:
         self._node = out._node

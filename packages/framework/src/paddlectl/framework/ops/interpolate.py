@@ -7,8 +7,11 @@ matrices are built with Paddle's float32 source-coordinate arithmetic (align_cor
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
+from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
@@ -45,10 +48,26 @@ def _matrix(size: int, out: int, scale, mode: str, align_corners: bool, align_mo
     return m
 
 
+def _scaled(n, s: float):
+    """``int(n * s)``, Paddle's output size for a scale factor; symbolic when ``n`` is."""
+    if isinstance(n, int):
+        return int(n * s)
+    if float(s).is_integer():
+        return symbolic.mul(n, int(s))
+    num, den = Fraction(s).as_integer_ratio()
+    return symbolic.simplify(f"({num}*({n}))//{den}")
+
+
+def _out_size(spatial, size, scale) -> tuple:
+    """``size`` when given, else computed from the input's spatial dims and ``scale``."""
+    return tuple(size) if size is not None else tuple(_scaled(n, s) for n, s in zip(spatial, scale, strict=True))
+
+
 def _forward(ctx, x, size, scale, mode, align_corners, align_mode, data_format):
     if x.dtype.kind != "f":
         raise DTypeError(f"interpolate: x must be float16/32/64, got {x.dtype}; cast it with .astype('float32')")
     xc = x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+    size = _out_size(xc.shape[2:], size, scale)
     mats = [
         _matrix(xc.shape[2 + i], size[i], scale[i], mode, align_corners, align_mode).astype(x.dtype) for i in range(2)
     ]
@@ -66,6 +85,7 @@ def _vjp(ctx, g):
 
 
 def _infer(x: Spec, size, scale, mode, align_corners, align_mode, data_format) -> Spec:
+    size = _out_size(x.shape[1:3] if data_format == "NHWC" else x.shape[2:], size, scale)
     if data_format == "NHWC":
         return Spec((x.shape[0], *size, x.shape[3]), x.dtype)
     return Spec((x.shape[0], x.shape[1], *size), x.dtype)
@@ -122,14 +142,15 @@ def interpolate(
         scale = tuple(float(s) for s in _pair(scale_factor, "scale_factor"))
         if min(scale) <= 0:
             raise ShapeError(f"interpolate: scale_factor must be positive, got {list(scale)}")
-        out = tuple(int(n * s) for n, s in zip(spatial, scale, strict=True))
+        out = _out_size(spatial, None, scale)
         if recompute_scale_factor:
             scale = (0.0, 0.0)
     if min(out) <= 0:
         raise ShapeError(f"interpolate: output size {list(out)} must be positive (input spatial {list(spatial)})")
     return interpolate_op(
         x,
-        size=out,
+        # with a scale factor the op computes the size from its input: traced programs stay shape-generic
+        size=out if size is not None or recompute_scale_factor else None,
         scale=scale,
         mode=mode,
         align_corners=bool(align_corners),

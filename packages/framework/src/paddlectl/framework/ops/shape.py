@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from ..core import symbolic
 from ..core.op import BROADCAST, OPAQUE, OpDef, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
@@ -35,18 +36,38 @@ def _resolve_shape(op: str, in_shape: tuple, shape) -> tuple:
 
 def _reshape_forward(ctx, x, shape):
     ctx.save(x.shape)
-    return x.reshape(shape)
+    return x.reshape(_resolve_shape("reshape", x.shape, shape))
 
 
 def _reshape_infer(x: Spec, shape) -> Spec:
-    return Spec(tuple(shape), x.dtype)
+    """The target shape with 0 (copy) and -1 (inferred) resolved over dims that may be symbolic."""
+    if all(isinstance(d, int) for d in x.shape):
+        return Spec(_resolve_shape("reshape", tuple(x.shape), shape), x.dtype)
+    dims = [x.shape[i] if d == 0 and i < len(x.shape) else d for i, d in enumerate(shape)]
+    if dims.count(-1) > 1:
+        raise ShapeError(f"reshape: only one dimension can be -1, got {list(shape)}")
+    total = symbolic.product(x.shape)
+    if -1 in dims:
+        known = symbolic.product([d for d in dims if d != -1])
+        rest = symbolic.divide_exact(total, known)
+        if rest is None:
+            raise ShapeError(f"reshape: the -1 in {list(shape)} for x{list(x.shape)} is not a whole symbolic size")
+        dims[dims.index(-1)] = rest
+    if symbolic.simplify(symbolic.product(dims)) != symbolic.simplify(total):
+        raise ShapeError(f"reshape: cannot reshape x{list(x.shape)} into {list(shape)}: the sizes differ")
+    return Spec(tuple(symbolic.simplify(d) for d in dims), x.dtype)
 
 
 reshape_op = OpDef("reshape", _reshape_forward, lambda ctx, g: g.reshape(ctx.saved[0]), _reshape_infer, OPAQUE)
 
 
 def reshape(x, shape, name=None):
-    return reshape_op(x, shape=_resolve_shape("reshape", tuple(x.shape), shape))
+    """Paddle's reshape; the op keeps 0 and -1 unresolved so a traced program stays shape-generic."""
+    if isinstance(shape, Tensor):
+        shape = shape.tolist()
+    dims = tuple(int(d.item()) if isinstance(d, Tensor) else int(d) for d in shape)
+    _resolve_shape("reshape", tuple(x.shape), dims)  # eager check: errors surface at the call
+    return reshape_op(x, shape=dims)
 
 
 def _transpose_forward(ctx, x, perm):
@@ -79,7 +100,10 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     if start > stop:
         raise ShapeError(f"flatten: start_axis ({start_axis}) must not come after stop_axis ({stop_axis})")
     shape = x.shape
-    return reshape(x, shape[:start] + [int(np.prod(shape[start : stop + 1]))] + shape[stop + 1 :])
+    if 0 in shape:  # an empty tensor: -1 cannot be inferred, spell every dim out
+        return reshape(x, shape[:start] + [int(np.prod(shape[start : stop + 1]))] + shape[stop + 1 :])
+    # 0 copies a leading dim and -1 stands for the merged one, so a traced flatten stays shape-generic
+    return reshape(x, [0] * start + [-1] + shape[stop + 1 :])
 
 
 def squeeze(x, axis=None, name=None):
@@ -449,7 +473,7 @@ def _pad_vjp(ctx, g):
 
 
 def _pad_infer(x: Spec, pads, mode, value) -> Spec:
-    return Spec(tuple(d if not (b or a) else d + b + a for d, (b, a) in zip(x.shape, pads, strict=True)), x.dtype)
+    return Spec(tuple(symbolic.add(d, b, a) for d, (b, a) in zip(x.shape, pads, strict=True)), x.dtype)
 
 
 pad_op = OpDef("pad", _pad_forward, _pad_vjp, _pad_infer, OPAQUE)
