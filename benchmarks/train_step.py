@@ -5,6 +5,10 @@ the workload's own) and prints median ms/step, the ratio to PyTorch, peak RSS, a
 (process start to the end of the first step) with an empty and a warm Numba cache.
 
     python benchmarks/train_step.py [--steps 30] [--json out.json]
+
+Where OPENBLAS_CORETYPE pins NumPy's OpenBLAS to an older kernel (this workplace's machines), run
+it as ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/train_step.py``: the table
+title names the OpenBLAS kernel NumPy actually used.
 """
 
 from __future__ import annotations
@@ -164,6 +168,21 @@ def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _blas() -> str:
+    """Which BLAS kernel NumPy runs here (OPENBLAS_CORETYPE can pin an old one)."""
+    try:
+        import numpy  # noqa: F401 - loads the BLAS that threadpoolctl inspects
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown (threadpoolctl not installed)"
+    found = [
+        f"{i.get('internal_api')} {i.get('architecture', '')}".strip()
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    ]
+    return ", ".join(found) or "none found"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", nargs=2, metavar=("FRAMEWORK", "WORKLOAD"))
@@ -184,7 +203,7 @@ def main() -> None:
                 results[(framework, workload)] = _run(framework, workload, args.steps, cache)
             # Same cache again: the warm-cache cold start of our own code.
             results[("paddlectl-warm", workload)] = _run("paddlectl", workload, 3, cache)
-    table = Table(title=f"training step, {os.cpu_count()} cores (median of {args.steps} steps)")
+    table = Table(title=f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()} (median of {args.steps} steps)")
     for col in ("workload", "framework", "ms/step", "p95 ms", "vs torch", "peak RSS MB", "cold start s"):
         table.add_column(col, justify="right" if col not in ("workload", "framework") else "left")
     for workload in args.workloads.split(","):

@@ -97,9 +97,12 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     x, w_ih, w_hh, caches, states, steps = ctx.saved
     cell, mask = ctx.attrs["cell"], ctx.mask
     B, T, _ = x.shape
-    dxg_all = np.zeros((B, T, w_ih.shape[0]), dtype=x.dtype)
-    dw_hh = np.zeros_like(w_hh)
-    db_hh = np.zeros(w_hh.shape[0], dtype=x.dtype)
+    G, H = w_hh.shape
+    dxg_all = np.zeros((B, T, G), dtype=x.dtype)
+    # Per-step hidden-gate gradients and the states they multiply, so the weight gradient is
+    # one large GEMM after the loop instead of T small ones inside it.
+    dhg_all = np.empty((len(steps), B, G), dtype=x.dtype)
+    h_prev_all = np.empty((len(steps), B, H), dtype=x.dtype)
     dh = dh_last.copy()
     dc = None if dc_last is None else dc_last.copy()
     for k in range(len(steps) - 1, -1, -1):
@@ -110,26 +113,21 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
         dc_new = dc if (dc is None or m is None) else m * dc
         dxg, dhg, dh_direct, dc_prev = _step_backward(cell, dh_new, dc_new, caches[k], h_prev, c_prev)
         dxg_all[:, t] = dxg
-        dw_hh += dhg.T @ h_prev
-        db_hh += dhg.sum(axis=0)
+        dhg_all[k] = dhg
+        h_prev_all[k] = h_prev
         carried = dhg @ w_hh + dh_direct
         dh = carried if m is None else carried + (1 - m) * dh
         if dc is not None:
             dc = dc_prev if m is None else dc_prev + (1 - m) * dc
     needs = ctx.needs_input_grad
-    dx = np.matmul(dxg_all, w_ih) if needs[0] else None
-    dw_ih = np.einsum("btg,bti->gi", dxg_all, x) if needs[1] else None
-    db_ih = dxg_all.sum(axis=(0, 1)) if needs[3] else None
-    return (
-        dx,
-        dw_ih,
-        dw_hh,
-        db_ih,
-        db_hh if needs[4] else None,
-        dh if needs[5] else None,
-        dc if needs[6] else None,
-        None,
-    )
+    flat_dxg = dxg_all.reshape(-1, G)
+    dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else None
+    dw_ih = flat_dxg.T @ x.reshape(-1, x.shape[2]) if needs[1] else None
+    db_ih = flat_dxg.sum(axis=0) if needs[3] else None
+    flat_dhg = dhg_all.reshape(-1, G)
+    dw_hh = flat_dhg.T @ h_prev_all.reshape(-1, H) if needs[2] else None
+    db_hh = flat_dhg.sum(axis=0) if needs[4] else None
+    return dx, dw_ih, dw_hh, db_ih, db_hh, dh if needs[5] else None, dc if needs[6] else None, None
 
 
 def _forward_with_mask(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
