@@ -23,6 +23,13 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
             f"y{list(y.shape)} (transpose_y={transpose_y}); x's last dim must equal y's second-to-last"
         )
     ctx.save(a, b)
+    return _gemm(a, b)
+
+
+def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b``; a batched ``a`` against a 2-D ``b`` runs as one large GEMM, not one per batch entry."""
+    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+        return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
     return np.matmul(a, b)
 
 
@@ -38,10 +45,15 @@ def _matmul_vjp(ctx, g):
         g2 = np.expand_dims(g2, -1)
     ga = gb = None
     if ctx.needs_input_grad[0]:
-        ga = unbroadcast(np.matmul(g2, _t(b2)), a2.shape).reshape(a.shape)
+        ga = unbroadcast(_gemm(np.ascontiguousarray(g2), _t(b2)), a2.shape).reshape(a.shape)
         ga = _t(ga) if tx else ga
     if ctx.needs_input_grad[1]:
-        gb = unbroadcast(np.matmul(_t(a2), g2), b2.shape).reshape(b.shape)
+        if b2.ndim == 2 and a2.ndim > 2:
+            # Weight gradient of a batched input: one GEMM over all rows instead of a batch of
+            # GEMMs summed afterwards.
+            gb = (a2.reshape(-1, a2.shape[-1]).T @ g2.reshape(-1, g2.shape[-1])).reshape(b.shape)
+        else:
+            gb = unbroadcast(np.matmul(_t(a2), g2), b2.shape).reshape(b.shape)
         gb = _t(gb) if ty else gb
     return ga, gb
 
