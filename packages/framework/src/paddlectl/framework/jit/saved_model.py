@@ -86,6 +86,11 @@ def write_model_dir(path, program: Program, meta: dict) -> None:
             f.write(blob)
         with atomic_write(os.path.join(tmp, MODEL_JSON), "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)  # mkdtemp/mkstemp create private entries; a model directory is ordinary data
+        os.chmod(tmp, 0o777 & ~umask)
+        for name in (WEIGHTS, MODEL_JSON):
+            os.chmod(os.path.join(tmp, name), 0o666 & ~umask)
         old = None
         if os.path.exists(path):
             old = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.old.", dir=parent)

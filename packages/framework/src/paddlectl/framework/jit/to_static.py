@@ -58,13 +58,17 @@ class StaticFunction:
             program, structure = trace(self._function, sigs, layer=self._layer)
             self.output_structure = structure
             self._programs[key] = program
-        return self._programs[key]
+        self._last = self._programs[key]
+        return self._last
 
     @property
     def program(self) -> Program:
-        if self.input_spec is None and not self._programs:
+        """The program for ``input_spec``, or else the one traced by the latest call."""
+        if self.input_spec is not None:
+            return self.concrete_program()
+        if not self._programs:
             raise ConversionError("to_static: no program yet; call the function once or give input_spec")
-        return self.concrete_program()
+        return self._last
 
     def __call__(self, *args):
         arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]

@@ -407,10 +407,11 @@ def trace(fn, signatures: list[InputSignature], layer=None, examples=None) -> tu
     for la, lb in zip(a, b, strict=False):
         if la != lb:
             raise ConversionError(
-                "the traced program depends on the concrete size of a symbolic dim, so it cannot be inferred "
-                f"symbolically: with sizes {first} the trace records\n  {la}\nbut with sizes {second}\n  {lb}\n"
-                "compute the value from the tensor instead of from x.shape (reshape takes 0 to copy a dim and -1 "
-                "to infer one), or give that dim a fixed size in the InputSpec"
+                "the traced program depends on the concrete size of a symbolic dim (or on Python-side state that "
+                f"changes between calls), so it cannot be inferred symbolically: with sizes {first} the trace "
+                f"records\n  {la}\nbut with sizes {second}\n  {lb}\ncompute the value from the tensor instead of "
+                "from x.shape (reshape takes 0 to copy a dim and -1 to infer one), or give that dim a fixed size in "
+                "the InputSpec"
             )
     if len(a) != len(b):
         raise ConversionError(
