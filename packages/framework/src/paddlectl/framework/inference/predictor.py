@@ -8,6 +8,9 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numba
 import numpy as np
 
@@ -15,6 +18,17 @@ from ..errors import DTypeError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
 from ..static.executor import Executor, bind_inputs
 from .config import Config
+
+_WORKQUEUE_LOCK = threading.Lock()
+
+
+def _kernel_guard():
+    """Numba's ``workqueue`` threading layer (the framework's default, see ``kernels``) aborts the
+    process when parallel kernels run from two threads at once, so clones running in threads take
+    turns; with ``NUMBA_THREADING_LAYER=omp`` or ``tbb`` (thread-safe layers) they run concurrently."""
+    if str(numba.config.THREADING_LAYER) in ("omp", "tbb"):
+        return contextlib.nullcontext()
+    return _WORKQUEUE_LOCK
 
 
 class Tensor:
@@ -129,12 +143,13 @@ class Predictor:
     def _execute(self, arrays: list) -> list[np.ndarray]:
         bind_inputs(self._saved.program, arrays)
         threads = min(self._config.cpu_math_library_num_threads(), numba.config.NUMBA_NUM_THREADS)
-        previous = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            return self._executor.run(arrays)
-        finally:
-            numba.set_num_threads(previous)
+        with _kernel_guard():
+            previous = numba.get_num_threads()
+            numba.set_num_threads(threads)
+            try:
+                return self._executor.run(arrays)
+            finally:
+                numba.set_num_threads(previous)
 
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""
