@@ -8,6 +8,7 @@ line right after the first prediction; the child also reports import, load and r
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -17,9 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from .errors import EvalHarnessError
+from .threads import child_env
 
 
-def measure(model_path: Path, inputs: list[np.ndarray], timeout_s: float = 300.0) -> dict[str, float]:
+def measure(
+    model_path: Path, inputs: list[np.ndarray], threads: int | None = None, timeout_s: float = 300.0
+) -> dict[str, float]:
     """Seconds from process start to first prediction (``total_s``), plus the child's breakdown."""
     with tempfile.TemporaryDirectory() as tmp:
         npz = Path(tmp) / "inputs.npz"
@@ -27,7 +31,7 @@ def measure(model_path: Path, inputs: list[np.ndarray], timeout_s: float = 300.0
         start = time.perf_counter()
         child = subprocess.Popen(
             [sys.executable, "-m", "paddlectl.eval_harness.coldstart", str(model_path), str(npz)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **child_env(threads)},
         )  # fmt: skip
         try:
             line = child.stdout.readline()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,12 +20,13 @@ import numpy as np
 from . import environment
 from .checks import batch_problems
 from .cost import cost_per_1k
-from .latency import summarize, time_requests
+from .latency import TimedRequests, split_rounds, summarize, time_requests
 from .memory import peak_rss_bytes
 from .report import Report
 from .runner import Runner, planned_memory_bytes
 from .settings import HarnessSettings
 from .task import EvalTask
+from .threads import limit_threads
 
 ColdStart = Callable[[list[np.ndarray]], dict[str, float]]
 
@@ -88,6 +90,16 @@ def _raw_pool(task: EvalTask, settings: HarnessSettings) -> list[Any]:
     return pool
 
 
+def _batcher(pool: list[Any], bs: int) -> Callable[[int], list[Any]]:
+    """The i-th request's raw inputs: consecutive samples of the pool, wrapping around."""
+
+    def batch(i: int) -> list[Any]:
+        start = (i * bs) % len(pool)
+        return [pool[(start + j) % len(pool)] for j in range(bs)]
+
+    return batch
+
+
 def evaluate(
     task: EvalTask,
     runner: Runner,
@@ -98,6 +110,11 @@ def evaluate(
     cold_start: ColdStart | None = None,
 ) -> tuple[Report, AccuracyPass]:
     """Measure ``runner`` on ``task`` as configured and return the report (not yet written)."""
+    with limit_threads(settings.threads):
+        return _evaluate(task, runner, settings, model_path=model_path, config=config, cold_start=cold_start)
+
+
+def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tuple[Report, AccuracyPass]:
     acc = accuracy_pass(task, runner, settings)
     metrics: dict[str, float] = {}
     if acc.predictions:
@@ -110,25 +127,25 @@ def evaluate(
         problems = batch_problems(task, outputs, predictions, len(predictions) or 1)
         return next(iter(problems.values()), None)
 
+    timed = {bs: TimedRequests(bs) for bs in settings.batch_sizes}
+    for r, repeats in enumerate(split_rounds(settings.repeats, settings.rounds)):
+        if r:
+            time.sleep(settings.round_pause_ms / 1e3)
+        for bs in settings.batch_sizes:
+            time_requests(request, _batcher(pool, bs), timed[bs], settings.warmup, repeats, check)
     samples: dict[str, list[float]] = {}
     errors, total, examples = acc.errors, acc.total, list(acc.examples)
     best_throughput = 0.0
-    for bs in settings.batch_sizes:
-
-        def batch(i: int, bs: int = bs) -> list[Any]:
-            start = (i * bs) % len(pool)
-            return [pool[(start + j) % len(pool)] for j in range(bs)]
-
-        timed = time_requests(request, batch, bs, settings.warmup, settings.repeats, check)
-        samples[str(bs)] = timed.samples_ms
-        for name, value in summarize(timed.samples_ms).items():
+    for bs, result in timed.items():
+        samples[str(bs)] = result.samples_ms
+        for name, value in summarize(result.samples_ms).items():
             metrics[f"latency_{name}_ms_bs{bs}"] = value
-        metrics[f"throughput_bs{bs}"] = timed.throughput
-        metrics[f"cost_per_1k_bs{bs}"] = cost_per_1k(settings.cost, timed.throughput)
-        best_throughput = max(best_throughput, timed.throughput)
-        errors += timed.errors * bs
+        metrics[f"throughput_bs{bs}"] = result.throughput
+        metrics[f"cost_per_1k_bs{bs}"] = cost_per_1k(settings.cost, result.throughput)
+        best_throughput = max(best_throughput, result.throughput)
+        errors += result.errors * bs
         total += settings.repeats * bs
-        examples += timed.error_examples[: max(0, 5 - len(examples))]
+        examples += result.error_examples[: max(0, 5 - len(examples))]
     metrics["throughput"] = best_throughput
     metrics["cost_per_1k"] = cost_per_1k(settings.cost, best_throughput)
     metrics["error_rate"] = errors / total if total else 0.0

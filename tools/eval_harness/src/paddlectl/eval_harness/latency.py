@@ -50,18 +50,19 @@ class TimedRequests:
 def time_requests(
     request: Callable[[Sequence[Any]], object],
     batches: Callable[[int], Sequence[Any]],
-    batch_size: int,
+    result: TimedRequests,
     warmup: int,
     repeats: int,
     is_error: Callable[[object], str | None],
 ) -> TimedRequests:
-    """Run ``warmup`` then ``repeats`` requests; an exception or a failed check counts as an error.
+    """Run ``warmup`` then ``repeats`` requests into ``result``; an exception or failed check is an error.
 
     ``batches(i)`` gives the i-th batch of raw inputs (prepared before timing starts, so slicing
     the data set is not measured); ``is_error`` inspects a request's result for format problems.
+    Called once per round, so samples of one batch size are spread over the whole measurement.
     """
-    result = TimedRequests(batch_size)
-    prepared = [batches(i) for i in range(warmup + repeats)]
+    offset = len(result.samples_ms) + result.errors
+    prepared = [batches(offset + i) for i in range(warmup + repeats)]
     clock = time.perf_counter_ns
     start_wall = clock()
     for i, raw in enumerate(prepared):
@@ -82,8 +83,14 @@ def time_requests(
             _remember(result, problem)
         else:
             result.samples_ms.append(elapsed / 1e6)
-    result.wall_s = (clock() - start_wall) / 1e9
+    result.wall_s += (clock() - start_wall) / 1e9
     return result
+
+
+def split_rounds(repeats: int, rounds: int) -> list[int]:
+    """``repeats`` spread as evenly as possible over ``rounds`` (never more rounds than repeats)."""
+    rounds = max(1, min(rounds, repeats))
+    return [repeats // rounds + (1 if r < repeats % rounds else 0) for r in range(rounds)]
 
 
 def _remember(result: TimedRequests, message: str, keep: int = 5) -> None:

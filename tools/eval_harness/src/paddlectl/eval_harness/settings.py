@@ -23,9 +23,12 @@ _SCHEMA = {
     "batch_sizes": list,
     "warmup": int,
     "repeats": int,
+    "rounds": int,
+    "round_pause_ms": float,
     "max_samples": int,
     "accuracy_batch_size": int,
     "cold_start": bool,
+    "threads": int,
     "model_name": str,
     "experiment": str,
     "output_dir": str,
@@ -36,6 +39,7 @@ _SCHEMA = {
         "test": str,
         "alpha": float,
         "max_slowdown": float,
+        "quantile": float,
         "min_samples": int,
         "resamples": int,
         "batch_size": int,
@@ -72,11 +76,17 @@ class CostModel:
 
 @dataclass(frozen=True)
 class LatencyGate:
-    """The statistical test on latency samples; a slowdown must be both significant and large."""
+    """The statistical test on latency samples; a slowdown must be both significant and large.
+
+    The size of a slowdown is the ratio of a low ``quantile`` of the two samples: load from other
+    processes only ever adds time, so the fast end of the distribution is what the model costs
+    when it is not disturbed, while a real slowdown moves every request, the fastest included.
+    """
 
     test: str = "mannwhitney"
     alpha: float = 0.01
     max_slowdown: float = 0.2
+    quantile: float = 0.25
     min_samples: int = 20
     resamples: int = 2000
     batch_size: int | None = None
@@ -87,9 +97,12 @@ class HarnessSettings:
     batch_sizes: tuple[int, ...] = (1,)
     warmup: int = 5
     repeats: int = 50
+    rounds: int = 5
+    round_pause_ms: float = 20.0
     max_samples: int | None = None
     accuracy_batch_size: int = 32
     cold_start: bool = True
+    threads: int | None = None
     model_name: str | None = None
     experiment: str | None = None
     output_dir: Path = Path("output/eval")
@@ -143,6 +156,8 @@ def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
         raise ConfigError(
             f"config key 'Eval.harness.latency_gate.test' must be one of {LATENCY_TESTS}, got {gate.test!r}"
         )
+    if not 0 < gate.quantile < 1:
+        raise ConfigError(f"config key 'Eval.harness.latency_gate.quantile' must be in (0, 1), got {gate.quantile}")
     if not 0 < gate.alpha < 1:
         raise ConfigError(f"config key 'Eval.harness.latency_gate.alpha' must be in (0, 1), got {gate.alpha}")
     thresholds = raw.get("thresholds") or {}
@@ -156,9 +171,12 @@ def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
         batch_sizes=tuple(batch_sizes),
         warmup=max(0, raw.get("warmup", 5)),
         repeats=_positive("repeats", raw.get("repeats", 50)),
+        rounds=_positive("rounds", raw.get("rounds", 5)),
+        round_pause_ms=max(0.0, float(raw.get("round_pause_ms", 20.0))),
         max_samples=raw.get("max_samples"),
         accuracy_batch_size=_positive("accuracy_batch_size", raw.get("accuracy_batch_size", 32)),
         cold_start=raw.get("cold_start", True),
+        threads=_positive("threads", raw["threads"]) if raw.get("threads") is not None else None,
         model_name=raw.get("model_name"),
         experiment=raw.get("experiment"),
         output_dir=Path(raw["output_dir"]) if raw.get("output_dir") else default_dir,
