@@ -1,4 +1,5 @@
-"""``paddle.Model`` and ``paddle.callbacks``: the high-level training loop."""
+"""``paddle.Model`` and ``paddle.callbacks``: the high-level training loop; ``Task``: the suites' protocol."""
 
 from . import callbacks
 from .model import Model
+from .task import Task, TaskBase, compute_metrics
