@@ -88,7 +88,9 @@ def _parse(node) -> Poly:
 
 
 def _monomial_text(m: tuple, c: int) -> str:
-    atoms = list(m)
+    # a floor-division atom inside a product or after a minus needs parentheses: '2*(H-1)//2' reads
+    # as (2*(H-1))//2 and '-(H-1)//2' as (-(H-1))//2
+    atoms = list(m) if c == 1 and len(m) == 1 else [f"({a})" if "//" in a else a for a in m]
     if c == 1 and atoms:
         return "*".join(atoms)
     if c == -1 and atoms:
