@@ -13,7 +13,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from digits_task import DigitsTask, EagerRunner, train_lenet
+import yaml
+from digits_task import DigitsTask, EagerRunner, export_lenet, train_lenet
 
 import paddlectl.framework as paddle
 from paddlectl.eval_harness.settings import load_settings
@@ -31,6 +32,12 @@ def weights(lenet, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("weights") / "lenet.pdparams"
     paddle.save(lenet.state_dict(), str(path))
     return path
+
+
+@pytest.fixture(scope="session")
+def exported(lenet, tmp_path_factory) -> Path:
+    """LeNet exported with paddle.jit.save: what `paddlectl eval run --model` is given."""
+    return export_lenet(lenet, tmp_path_factory.mktemp("export") / "lenet")
 
 
 @pytest.fixture
@@ -65,6 +72,13 @@ def harness_config(out: Path, **harness) -> dict:
 @pytest.fixture
 def config(tmp_path) -> dict:
     return harness_config(tmp_path / "eval")
+
+
+@pytest.fixture
+def config_file(tmp_path, config) -> Path:
+    path = tmp_path / "exp.yml"
+    path.write_text(yaml.safe_dump(config))
+    return path
 
 
 @pytest.fixture

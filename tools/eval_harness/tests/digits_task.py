@@ -128,3 +128,16 @@ class DigitsTask:
         path = out_dir / "confusion.png"
         fig.savefig(path)
         return [path]
+
+
+class SlowDigitsTask(DigitsTask):
+    """The same task with 50 ms of post-processing per request: a deliberate, real slowdown."""
+
+    def __init__(self) -> None:
+        super().__init__(delay_s=0.05)
+
+
+def export_lenet(net: LeNet, path: Path) -> Path:
+    """Save ``net`` as an inference model directory the Predictor opens."""
+    paddle.jit.save(net, str(path), input_spec=[paddle.jit.InputSpec([None, 1, 28, 28], "float32", "x")])
+    return path

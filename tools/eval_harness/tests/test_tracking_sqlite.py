@@ -3,7 +3,6 @@
 import json
 
 import pytest
-import yaml
 from helpers import evaluate_and_log, evaluate_and_record
 from mlflow.tracking import MlflowClient
 from typer.testing import CliRunner
@@ -13,13 +12,6 @@ from paddlectl.eval_harness.store import LocalStore
 from paddlectl.eval_harness.tracking import LOCAL_ID_TAG, Tracker, default_uri
 
 cli = CliRunner()
-
-
-@pytest.fixture
-def config_file(tmp_path, config):
-    path = tmp_path / "exp.yml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def test_run_is_logged_with_params_metrics_artifacts_and_registered(task, runner, config, weights, tmp_path):

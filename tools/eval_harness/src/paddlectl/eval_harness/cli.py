@@ -84,7 +84,7 @@ def _evaluate_and_log(config: dict[str, Any], settings: HarnessSettings, store: 
     if not spec:
         raise ConfigError("no task given; pass --task NAME or set Global.task in the config")
     task = load_task(spec)
-    runner = open_predictor(model)
+    runner = open_predictor(model, settings.threads)
     cold = (lambda inputs: coldstart.measure(model, inputs, settings.threads)) if settings.cold_start else None
     report, acc = evaluate(
         task, runner, settings, model_path=model, config=pipeline.flat_config(config), cold_start=cold

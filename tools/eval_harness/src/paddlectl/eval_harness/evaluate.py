@@ -23,7 +23,7 @@ from .cost import cost_per_1k
 from .latency import TimedRequests, split_rounds, summarize, time_requests
 from .memory import peak_rss_bytes
 from .report import Report
-from .runner import Runner, planned_memory_bytes
+from .runner import Runner
 from .settings import HarnessSettings
 from .task import EvalTask
 from .threads import limit_threads
@@ -150,9 +150,6 @@ def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tupl
     metrics["cost_per_1k"] = cost_per_1k(settings.cost, best_throughput)
     metrics["error_rate"] = errors / total if total else 0.0
     metrics["peak_rss_mb"] = peak_rss_bytes() / 2**20
-    planned = planned_memory_bytes(runner)
-    if planned is not None:
-        metrics["planned_memory_mb"] = planned / 2**20
     if cold_start is not None and acc.first_inputs is not None:
         metrics.update({f"cold_start_{k}": v for k, v in cold_start(acc.first_inputs).items()})
     facts = environment.machine_facts()

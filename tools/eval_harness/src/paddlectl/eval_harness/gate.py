@@ -15,7 +15,7 @@ from .settings import HarnessSettings, Threshold
 from .stats import INCONCLUSIVE, PASS, REGRESSION, compare_latency
 
 EXIT = {PASS: 0, REGRESSION: 1, INCONCLUSIVE: 3}
-MACHINE_BOUND = ("latency_", "throughput", "cost_", "cold_start_", "peak_rss", "planned_memory")
+MACHINE_BOUND = ("latency_", "throughput", "cost_", "cold_start_", "peak_rss")
 ORDER = {REGRESSION: 0, INCONCLUSIVE: 1, PASS: 2}
 
 

@@ -1,7 +1,8 @@
 """Opening an exported model with the framework's Predictor (``paddlectl.framework.inference``).
 
-Our inference directory (``model.json`` + ``model.safetensors`` from ``paddle.jit.save``) and
-``.onnx`` files both go through ``inference.Config``; the harness adds nothing on the hot path.
+A model directory written by ``paddle.jit.save`` (``model.json`` + ``model.safetensors``) goes
+through ``inference.Config`` and ``create_predictor`` exactly as a serving process would open it;
+the harness adds nothing on the hot path.
 """
 
 from __future__ import annotations
@@ -9,28 +10,31 @@ from __future__ import annotations
 from importlib.metadata import version
 from pathlib import Path
 
+from paddlectl.framework import inference
+from paddlectl.framework.errors import PaddlectlError
+
 from .errors import ModelLoadError
 from .runner import Runner
 
 
-def open_predictor(model_path: Path) -> Runner:
+def open_predictor(model_path: Path, threads: int | None = None) -> Runner:
     """A Predictor for ``model_path``; ModelLoadError says why it cannot be opened and what to do."""
-    try:
-        from paddlectl.framework import inference
-    except ImportError as exc:
-        raise ModelLoadError(
-            f"paddlectl-framework {version('paddlectl-framework')} has no inference predictor ({exc}); "
-            "install a paddlectl-framework that ships paddlectl.framework.inference"
-        ) from None
     model_path = Path(model_path)
     if not model_path.exists():
         raise ModelLoadError(
-            f"exported model {str(model_path)!r} not found; pass the directory written by paddle.jit.save or an .onnx file"
+            f"exported model {str(model_path)!r} not found; pass the directory written by paddle.jit.save"
         )
-    try:
-        return inference.create_predictor(inference.Config(str(model_path)))
-    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+    if model_path.suffix == ".onnx":
         raise ModelLoadError(
-            f"cannot open exported model {str(model_path)!r} ({type(exc).__name__}: {exc}); "
-            "re-export it with paddle.jit.save, or pass a valid .onnx file"
+            f"{str(model_path)!r} is an ONNX file, and paddlectl-framework {version('paddlectl-framework')} "
+            "has no ONNX import in its predictor yet; export the model with paddle.jit.save and pass that directory"
+        )
+    config = inference.Config(str(model_path))
+    if threads is not None:
+        config.set_cpu_math_library_num_threads(threads)
+    try:
+        return inference.create_predictor(config)
+    except (PaddlectlError, OSError, ValueError) as exc:
+        raise ModelLoadError(
+            f"cannot open exported model {str(model_path)!r} ({exc}); re-export it with paddle.jit.save"
         ) from None

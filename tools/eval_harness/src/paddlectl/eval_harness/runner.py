@@ -17,10 +17,3 @@ class Runner(Protocol):
     """Anything that turns a list of input arrays into a list of output arrays."""
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]: ...
-
-
-def planned_memory_bytes(runner: object) -> int | None:
-    """The buffer memory the predictor planned before its first run, when it reports one."""
-    value = getattr(runner, "planned_memory_bytes", None)
-    value = value() if callable(value) else value
-    return int(value) if value is not None else None

@@ -78,7 +78,7 @@ def load_task(spec: str) -> EvalTask:
                 "or pass --task module:attribute"
             )
         obj = found[spec].load()
-    task = obj() if callable(obj) and not isinstance(obj, EvalTask) else obj
+    task = obj() if isinstance(obj, type) or (callable(obj) and not isinstance(obj, EvalTask)) else obj
     if not isinstance(task, EvalTask):
         missing = [m for m in ("name", *_METHODS) if not hasattr(task, m)]
         raise UsageError(f"task {spec!r} does not follow the evaluation Task protocol; it lacks {', '.join(missing)}")

@@ -1,0 +1,61 @@
+"""`paddlectl eval run` on a LeNet exported with paddle.jit.save, opened by the framework's Predictor."""
+
+import json
+
+import pytest
+from mlflow.tracking import MlflowClient
+from typer.testing import CliRunner
+
+from paddlectl.eval_harness.cli import app
+from paddlectl.eval_harness.predictor import open_predictor
+from paddlectl.eval_harness.store import LocalStore
+from paddlectl.eval_harness.tracking import default_uri
+
+cli = CliRunner()
+
+
+def test_run_evaluates_the_exported_model_with_cold_start_and_logs_it(exported, config_file, tmp_path):
+    result = cli.invoke(
+        app,
+        ["run", "--model", str(exported), "--task", "digits_task:DigitsTask", "-c", str(config_file),
+         "-o", "Eval.harness.cold_start=true", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    m = out["metrics"]
+    assert out["logged"] is True
+    assert m["accuracy"] > 0.7 and m["error_rate"] == 0.0
+    # a fresh process pays imports and compilation before its first prediction
+    assert m["cold_start_total_s"] > m["cold_start_first_run_s"] > 0
+    assert m["cold_start_total_s"] > m["cold_start_import_s"] > 0
+    assert m["cold_start_total_s"] > 10 * m["latency_p50_ms_bs1"] / 1e3
+    run = LocalStore(tmp_path / "eval").get(out["local_id"])
+    assert run.report().config["Eval"]["harness"]["cold_start"] is True
+    client = MlflowClient(default_uri(tmp_path / "eval"))
+    models = {a.path for a in client.list_artifacts(out["run_id"], "model")}
+    assert models == {"model/model.json", "model/model.safetensors"}
+
+
+def test_predictor_and_eager_model_agree_on_accuracy(exported, lenet, task, settings, config):
+    from digits_task import EagerRunner
+
+    from paddlectl.eval_harness.evaluate import accuracy_pass
+
+    served = accuracy_pass(task, open_predictor(exported, threads=1), settings)
+    eager = accuracy_pass(task, EagerRunner(lenet), settings)
+    assert [p[0] for p in served.predictions] == [p[0] for p in eager.predictions]
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [("missing", "not found"), ("model.onnx", "no ONNX import"), ("not_a_model", "not a saved model directory")],
+)
+def test_unusable_models_are_usage_errors(model, message, tmp_path, config_file):
+    (tmp_path / "model.onnx").write_bytes(b"\x08\x07")
+    (tmp_path / "not_a_model").mkdir()
+    target = tmp_path / model
+    result = cli.invoke(
+        app, ["run", "--model", str(target), "--task", "digits_task:DigitsTask", "-c", str(config_file)]
+    )
+    assert result.exit_code == 2, result.output
+    assert message in result.output
