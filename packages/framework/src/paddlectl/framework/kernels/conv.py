@@ -1,55 +1,71 @@
-"""im2col / col2im for 2-D convolution (NCHW input), so the arithmetic is one BLAS GEMM.
+"""im2col / col2im for 2-D convolution (NCHW input), so the arithmetic is BLAS GEMMs.
 
-The column matrix is ``[N*OH*OW, C*kh*kw]`` (one row per output position, channel-major
-columns): OpenBLAS runs the three GEMMs of a convolution (forward, weight grad, input grad)
-fastest in this orientation for the small channel counts of LeNet-sized nets, and a channel
-group is a contiguous block of columns.
+Columns are ``[N, C*kh*kw, OH*OW]``: per image, one row per (channel, kernel tap) holding that
+tap's input over every output position. Rows are filled by contiguous runs along the output
+width (the padding's zero margins are computed once per row, not tested per element), and a
+GEMM with the [O, C*kh*kw] weight writes the NCHW output directly, with no transpose after it.
 """
 
 import numpy as np
 from numba import njit, prange
 
 
+@njit(cache=True, inline="always")
+def _valid_run(j, dw, sw, pl, w, ow):
+    """Output columns [lo, hi) whose input column ``xo*sw - pl + j*dw`` lies inside [0, w)."""
+    off = j * dw - pl
+    lo = 0
+    while lo < ow and lo * sw + off < 0:
+        lo += 1
+    hi = ow
+    while hi > lo and (hi - 1) * sw + off >= w:
+        hi -= 1
+    return lo, hi, off
+
+
 @njit(cache=True, parallel=True)
 def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     n, c, h, w = x.shape
-    k = c * kh * kw
-    cols = np.empty((n * oh * ow, k), dtype=x.dtype)
-    for t in prange(n * oh):
-        b = t // oh
-        y = t % oh
-        for xo in range(ow):
-            m = t * ow + xo
-            for ci in range(c):
-                for i in range(kh):
-                    hi = y * sh - pt + i * dh
-                    r = (ci * kh + i) * kw
-                    if hi < 0 or hi >= h:
-                        for j in range(kw):
-                            cols[m, r + j] = 0
+    cols = np.empty((n, c * kh * kw, oh * ow), dtype=x.dtype)
+    for t in prange(n * c):
+        b = t // c
+        ci = t % c
+        for i in range(kh):
+            for j in range(kw):
+                r = (ci * kh + i) * kw + j
+                lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
+                for y in range(oh):
+                    hi_row = y * sh - pt + i * dh
+                    base = y * ow
+                    if hi_row < 0 or hi_row >= h:
+                        for xo in range(ow):
+                            cols[b, r, base + xo] = 0
                         continue
-                    for j in range(kw):
-                        wi = xo * sw - pl + j * dw
-                        cols[m, r + j] = x[b, ci, hi, wi] if 0 <= wi < w else 0
+                    for xo in range(lo):
+                        cols[b, r, base + xo] = 0
+                    for xo in range(lo, hi):
+                        cols[b, r, base + xo] = x[b, ci, hi_row, xo * sw + off]
+                    for xo in range(hi, ow):
+                        cols[b, r, base + xo] = 0
     return cols
 
 
 @njit(cache=True, parallel=True)
 def col2im(cols, n, c, h, w, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
-    """The adjoint of ``im2col``: overlapping windows add up; each image is one task."""
+    """The adjoint of ``im2col``: overlapping windows add up; each (image, channel) is one task."""
     out = np.zeros((n, c, h, w), dtype=cols.dtype)
-    for b in prange(n):
-        for y in range(oh):
-            for xo in range(ow):
-                m = (b * oh + y) * ow + xo
-                for ci in range(c):
-                    for i in range(kh):
-                        hi = y * sh - pt + i * dh
-                        if hi < 0 or hi >= h:
-                            continue
-                        r = (ci * kh + i) * kw
-                        for j in range(kw):
-                            wi = xo * sw - pl + j * dw
-                            if 0 <= wi < w:
-                                out[b, ci, hi, wi] += cols[m, r + j]
+    for t in prange(n * c):
+        b = t // c
+        ci = t % c
+        for i in range(kh):
+            for j in range(kw):
+                r = (ci * kh + i) * kw + j
+                lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
+                for y in range(oh):
+                    hi_row = y * sh - pt + i * dh
+                    if hi_row < 0 or hi_row >= h:
+                        continue
+                    base = y * ow
+                    for xo in range(lo, hi):
+                        out[b, ci, hi_row, xo * sw + off] += cols[b, r, base + xo]
     return out

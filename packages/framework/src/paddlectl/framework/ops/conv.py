@@ -14,24 +14,7 @@ from ..errors import DTypeError, ShapeError
 from ..kernels.conv import col2im, im2col
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
-# ----- the three GEMMs (x in NCHW, columns and output gradients one row per output position) ----
-
-
-def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
-    """[M, G*X] as a [G, M, X] view: each group's block of columns, still BLAS-strided."""
-    return a.reshape(a.shape[0], groups, -1).transpose(1, 0, 2)
-
-
-def _ungrouped(a: np.ndarray) -> np.ndarray:
-    """[G, M, X] back to [M, G*X]."""
-    return a.transpose(1, 0, 2).reshape(a.shape[1], -1)
-
-
-def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Batched matmul over groups; one group goes straight to a 2-D GEMM (faster in OpenBLAS)."""
-    if a.shape[0] == 1:
-        return (a[0] @ b[0])[None]
-    return np.matmul(a, b)
+# ----- the three GEMMs (x in NCHW, columns [N, G, C/G*kh*kw, OH*OW]) ------------------------------
 
 
 def _weights(w: np.ndarray, groups: int) -> np.ndarray:
@@ -43,16 +26,19 @@ def _columns(x, kernel, stride, pads, dil, outs):
     return im2col(np.ascontiguousarray(x), *kernel, *stride, pads[0], pads[2], *dil, *outs)
 
 
-def _rows(g: np.ndarray) -> np.ndarray:
-    """An NCHW output gradient as [N*OH*OW, O], the layout of the GEMM result."""
-    return np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(-1, g.shape[1])
+def _by_group(a: np.ndarray, groups: int) -> np.ndarray:
+    """[N, G*X, P] as [N, G, X, P] (a view)."""
+    return a.reshape(a.shape[0], groups, -1, a.shape[-1])
 
 
 def _forward(x, w, stride, pads, dil, groups, outs):
-    """Convolution of NCHW ``x`` with [O, C/G, kh, kw] ``w``: NHWC [N, OH, OW, O], and the columns."""
+    """Convolution of NCHW ``x`` with [O, C/G, kh, kw] ``w``: the NCHW output, and the columns."""
     cols = _columns(x, w.shape[2:], stride, pads, dil, outs)
-    out = _bmm(_grouped(cols, groups), _weights(w, groups).transpose(0, 2, 1))
-    return _ungrouped(out).reshape(x.shape[0], *outs, w.shape[0]), cols
+    if groups == 1:
+        out = np.matmul(w.reshape(w.shape[0], -1), cols)
+    else:
+        out = np.matmul(_weights(w, groups), _by_group(cols, groups))
+    return out.reshape(x.shape[0], w.shape[0], *outs), cols
 
 
 _KEEP_COLUMNS_BYTES = 32 << 20
@@ -67,14 +53,17 @@ def _input_grad(g, w, x_shape, stride, pads, dil, groups):
     """The adjoint of ``_forward`` in x, from the NCHW output gradient: GEMM to columns, then col2im."""
     n, c, h, wd = x_shape
     oh, ow = g.shape[2:]
-    cols = _ungrouped(_bmm(_grouped(_rows(g), groups), _weights(w, groups)))
+    g3 = np.ascontiguousarray(g).reshape(n, groups, -1, oh * ow)
+    cols = np.matmul(_weights(w, groups).transpose(0, 2, 1), g3).reshape(n, -1, oh * ow)
     return col2im(cols, n, c, h, wd, *w.shape[2:], *stride, pads[0], pads[2], *dil, oh, ow)
 
 
 def _weight_grad(saved, g, w_shape, stride, pads, dil, groups):
     """``saved`` is the forward's columns (2-D) or its NCHW input, whose columns are rebuilt."""
-    cols = saved if saved.ndim == 2 else _columns(saved, w_shape[2:], stride, pads, dil, g.shape[2:])
-    return _bmm(_grouped(_rows(g), groups).transpose(0, 2, 1), _grouped(cols, groups)).reshape(w_shape)
+    cols = saved if saved.ndim == 3 else _columns(saved, w_shape[2:], stride, pads, dil, g.shape[2:])
+    n, p = cols.shape[0], cols.shape[2]
+    g4 = np.ascontiguousarray(g).reshape(n, groups, -1, p)
+    return np.matmul(g4, _by_group(cols, groups).transpose(0, 1, 3, 2)).sum(axis=0).reshape(w_shape)
 
 
 # ----- argument checks and layout ---------------------------------------------------------------
@@ -116,10 +105,6 @@ def _to_nchw(x: np.ndarray, data_format: str) -> np.ndarray:
 
 def _from_nchw(x: np.ndarray, data_format: str) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if data_format == "NHWC" else x
-
-
-def _from_nhwc(x: np.ndarray, data_format: str) -> np.ndarray:
-    return x if data_format == "NHWC" else np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 def _add_bias(out: np.ndarray, bias, data_format: str) -> np.ndarray:
@@ -169,7 +154,7 @@ def _conv2d_forward(ctx, x, w, bias, stride, padding, dilation, groups, data_for
     xc = _to_nchw(x, data_format)
     out, cols = _forward(xc, w, stride, pads, dil, groups, outs)
     ctx.save(_for_weight_grad(cols, xc) if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
-    out = _from_nhwc(out, data_format)
+    out = _from_nchw(out, data_format)
     return _add_bias(out, bias, data_format)
 
 
@@ -263,7 +248,7 @@ def _conv2d_transpose_vjp(ctx, g):
     g = _to_nchw(g, fmt)
     dx = dw = None
     if ctx.needs_input_grad[0]:
-        dx = _from_nhwc(_forward(g, w, stride, pads, dil, groups, x_spatial)[0], fmt)
+        dx = _from_nchw(_forward(g, w, stride, pads, dil, groups, x_spatial)[0], fmt)
     if ctx.needs_input_grad[1]:
         dw = _weight_grad(g, xc, w.shape, stride, pads, dil, groups)
     return dx, dw, _bias_grad(g, ctx.needs_input_grad[2])
