@@ -9,6 +9,7 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 
 import numba
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
+from ..kernels import layer_is_thread_safe
 from ..static.executor import Executor, bind_inputs
 from .config import Config
 
@@ -23,12 +25,21 @@ _WORKQUEUE_LOCK = threading.Lock()
 
 
 def _kernel_guard():
-    """Numba's ``workqueue`` threading layer (the framework's default, see ``kernels``) aborts the
-    process when parallel kernels run from two threads at once, so clones running in threads take
-    turns; with ``NUMBA_THREADING_LAYER=omp`` or ``tbb`` (thread-safe layers) they run concurrently."""
-    if str(numba.config.THREADING_LAYER) in ("omp", "tbb"):
+    """Under Numba's ``workqueue`` threading layer (the fallback when OpenMP and TBB are missing, see
+    ``kernels``) parallel kernels run from two threads at once abort the process, so clones running
+    in threads take turns there; under OpenMP or TBB they run concurrently."""
+    if layer_is_thread_safe():
         return contextlib.nullcontext()
     return _WORKQUEUE_LOCK
+
+
+def _load(path) -> SavedModel:
+    """A saved model directory, or an ``.onnx`` file imported on the fly."""
+    if os.path.isfile(path) and path.lower().endswith(".onnx"):
+        from .onnx import import_onnx
+
+        return import_onnx(path)
+    return read_model_dir(path)
 
 
 class Tensor:
@@ -90,7 +101,7 @@ class Predictor:
 
     def __init__(self, config: Config, saved: SavedModel | None = None) -> None:
         self._config = config
-        self._saved = saved if saved is not None else read_model_dir(config.model_dir())
+        self._saved = saved if saved is not None else _load(config.model_dir())
         self._executor = Executor(self._saved.program, free_dead=config.memory_optim_enabled())
         meta = self._saved.meta
         self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}
@@ -99,6 +110,10 @@ class Predictor:
     @property
     def program(self):
         return self._saved.program
+
+    def model_metadata(self) -> dict:
+        """The model's free-form metadata (an imported ONNX model's ``metadata_props``)."""
+        return dict(self._saved.meta.get("metadata") or {})
 
     def get_input_names(self) -> list[str]:
         return list(self._inputs)

@@ -1,0 +1,35 @@
+"""Parallel Numba kernels may be called from several Python threads (a user's thread pool of
+predictors, a web server): the threading layer must be a thread-safe one."""
+
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import threading
+    import numba
+    import paddlectl.framework as paddle
+    from paddlectl.framework.kernels import layer_is_thread_safe
+
+    x = paddle.randn([8, 6, 28, 28])
+    def work():
+        for _ in range(30):
+            paddle.nn.functional.max_pool2d(x, 2)
+            paddle.nn.functional.softmax(x, axis=1)
+            paddle.nn.functional.layer_norm(x, x.shape[-1:])
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(numba.threading_layer(), layer_is_thread_safe())
+    """
+)
+
+
+def test_parallel_kernels_from_many_threads_do_not_abort():
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    layer, safe = proc.stdout.split()
+    assert layer in ("omp", "tbb") and safe == "True"
