@@ -92,7 +92,12 @@ class _ConvNd(Layer):
         return text + f", data_format={self._data_format}"
 
 
-class Conv2D(_ConvNd):
+class _Conv(_ConvNd):
+    """A forward convolution; subclasses fix the rank, the default layout and the functional op."""
+
+    _default_format = "NCHW"
+    _conv = staticmethod(C.conv2d)
+
     def __init__(
         self,
         in_channels,
@@ -105,47 +110,30 @@ class Conv2D(_ConvNd):
         padding_mode="zeros",
         weight_attr=None,
         bias_attr=None,
-        data_format="NCHW",
+        data_format=None,
     ) -> None:
         super().__init__(
             in_channels, out_channels, kernel_size, stride, padding, padding_mode, 0, dilation, groups,
-            weight_attr, bias_attr, data_format,
+            weight_attr, bias_attr, data_format or self._default_format,
         )  # fmt: skip
 
     def forward(self, x):
         x, padding = self._padded(x)
-        return C.conv2d(
+        return self._conv(
             x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups, self._data_format
         )
 
 
-class Conv1D(_ConvNd):
+class Conv2D(_Conv):
+    """2-D convolution over NCHW (or NHWC) images."""
+
+
+class Conv1D(_Conv):
+    """1-D convolution over NCL (or NLC) sequences."""
+
     _dims = 1
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        padding_mode="zeros",
-        weight_attr=None,
-        bias_attr=None,
-        data_format="NCL",
-    ) -> None:
-        super().__init__(
-            in_channels, out_channels, kernel_size, stride, padding, padding_mode, 0, dilation, groups,
-            weight_attr, bias_attr, data_format,
-        )  # fmt: skip
-
-    def forward(self, x):
-        x, padding = self._padded(x)
-        return C.conv1d(
-            x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups, self._data_format
-        )
+    _default_format = "NCL"
+    _conv = staticmethod(C.conv1d)
 
 
 class Conv2DTranspose(_ConvNd):
