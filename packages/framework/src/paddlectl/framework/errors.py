@@ -28,3 +28,7 @@ class ConversionError(PaddlectlError, RuntimeError):
 
 class CheckpointError(PaddlectlError, RuntimeError):
     """A checkpoint or model file is missing, truncated, tampered with or of an unknown format."""
+
+
+class DataError(PaddlectlError, ValueError):
+    """An input the user pointed at (image, dataset directory, exported model) is missing or unreadable."""
