@@ -1,0 +1,157 @@
+"""Source text of one fused kernel, and the check that keeps that text arithmetic only.
+
+A fused group's body is a few SSA statements (``t0 = x0 + x1; t1 = max(t0, T(0.0))``) over its
+leaf inputs ``x0..xk``; the last statement is the result. :func:`kernel_source` wraps the body in
+a Numba kernel over flat arrays with per-input strides (in elements) so broadcasting costs nothing:
+
+    kernel(out, shape, strides, x0, x1, ...)
+
+``shape`` is the iteration space after dims are coalesced (at least two dims: rows of the outer
+ones, the last is the inner loop). With a trailing reduction, each row reduces to one output
+element. Kernels are serial: the work they replace is memory-bound, a predictor runs one thread
+by default, and a ``parallel=True`` kernel takes about five times longer to compile.
+
+The body comes from a model file's attrs, so before it becomes source it is parsed and every
+node checked against a small arithmetic grammar (:func:`check_body`): names are leaves, earlier
+temporaries, ``T``, ``max``/``min``/``abs`` and ``math.<function>``; nothing else can appear.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import numpy as np
+
+from .scalar_exprs import REDUCTIONS
+
+_MATH = frozenset({"exp", "expm1", "log", "log1p", "sqrt", "tanh", "erf", "sin", "cos", "inf"})
+_CALLS = frozenset({"max", "min", "abs", "T"})
+_LEAF = re.compile(r"^x\d+$")
+_TEMP = re.compile(r"^t\d+$")
+_NODES = (
+    ast.Module, ast.Assign, ast.Expr, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call, ast.Name,
+    ast.Attribute, ast.Constant, ast.Load, ast.Store, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub,
+    ast.UAdd, ast.Gt, ast.GtE, ast.Lt, ast.LtE,
+)  # fmt: skip
+
+
+class KernelSourceError(ValueError):
+    """A fused op's body is not plain arithmetic over its inputs (a damaged or hostile model file)."""
+
+
+def split_body(body: str) -> list[str]:
+    return [s.strip() for s in body.split(";") if s.strip()]
+
+
+def check_body(body: str, n_inputs: int) -> str:
+    """Return the name of the result temporary; raise KernelSourceError on anything not allowed."""
+
+    def bad(why: str) -> KernelSourceError:
+        return KernelSourceError(
+            f"fused_elementwise body {body!r}: {why}; a fused op's body may only assign t<k> = arithmetic over "
+            f"x0..x{n_inputs - 1}, earlier t<k>, T(<number>), max/min/abs and math functions {sorted(_MATH)}. "
+            "Export the model again, or load it with the fuse_elementwise pass written out"
+        )
+
+    statements = split_body(body)
+    if not statements:
+        raise bad("it is empty")
+    defined: set[str] = set()
+    target = None
+    for statement in statements:
+        try:
+            tree = ast.parse(statement)
+        except SyntaxError:
+            raise bad(f"statement {statement!r} is not valid") from None
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign) or len(tree.body[0].targets) != 1:
+            raise bad(f"statement {statement!r} is not one assignment")
+        assign = tree.body[0]
+        for node in ast.walk(assign.value):
+            if not isinstance(node, _NODES):
+                raise bad(f"{type(node).__name__} is not allowed")
+            if isinstance(node, ast.Constant) and (
+                isinstance(node.value, bool) or not isinstance(node.value, int | float)
+            ):
+                raise bad(f"constant {node.value!r} is not a number")
+            if isinstance(node, ast.Call):
+                f = node.func
+                ok = (isinstance(f, ast.Name) and f.id in _CALLS) or (
+                    isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math"
+                )
+                if not ok or node.keywords:
+                    raise bad("only T, max, min, abs and math.<function> may be called")
+            if isinstance(node, ast.Attribute):
+                if not (isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in _MATH):
+                    raise bad(f"attribute {ast.unparse(node)} is not an allowed math function")
+            if isinstance(node, ast.Name):
+                name = node.id
+                leaf = _LEAF.match(name) and int(name[1:]) < n_inputs
+                if not (leaf or name in defined or name in _CALLS or name == "math"):
+                    raise bad(f"name {name!r} is not an input, an earlier temporary or an allowed function")
+        t = assign.targets[0]
+        if not isinstance(t, ast.Name) or not _TEMP.match(t.id) or t.id in defined:
+            raise bad(f"each statement must assign a new t<k>, got {ast.unparse(t)!r}")
+        defined.add(t.id)
+        target = t.id
+    return target
+
+
+def kernel_source(body: str, input_dtypes: list, out_dtype, reduce: str | None = None) -> str:
+    """The module text of a ``kernel(out, shape, strides, x0, ...)`` for a checked body."""
+    n = len(input_dtypes)
+    result = check_body(body, n)
+    work = np.dtype(out_dtype).name
+    leaves = ", ".join(f"a{i}" for i in range(n))
+    offsets = "\n".join(f"        o{i} = 0" for i in range(n))
+    steps = "\n".join(f"            o{i} += i * strides[{i}, d]" for i in range(n))
+    inner = "\n".join(f"        s{i} = strides[{i}, nd - 1]" for i in range(n))
+    loads = "\n".join(f"            x{i} = a{i}[o{i} + j * s{i}]" for i in range(n))
+    stmts = "\n".join(f"            {s}" for s in split_body(body))
+    if reduce is None:
+        head, store, tail = "", f"            out[r * inner + j] = {result}", ""
+    else:
+        init, combine, finish = REDUCTIONS[reduce]
+        head = f"        acc = {init}"
+        store = f"            acc = {combine.format(acc='acc', v=result)}"
+        tail = f"        out[r] = {finish.format(acc='acc', n='inner')}"
+    doc = "; ".join(split_body(body)) + (f"; then {reduce} over each row" if reduce else "")
+    return (
+        f'''"""Generated by paddlectl.framework.compiler for one fused group; do not edit.
+
+{doc}
+inputs: {", ".join(np.dtype(d).name for d in input_dtypes)} -> {work}
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+T = np.{work}
+
+
+@njit(cache=True)
+def kernel(out, shape, strides, {leaves}):
+    nd = shape.shape[0]
+    inner = shape[nd - 1]
+    rows = 1
+    for d in range(nd - 1):
+        rows *= shape[d]
+    for r in range(rows):
+        block = 1
+{offsets}
+        for d in range(nd - 2, -1, -1):
+            i = (r // block) % shape[d]
+            block *= shape[d]
+{steps}
+{inner}
+{head}
+        for j in range(inner):
+{loads}
+{stmts}
+{store}
+{tail}
+'''.replace("\n\n        for j", "\n        for j").rstrip()
+        + "\n"
+    )

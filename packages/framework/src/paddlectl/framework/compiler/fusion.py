@@ -1,0 +1,162 @@
+"""The ``fuse_elementwise`` pass: group chains of elementwise/broadcast ops into one generated kernel.
+
+Groups grow backwards from a root (the last op of a chain, or a reduction over the last axes that
+ends it): a producer joins when it is an elementwise op with a table entry (``scalar_exprs``),
+has the root's dtype and the group's full shape (so nothing is computed twice for a broadcast),
+and everything reading its result is already in the group. The group becomes one
+``fused_elementwise`` op in the root's place, reading the group's outside inputs; its
+intermediates disappear. When one of those inputs is a fresh conv/matmul/norm result read only by
+the group, the kernel writes its result over it (``inplace``): the group is that op's epilogue.
+
+A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
+op keeps its own kernel. Every kernel is compiled (or loaded from the disk cache) here, at load
+time, so the first run does not pay for it; the compile report records how each was obtained.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
+from ..core.shapes import normalize_axes
+from ..static.ir import Operation, Program
+from ..static.passes.base import NONDETERMINISTIC, producer, users
+from .kernel_cache import cache_dir, get_kernel
+from .report import CompileReport, GroupRecord
+from .scalar_exprs import REDUCTIONS, expression, template
+
+EPILOGUE_PRODUCERS = frozenset({"conv2d", "matmul", "batch_norm", "layer_norm", "fused_elementwise"})
+"""Ops whose result is a fresh array nothing else holds: a fused group may overwrite it."""
+
+_FLOATS = (np.dtype("float32"), np.dtype("float64"))
+
+
+def _arity(text: str) -> int:
+    return len({f for _, f, _, _ in string.Formatter().parse(text) if f})
+
+
+def _elementwise(op) -> bool:
+    if op.blocks or op.name in NONDETERMINISTIC or op.name not in REGISTRY or len(op.outputs) != 1:
+        return False
+    if REGISTRY[op.name].kind not in (ELEMENTWISE, BROADCAST):
+        return False
+    text = template(op.name, op.attrs)
+    out = op.outputs[0]
+    return (
+        text is not None
+        and _arity(text) == len(op.inputs)
+        and out.dtype in _FLOATS
+        and all(v is not None and v.dtype == out.dtype for v in op.inputs)
+    )
+
+
+def _trailing_reduce(op) -> bool:
+    if op.name not in REDUCTIONS or REGISTRY[op.name].kind != REDUCE or len(op.inputs) != 1:
+        return False
+    x = op.inputs[0]
+    if x.dtype not in _FLOATS or op.outputs[0].dtype != x.dtype or op.attrs.get("dtype") not in (None, x.dtype.name):
+        return False
+    axes = sorted(normalize_axes(op.name, op.attrs.get("axis"), len(x.shape)))
+    return bool(axes) and axes == list(range(len(x.shape) - len(axes), len(x.shape)))
+
+
+def _grow(root, block, use_map, taken: set) -> list[Operation]:
+    """The root and every producer that may join it, in block order."""
+    shape = root.inputs[0].shape if root.name in REDUCTIONS else root.outputs[0].shape
+    dtype = root.outputs[0].dtype
+    group = {id(root): root}
+    changed = True
+    while changed:
+        changed = False
+        for op in list(group.values()):
+            for v in op.inputs:
+                p = producer(v)
+                if p is None or id(p) in group or id(p) in taken or p.parent is not block or not _elementwise(p):
+                    continue
+                out = p.outputs[0]
+                if out.shape != shape or out.dtype != dtype:
+                    continue
+                if all(isinstance(u, Operation) and id(u) in group for u in use_map.get(id(out), [])):
+                    group[id(p)] = p
+                    changed = True
+    order = {id(op): i for i, op in enumerate(block.ops)}
+    return sorted(group.values(), key=lambda op: order[id(op)])
+
+
+def _nbytes(value) -> str:
+    dims = "*".join(f"({d})" for d in value.shape) or "1"
+    return f"{dims}*{value.dtype.itemsize}"
+
+
+def _rewrite(program: Program, block, ops: list[Operation], use_map, report: CompileReport) -> None:
+    root = ops[-1]
+    members = {id(op) for op in ops}
+    leaves: list = []
+    names: dict[int, str] = {}
+    statements = []
+    for k, op in enumerate(ops):
+        operands = []
+        for v in op.inputs:
+            if id(v) not in names:
+                names[id(v)] = f"x{len(leaves)}"
+                leaves.append(v)
+            operands.append(names[id(v)])
+        if op is root and op.name in REDUCTIONS:
+            continue
+        statements.append(f"t{k} = {expression(op.name, op.attrs, operands)}")
+        names[id(op.outputs[0])] = f"t{k}"
+    body = "; ".join(statements)
+    out = root.outputs[0]
+    attrs = {"body": body, "ops": [op.name for op in ops], "dtype": out.dtype}
+    reduce = root.name if root.name in REDUCTIONS else None
+    if reduce:
+        attrs.update(reduce=reduce, axis=root.attrs.get("axis"), keepdim=bool(root.attrs.get("keepdim", False)))
+    epilogue = None
+    if reduce is None:
+        for i, leaf in enumerate(leaves):
+            p = producer(leaf)
+            if (
+                p is not None and p.name in EPILOGUE_PRODUCERS and leaf.shape == out.shape and leaf.dtype == out.dtype
+                and all(isinstance(u, Operation) and id(u) in members for u in use_map.get(id(leaf), []))
+            ):  # fmt: skip
+                attrs["inplace"] = i
+                epilogue = p.name
+                break
+    if len(ops) == 1 and epilogue is None:
+        return
+    saved = [_nbytes(op.outputs[0]) for op in ops if op is not root]
+    if epilogue is not None:
+        saved.append(_nbytes(out))
+    kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce)
+    index = block.ops.index(root)
+    for op in ops:
+        block.remove(op)
+    block.insert(index - len(ops) + 1, Operation("fused_elementwise", leaves, [out], attrs, loc=root.loc))
+    report.groups.append(
+        GroupRecord(
+            ops=attrs["ops"], body=body, kernel=kernel.key, source=kernel.stats.source,
+            seconds=kernel.stats.seconds, saved_bytes="+".join(saved) or "0", epilogue_of=epilogue,
+        )
+    )  # fmt: skip
+
+
+def fuse_elementwise(program: Program, ctx) -> int:
+    report = CompileReport(cache_dir=str(cache_dir()))
+    ctx.compile_report = report
+    for block in list(program.block.blocks()):
+        taken: set = set()
+        for root in reversed(list(block.ops)):
+            if id(root) in taken or root.parent is not block:
+                continue
+            reduce_root = _trailing_reduce(root)
+            if not (_elementwise(root) or reduce_root):
+                continue
+            use_map = users(program)
+            ops = _grow(root, block, use_map, taken)
+            if reduce_root and len(ops) == 1:
+                continue
+            taken.update(id(op) for op in ops)
+            _rewrite(program, block, ops, use_map, report)
+    return report.ops_fused

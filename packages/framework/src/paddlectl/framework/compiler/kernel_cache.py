@@ -1,0 +1,128 @@
+"""Fused kernels on disk: one generated module per group, compiled once, loaded from Numba's cache.
+
+A kernel's module is ``fused_<hash>.py`` in the cache directory (``$PADDLECTL_KERNEL_CACHE`` or
+``~/.cache/paddlectl/kernels``), the hash taken over the generated source, which is a function of
+the group's body, dtypes and reduction. The kernel is ``@njit(cache=True)``, so Numba keeps the
+machine code beside the module (``__pycache__``) and a second process loads it instead of
+compiling. The module file is only (re)written when its text differs from what we generate now
+(an atomic rename, so a concurrent reader sees one whole file), and it is compared before every
+import: what is imported is always exactly the text this process generated.
+
+Every compile or load is timed and recorded (:class:`KernelStats`) for the compile report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from ..utils.fileio import atomic_write
+from .codegen import kernel_source
+
+ENV_VAR = "PADDLECTL_KERNEL_CACHE"
+
+
+def cache_dir() -> Path:
+    """Where generated kernels live: ``$PADDLECTL_KERNEL_CACHE`` or ``~/.cache/paddlectl/kernels``."""
+    configured = os.environ.get(ENV_VAR)
+    return Path(configured) if configured else Path.home() / ".cache" / "paddlectl" / "kernels"
+
+
+@dataclass
+class KernelStats:
+    """How one kernel was obtained: ``source`` is ``compiled``, ``disk`` (Numba's cache) or ``memory``."""
+
+    key: str
+    path: str
+    source: str
+    seconds: float
+
+
+@dataclass
+class Kernel:
+    key: str
+    path: Path
+    function: object
+    stats: KernelStats
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[tuple, Kernel] = {}
+
+
+def kernel_key(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:24]
+
+
+def _signature(input_dtypes, out_dtype):
+    """Inputs typed read-only (weights are), which writable arrays convert to: one compile serves both."""
+    leaves = [numba.types.Array(numba.from_dtype(d), 1, "C", readonly=True) for d in input_dtypes]
+    out = numba.types.Array(numba.from_dtype(out_dtype), 1, "C")
+    return (out, numba.types.int64[::1], numba.types.int64[:, ::1], *leaves)
+
+
+def _write_module(path: Path, source: str) -> None:
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        current = None
+    if current != source:  # rewriting an identical file would change its stamp and void Numba's cache
+        with atomic_write(path, "w", encoding="utf-8") as f:
+            f.write(source)
+
+
+def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None) -> Kernel:
+    """The compiled kernel for a group, from this process, Numba's disk cache, or a fresh compile."""
+    input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
+    out_dtype = np.dtype(out_dtype)
+    memo = (body, input_dtypes, out_dtype, reduce)
+    with _LOCK:
+        kernel = _LOADED.get(memo)
+        if kernel is not None:
+            return Kernel(
+                kernel.key, kernel.path, kernel.function, KernelStats(kernel.key, str(kernel.path), "memory", 0.0)
+            )
+        source = kernel_source(body, list(input_dtypes), out_dtype, reduce)
+        key = kernel_key(source)
+        directory = cache_dir()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OSError(
+                f"kernel cache: cannot create {directory} ({exc}); set {ENV_VAR} to a writable directory"
+            ) from None
+        path = directory / f"fused_{key}.py"
+        start = time.perf_counter()
+        _write_module(path, source)
+        name = f"paddlectl_kernels.fused_{key}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        if path.read_text(encoding="utf-8") != source:
+            raise OSError(f"kernel cache: {path} changed while loading; another process is writing it, retry")
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        function = module.kernel
+        hits = sum(function.stats.cache_hits.values())
+        function.compile(_signature(input_dtypes, out_dtype))
+        function.disable_compile()  # writable inputs convert to the read-only signature: no second compile
+        seconds = time.perf_counter() - start
+        from_disk = sum(function.stats.cache_hits.values()) > hits
+        stats = KernelStats(key, str(path), "disk" if from_disk else "compiled", seconds)
+        kernel = Kernel(key, path, function, stats)
+        _LOADED[memo] = kernel
+        return kernel
+
+
+def clear_memory() -> None:
+    """Forget kernels loaded in this process (the disk cache stays): the next use loads from disk."""
+    with _LOCK:
+        _LOADED.clear()

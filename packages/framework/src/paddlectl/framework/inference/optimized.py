@@ -1,0 +1,68 @@
+"""What a predictor runs: the saved program after the pass pipeline, with its compile report and
+memory plans.
+
+``Config.switch_ir_optim(False)`` runs the program as saved; otherwise every pass runs except
+those ``Config.delete_pass`` named (Paddle's pass names are accepted too). The memory plan is
+made once per input shape (per binding of the symbolic dims): at load time for a fixed-shape
+(re-specialised) model, before the first run of each new shape otherwise, so
+``predictor.memory_plan(shapes)`` answers before anything runs.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..compiler.report import CompileReport
+from ..static.executor import bind_inputs
+from ..static.ir import Program
+from ..static.passes import OptimizeResult, PassManager
+from ..static.passes.memory_plan import MemoryPlan
+
+
+class OptimizedModel:
+    """The optimised program (shared read-only by predictor clones) and its reports."""
+
+    def __init__(self, program: Program, ir_optim: bool, disabled=()) -> None:
+        self.source = program
+        self.result: OptimizeResult | None = PassManager(disabled=disabled).run(program) if ir_optim else None
+        self.program = self.result.program if self.result is not None else program
+        self._plans: dict[tuple, MemoryPlan] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def planner(self):
+        return self.result.memory if self.result is not None else None
+
+    def compile_report(self) -> CompileReport:
+        """The fusion report (empty when fuse_elementwise is off or passes are switched off)."""
+        report = self.result.compile_report if self.result is not None else None
+        return report if report is not None else CompileReport()
+
+    def bindings_for(self, shapes) -> dict[str, int]:
+        """Symbol sizes from input shapes (a list in input order, or {name: shape}), checked like feeds."""
+        names = self.program.input_names
+        if isinstance(shapes, dict):
+            unknown = sorted(set(shapes) - set(names))
+            if unknown or len(shapes) != len(names):
+                raise ValueError(f"memory_plan: give one shape per input {names}, got {sorted(shapes)}")
+            shapes = [shapes[n] for n in names]
+        probes = [
+            np.broadcast_to(np.zeros((), v.dtype), tuple(int(d) for d in s))
+            for v, s in zip(self.program.inputs, shapes, strict=True)
+        ]
+        return bind_inputs(self.program, probes)
+
+    def plan(self, bindings: dict[str, int]) -> MemoryPlan | None:
+        """The plan for these input dims (made once per binding); None when memory_plan is off."""
+        planner = self.planner
+        if planner is None:
+            return None
+        if planner.static is not None:
+            return planner.static
+        key = tuple(sorted((k, v) for k, v in bindings.items() if k in planner.symbols))
+        with self._lock:
+            if key not in self._plans:
+                self._plans[key] = planner.plan(dict(key))
+            return self._plans[key]

@@ -1,0 +1,70 @@
+"""What every pass shares: the pass record, the context passes write their findings into, and
+the use map passes consult before they rewrite.
+
+A pass is a function ``run(program, ctx) -> int`` that rewrites ``program`` in place and returns
+how many ops it changed; the manager verifies the program after it. Passes never change results
+beyond float rounding: an op whose result could differ between two runs (``NONDETERMINISTIC``)
+is never merged, folded or fused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir import Block, Operation, Program
+
+NONDETERMINISTIC = frozenset({"dropout"})
+"""Ops that may give different results on two calls with the same inputs."""
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[Program, PassContext], int]
+    doc: str
+
+
+@dataclass
+class PassContext:
+    """Inputs to the passes (which params may be folded) and what they leave behind."""
+
+    foldable: Callable[[str], bool] = lambda name: True
+    compile_report: Any = None  # set by fuse_elementwise (compiler.report.CompileReport)
+    memory: Any = None  # set by memory_plan (passes.memory_plan.MemoryPlanner)
+    notes: dict = field(default_factory=dict)
+
+
+def users(program: Program) -> dict[int, list]:
+    """id(value) -> every op (any block) reading it, and every block yielding it."""
+    found: dict[int, list] = {}
+    for block in program.block.blocks():
+        for op in block.ops:
+            for v in op.inputs:
+                if v is not None:
+                    found.setdefault(id(v), []).append(op)
+        for v in block.yields:
+            found.setdefault(id(v), []).append(block)
+    return found
+
+
+def producer(value) -> Operation | None:
+    """The op defining ``value`` (None for a block argument)."""
+    return value.owner if isinstance(value.owner, Operation) else None
+
+
+def is_param(value, program: Program, ctx: PassContext) -> bool:
+    """A weight the context allows passes to treat as a constant."""
+    op = producer(value)
+    return op is not None and op.name == "param" and ctx.foldable(op.attrs["name"])
+
+
+def add_param(program: Program, block: Block, index: int, base: str, array) -> Operation:
+    """A new weight ``array`` under a fresh name, as a ``param`` op inserted at ``index``."""
+    value = program.new_value(array.shape, array.dtype, name=base)
+    while value.name in program.weights:
+        value = program.new_value(array.shape, array.dtype, name=base)
+    array.flags.writeable = False
+    program.weights[value.name] = array
+    return block.insert(index, Operation("param", [], [value], {"name": value.name}))

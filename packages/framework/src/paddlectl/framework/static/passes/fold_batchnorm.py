@@ -1,0 +1,127 @@
+"""Fold inference-mode batch_norm into the conv2d or matmul(+add) before it.
+
+With frozen statistics, ``batch_norm(y) = (y - mean) * s + beta`` where ``s = gamma / sqrt(var +
+eps)`` is a per-channel affine map, so it moves into the producer's weights: a conv's output
+channel ``c`` scales ``W[c]`` by ``s[c]`` and the bias becomes ``(b - mean) * s + beta``. For a
+matmul the channel must be the matmul's last axis (a ``[N, C]`` BatchNorm1D input), the weight's
+output columns are scaled, and the bias goes into the following ``add`` (or a new one).
+
+The new weights are computed in float64 and stored in the producer's dtype; the old weights
+become unreferenced and dce drops them. A producer whose result is read by anything besides the
+batch_norm is left alone (its unnormalised result is needed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Operation, Program
+from .base import add_param, is_param, producer, users
+
+
+def _is_inference_bn(op) -> bool:
+    return op.name == "batch_norm" and not op.attrs.get("use_batch_stats", False) and not op.attrs.get("training")
+
+
+def _affine(op, program: Program, ctx):
+    """(scale s, shift) of the batch_norm as float64 arrays, or None when its stats are not weights."""
+    _, mean, var, gamma, beta = op.inputs
+    if not all(v is None or is_param(v, program, ctx) for v in (gamma, beta)):
+        return None
+    if not (is_param(mean, program, ctx) and is_param(var, program, ctx)):
+        return None
+
+    def weight(v, default):
+        return default if v is None else program.weights[producer(v).attrs["name"]].astype(np.float64).reshape(-1)
+
+    m, v = weight(mean, None), weight(var, None)
+    g, b = weight(gamma, np.ones_like(m)), weight(beta, np.zeros_like(m))
+    s = g / np.sqrt(v + float(op.attrs.get("epsilon", 1e-5)))
+    return s, b - m * s
+
+
+def _only_reader(value, op, use_map) -> bool:
+    return use_map.get(id(value), []) == [op]
+
+
+def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
+    x, w, bias = conv.inputs
+    nchw = conv.attrs.get("data_format", "NCHW") == "NCHW"
+    if nchw == bool(bn.attrs.get("channels_last", False)):
+        return False
+    if not is_param(w, program, ctx) or not (bias is None or is_param(bias, program, ctx)):
+        return False
+    weight = program.weights[producer(w).attrs["name"]]
+    b0 = 0.0 if bias is None else program.weights[producer(bias).attrs["name"]].astype(np.float64).reshape(-1)
+    new_w = (weight.astype(np.float64) * s.reshape(-1, *([1] * (weight.ndim - 1)))).astype(weight.dtype)
+    new_b = (b0 * s + shift).astype(weight.dtype)
+    block = conv.parent
+    index = block.ops.index(conv)
+    pw = add_param(program, block, index, f"{producer(w).attrs['name']}.bn_folded", new_w)
+    pb = add_param(program, block, index + 1, f"{producer(w).attrs['name']}.bn_folded_bias", new_b)
+    conv.inputs = [x, pw.outputs[0], pb.outputs[0]]
+    return True
+
+
+def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
+    """``last`` is a matmul, or an add(matmul, bias) whose matmul only it reads."""
+    add = last if last.name == "add" else None
+    mm = producer(add.inputs[0]) if add else last
+    if mm is None or mm.name != "matmul" or (add and not _only_reader(mm.outputs[0], add, use_map)):
+        return False
+    if len(mm.outputs[0].shape) != 2 or bn.attrs.get("channels_last", False):
+        return False  # the channel (axis 1 of [N, C]) must be the matmul's last axis
+    x, w = mm.inputs
+    if not is_param(w, program, ctx) or len(w.shape) != 2:
+        return False
+    if add is not None and (not is_param(add.inputs[1], program, ctx) or len(add.inputs[1].shape) > 2):
+        return False
+    weight = program.weights[producer(w).attrs["name"]]
+    cols = s.reshape(-1, 1) if mm.attrs.get("transpose_y", False) else s.reshape(1, -1)
+    new_w = (weight.astype(np.float64) * cols).astype(weight.dtype)
+    if add is not None:
+        b0 = program.weights[producer(add.inputs[1]).attrs["name"]].astype(np.float64).reshape(-1)
+    else:
+        b0 = 0.0
+    new_b = (b0 * s + shift).astype(weight.dtype)
+    block = mm.parent
+    index = block.ops.index(mm)
+    pw = add_param(program, block, index, f"{producer(w).attrs['name']}.bn_folded", new_w)
+    pb = add_param(program, block, index + 1, f"{producer(w).attrs['name']}.bn_folded_bias", new_b)
+    mm.inputs = [x, pw.outputs[0]]
+    if add is not None:
+        add.inputs = [add.inputs[0], pb.outputs[0]]
+    else:
+        out = mm.outputs[0]
+        added = program.new_value(out.shape, out.dtype)
+        block.insert(block.ops.index(mm) + 1, Operation("add", [out, pb.outputs[0]], [added], loc=bn.loc))
+        program.replace_all_uses(bn.outputs[0], added)
+    return True
+
+
+def fold_batchnorm(program: Program, ctx) -> int:
+    folded = 0
+    for bn in [op for op in program.walk() if _is_inference_bn(op)]:
+        use_map = users(program)
+        prev = producer(bn.inputs[0])
+        if prev is None or prev.parent is not bn.parent or not _only_reader(bn.inputs[0], bn, use_map):
+            continue
+        affine = _affine(bn, program, ctx)
+        if affine is None:
+            continue
+        s, shift = affine
+        if prev.name == "conv2d":
+            done = _fold_conv(program, ctx, bn, prev, s, shift)
+            result = prev.outputs[0]
+        elif prev.name in ("matmul", "add"):
+            done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
+            result = prev.outputs[0]
+        else:
+            continue
+        if not done:
+            continue
+        if bn.parent is not None:
+            program.replace_all_uses(bn.outputs[0], result)
+            bn.parent.remove(bn)
+        folded += 1
+    return folded
