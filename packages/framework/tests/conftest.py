@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import numpy as np
 import pytest
@@ -11,10 +12,14 @@ import paddlectl.framework as ours
 
 
 def _oracle(module: str, requirement: str):
+    """The oracle module; skip when it is not installed, fail loudly when it is installed but broken
+    (a broken oracle must not silently turn hundreds of comparisons into skips)."""
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"oracle {requirement} is not installed; `pip install {requirement}` to compare against it")
     try:
         return importlib.import_module(module)
-    except ImportError:
-        pytest.skip(f"oracle {requirement} is not installed; `pip install {requirement}` to compare against it")
+    except ImportError as exc:
+        pytest.fail(f"oracle {requirement} is installed but does not import ({exc}); fix its environment")
 
 
 @pytest.fixture(scope="session")
