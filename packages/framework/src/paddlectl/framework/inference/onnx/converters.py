@@ -1,0 +1,510 @@
+"""ONNX op -> paddlectl ops, one converter per ONNX op type, with the attributes and opsets it takes.
+
+Each ``Rule`` names the attributes it understands and the opset range it was written for;
+``check`` (run over the whole graph before anything is built) reports every node whose op type,
+opset, attribute name or attribute value is outside that, all at once. Converters map onto the
+existing ops of ``core.op.REGISTRY`` with Paddle's attr conventions (NCHW, padding as
+``(top, bottom, left, right)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+
+from ...errors import ConversionError
+from .builder import Builder, is_symbolic, reshape_target
+
+INT_BIG = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Rule:
+    convert: Callable
+    attrs: frozenset = frozenset()
+    since: int = 1
+    check: Callable | None = None  # (attrs, opset) -> list of problems
+
+
+def attrs_of(node) -> dict:
+    out = {}
+    for a in node.attribute:
+        v = onnx.helper.get_attribute_value(a)
+        out[a.name] = v.decode() if isinstance(v, bytes) else v
+    return out
+
+
+def _rank(b: Builder, name: str) -> int:
+    return len(b.get(name).shape)
+
+
+def _axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+def _pads2d(node_attrs: dict) -> list | str:
+    auto = node_attrs.get("auto_pad", "NOTSET")
+    if auto == "VALID":
+        return [0, 0, 0, 0]
+    if auto == "SAME_UPPER":
+        return "SAME"
+    p = list(node_attrs.get("pads", [0, 0, 0, 0]))
+    return [p[0], p[2], p[1], p[3]]  # ONNX (h_begin, w_begin, h_end, w_end) -> (top, bottom, left, right)
+
+
+def _check_2d(a, opset):
+    problems = []
+    if "kernel_shape" in a and len(a["kernel_shape"]) != 2:
+        problems.append(f"kernel_shape {a['kernel_shape']}: only 2-D windows (NCHW inputs) are supported")
+    if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID", "SAME_UPPER"):
+        problems.append(f"auto_pad={a['auto_pad']!r}: only NOTSET, VALID and SAME_UPPER are supported")
+    return problems
+
+
+# ----- elementwise -------------------------------------------------------------------------------------
+
+
+def _binary(op_name):
+    def convert(b, node, a, opset):
+        return b.op(op_name, list(node.input))
+
+    return Rule(convert)
+
+
+def _unary(op_name, **fixed):
+    def convert(b, node, a, opset):
+        return b.op(op_name, [node.input[0]], **fixed)
+
+    return Rule(convert)
+
+
+def _pow(b, node, a, opset):
+    exponent = b.known(node.input[1])
+    if exponent is not None and exponent.size == 1 and float(exponent.reshape(-1)[0]) == 2.0:
+        return b.op("square", [node.input[0]])
+    return b.op("elementwise_pow", list(node.input))
+
+
+def _clip(b, node, a, opset):
+    if opset < 11:
+        lo, hi = a.get("min"), a.get("max")
+    else:
+        bounds = [b.require_known(n, "a Clip bound") if n else None for n in list(node.input[1:3]) + ["", ""]][:2]
+        lo, hi = (None if x is None else float(x.reshape(-1)[0]) for x in bounds)
+    return b.op("clip", [node.input[0]], min=None if lo is None else float(lo), max=None if hi is None else float(hi))
+
+
+def _hardsigmoid(b, node, a, opset):
+    return b.op("hardsigmoid", [node.input[0]], slope=float(a.get("alpha", 0.2)), offset=float(a.get("beta", 0.5)))
+
+
+def _cast(b, node, a, opset):
+    dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(a["to"]))
+    item = b.get(node.input[0])
+    if is_symbolic(item):
+        return [item]  # shape arithmetic: the entries stay ints / symbols
+    return b.op("cast", [node.input[0]], dtype=dtype.name)
+
+
+def _softmax(b, node, a, opset):
+    x = node.input[0]
+    rank = _rank(b, x)
+    axis = _axis(a.get("axis", 1 if opset < 13 else -1), rank)
+    if opset >= 13 or axis == rank - 1:
+        return b.op("softmax", [x], axis=axis)
+    # before opset 13, Softmax normalises over all dims from ``axis`` on, flattened together
+    shape = b.get(x).shape
+    tail = shape[axis:]
+    if not all(isinstance(d, int) for d in tail):
+        raise ConversionError(
+            f"{b.where()}: opset-{opset} Softmax over axes {axis}.. needs fixed sizes there, got {list(shape)}"
+        )
+    (flat,) = b.op("reshape", [x], shape=tuple([0] * axis + [-1]))
+    (soft,) = b.op("softmax", [flat], axis=-1)
+    return b.op("reshape", [soft], shape=tuple([0] * axis + list(tail)))
+
+
+# ----- convolution, normalisation, pooling, resizing --------------------------------------------------
+
+
+def _conv(b, node, a, opset):
+    inputs = list(node.input) + [""] * (3 - len(node.input))
+    return b.op(
+        "conv2d",
+        inputs[:3],
+        stride=list(a.get("strides", [1, 1])),
+        padding=_pads2d(a),
+        dilation=list(a.get("dilations", [1, 1])),
+        groups=int(a.get("group", 1)),
+        data_format="NCHW",
+    )
+
+
+def _conv_transpose(b, node, a, opset):
+    inputs = list(node.input) + [""] * (3 - len(node.input))
+    return b.op(
+        "conv2d_transpose",
+        inputs[:3],
+        stride=list(a.get("strides", [1, 1])),
+        padding=_pads2d(a),
+        dilation=list(a.get("dilations", [1, 1])),
+        groups=int(a.get("group", 1)),
+        data_format="NCHW",
+        output_padding=list(a.get("output_padding", [0, 0])),
+        output_size=None,
+    )
+
+
+def _check_conv_transpose(a, opset):
+    problems = _check_2d(a, opset)
+    if "output_shape" in a:
+        problems.append("output_shape is not supported; give pads/output_padding instead")
+    return problems
+
+
+def _batch_norm(b, node, a, opset):
+    x, scale, bias, mean, var = node.input[:5]
+    return b.op(
+        "batch_norm",
+        [x, mean, var, scale, bias],
+        n_outputs=1,
+        use_batch_stats=False,
+        momentum=float(a.get("momentum", 0.9)),
+        epsilon=float(a.get("epsilon", 1e-5)),
+        channels_last=False,
+        training=False,
+    )
+
+
+def _check_batch_norm(a, opset):
+    problems = []
+    if a.get("training_mode", 0):
+        problems.append("training_mode=1: only inference (running statistics) is supported")
+    if a.get("spatial", 1) != 1:
+        problems.append("spatial=0 is not supported")
+    return problems
+
+
+def _pool_attrs(a, **extra):
+    kernel = list(a["kernel_shape"])
+    return dict(
+        kernel_size=kernel,
+        stride=list(a.get("strides", [1, 1])),
+        padding=_pads2d(a),
+        ceil_mode=bool(a.get("ceil_mode", 0)),
+        divisor_override=None,
+        output_size=None,
+        data_format="NCHW",
+        **extra,
+    )
+
+
+def _max_pool(b, node, a, opset):
+    return b.op("max_pool2d", [node.input[0]], n_outputs=1, **_pool_attrs(a, exclusive=True))
+
+
+def _check_max_pool(a, opset):
+    problems = _check_2d(a, opset)
+    if any(d != 1 for d in a.get("dilations", [1, 1])):
+        problems.append(f"dilations={a['dilations']}: dilated max pooling is not supported")
+    if a.get("storage_order", 0) != 0:
+        problems.append("storage_order=1 is not supported")
+    return problems
+
+
+def _avg_pool(b, node, a, opset):
+    return b.op("avg_pool2d", [node.input[0]], **_pool_attrs(a, exclusive=not a.get("count_include_pad", 0)))
+
+
+def _global_avg_pool(b, node, a, opset):
+    return b.op(
+        "avg_pool2d", [node.input[0]], kernel_size=None, stride=None, padding=None, ceil_mode=False, exclusive=True,
+        divisor_override=None, output_size=[1, 1], data_format="NCHW",
+    )  # fmt: skip
+
+
+_RESIZE_MODES = {
+    ("nearest", "asymmetric"): ("nearest", False, 0),
+    ("linear", "half_pixel"): ("bilinear", False, 0),
+    ("linear", "pytorch_half_pixel"): ("bilinear", False, 0),
+    ("linear", "align_corners"): ("bilinear", True, 0),
+    ("linear", "asymmetric"): ("bilinear", False, 1),
+}
+
+
+def _resize(b, node, a, opset):
+    mode, align_corners, align_mode = _RESIZE_MODES[
+        (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
+    ]
+    names = list(node.input) + [""] * 4
+    scales_name, sizes_name = (names[1], "") if opset < 11 else (names[2], names[3])
+    scales = b.known(scales_name) if scales_name else None
+    size = scale = None
+    if scales is not None and scales.size:
+        if tuple(scales[:2].tolist()) != (1.0, 1.0):
+            raise ConversionError(f"{b.where()}: Resize scales {scales.tolist()} resize the batch or channel dim")
+        scale = [float(s) for s in scales[2:]]
+    else:
+        sizes = b.require_known(sizes_name, "the Resize sizes")
+        size = [int(s) for s in sizes.tolist()[2:]]
+    return b.op("interpolate", [node.input[0]], size=size, scale=scale, mode=mode, align_corners=align_corners,
+                align_mode=align_mode, data_format="NCHW")  # fmt: skip
+
+
+def _check_resize(a, opset):
+    problems = []
+    key = (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
+    if key not in _RESIZE_MODES:
+        problems.append(f"mode={key[0]!r} with coordinate_transformation_mode={key[1]!r} is not supported; "
+                        f"supported: {sorted(_RESIZE_MODES)}")  # fmt: skip
+    if key[0] == "nearest" and a.get("nearest_mode", "round_prefer_floor") != "floor":
+        problems.append(f"nearest_mode={a.get('nearest_mode', 'round_prefer_floor')!r}: only 'floor' is supported")
+    if a.get("exclude_outside", 0):
+        problems.append("exclude_outside=1 is not supported")
+    return problems
+
+
+# ----- shapes and layout -----------------------------------------------------------------------------
+
+
+def _shape(b, node, a, opset):
+    item = b.get(node.input[0])
+    dims = list(item.shape)
+    if all(isinstance(d, int) for d in dims):
+        return [np.array(dims, dtype=np.int64)]
+    return [np.array(dims, dtype=object)]
+
+
+def _reshape(b, node, a, opset):
+    target = b.require_known(node.input[1], "the Reshape target")
+    x = b.get(node.input[0])
+    if isinstance(x, np.ndarray) and not is_symbolic(target) and not is_symbolic(x):
+        return [x.reshape([x.shape[i] if d == 0 else d for i, d in enumerate(target.tolist())])]
+    return b.op("reshape", [node.input[0]], shape=reshape_target(tuple(x.shape), target, b.where()))
+
+
+def _transpose(b, node, a, opset):
+    perm = a.get("perm") or list(range(_rank(b, node.input[0])))[::-1]
+    return b.op("transpose", [node.input[0]], perm=list(perm))
+
+
+def _concat(b, node, a, opset):
+    items = [b.get(n) for n in node.input]
+    if any(is_symbolic(i) for i in items) and all(isinstance(i, np.ndarray) for i in items):
+        return [np.concatenate([i.astype(object) for i in items], axis=a["axis"])]
+    axis = _axis(a["axis"], len(items[0].shape))
+    return b.op("concat", list(node.input), axis=axis)
+
+
+def _index_spec(rank: int, per_axis: dict) -> list:
+    return [per_axis.get(i, ["slice", None, None, None]) for i in range(rank)]
+
+
+def _slice(b, node, a, opset):
+    if opset < 10:
+        starts, ends, axes, steps = a["starts"], a["ends"], a.get("axes"), None
+    else:
+        names = list(node.input) + [""] * 5
+        starts = b.require_known(names[1], "Slice starts").tolist()
+        ends = b.require_known(names[2], "Slice ends").tolist()
+        axes = b.require_known(names[3], "Slice axes").tolist() if names[3] else None
+        steps = b.require_known(names[4], "Slice steps").tolist() if names[4] else None
+    x = b.get(node.input[0])
+    rank = len(x.shape)
+    axes = list(range(len(starts))) if axes is None else [_axis(int(ax), rank) for ax in axes]
+    steps = [1] * len(starts) if steps is None else steps
+    per_axis = {}
+    for ax, s, e, st in zip(axes, starts, ends, steps, strict=True):
+        stop = None if (st > 0 and e >= INT_BIG) or (st < 0 and e <= -INT_BIG) else int(e)
+        per_axis[ax] = ["slice", int(s), stop, None if st == 1 else int(st)]
+    if isinstance(x, np.ndarray):
+        key = tuple(slice(p[1], p[2], p[3]) for p in _index_spec(rank, per_axis))
+        return [x[key]]
+    return b.op("getitem", [node.input[0]], spec=_index_spec(rank, per_axis))
+
+
+def _squeeze_axes(b, node, a, opset):
+    if opset < 13:
+        return a.get("axes")
+    return b.require_known(node.input[1], "Squeeze axes").tolist() if len(node.input) > 1 and node.input[1] else None
+
+
+def _squeeze(b, node, a, opset):
+    x = b.get(node.input[0])
+    rank = len(x.shape)
+    axes = _squeeze_axes(b, node, a, opset)
+    axes = [i for i, d in enumerate(x.shape) if d == 1] if axes is None else [_axis(int(i), rank) for i in axes]
+    if isinstance(x, np.ndarray):
+        return [np.squeeze(x, tuple(axes))]
+    return b.op("getitem", [node.input[0]], spec=_index_spec(rank, {i: ["int", 0] for i in axes}))
+
+
+def _unsqueeze(b, node, a, opset):
+    x = b.get(node.input[0])
+    axes = _squeeze_axes(b, node, a, opset)
+    out_rank = len(x.shape) + len(axes)
+    axes = sorted(_axis(int(i), out_rank) for i in axes)
+    if isinstance(x, np.ndarray):
+        return [np.expand_dims(x, tuple(axes))]
+    spec, src = [], 0
+    for i in range(out_rank):
+        if i in axes:
+            spec.append(["none"])
+        else:
+            spec.append(["slice", None, None, None])
+            src += 1
+    return b.op("getitem", [node.input[0]], spec=spec)
+
+
+def _reduce_mean(b, node, a, opset):
+    rank = _rank(b, node.input[0])
+    axes = a.get("axes") if opset < 18 else (b.require_known(node.input[1], "ReduceMean axes").tolist()
+                                            if len(node.input) > 1 and node.input[1] else None)  # fmt: skip
+    axis = None if not axes else [_axis(int(i), rank) for i in axes]
+    return b.op("mean", [node.input[0]], axis=axis, keepdim=bool(a.get("keepdims", 1)))
+
+
+def _identity(b, node, a, opset):
+    return [b.get(node.input[0])]
+
+
+def _constant(b, node, a, opset):
+    if "value" not in a:
+        raise ConversionError(f"{b.where()}: only Constant with a 'value' tensor is supported")
+    return [onnx.numpy_helper.to_array(a["value"]).copy()]
+
+
+def _matmul(b, node, a, opset):
+    return b.op("matmul", list(node.input))
+
+
+def _gemm(b, node, a, opset):
+    (out,) = b.op("matmul", list(node.input[:2]), transpose_x=bool(a.get("transA", 0)),
+                  transpose_y=bool(a.get("transB", 0)))  # fmt: skip
+    if float(a.get("alpha", 1.0)) != 1.0:
+        (out,) = b.op("scale", [out], scale=float(a["alpha"]), bias=0.0, bias_after_scale=True)
+    if len(node.input) > 2 and node.input[2]:
+        c = node.input[2]
+        if float(a.get("beta", 1.0)) != 1.0:
+            (c,) = b.op("scale", [c], scale=float(a["beta"]), bias=0.0, bias_after_scale=True)
+        (out,) = b.op("add", [out, c])
+    return [out]
+
+
+def _flatten(b, node, a, opset):
+    x = b.get(node.input[0])
+    axis = _axis(a.get("axis", 1), len(x.shape))
+    lead = x.shape[:axis]
+    if axis == 1:
+        return b.op("reshape", [node.input[0]], shape=(0, -1))
+    if all(isinstance(d, int) for d in lead):
+        return b.op("reshape", [node.input[0]], shape=(int(np.prod(lead)), -1))
+    raise ConversionError(
+        f"{b.where()}: Flatten at axis {axis} over symbolic leading dims {list(lead)} is not supported"
+    )
+
+
+RULES: dict[str, Rule] = {
+    "Add": _binary("add"),
+    "Sub": _binary("subtract"),
+    "Mul": _binary("multiply"),
+    "Div": _binary("divide"),
+    "Pow": Rule(_pow),
+    "Sqrt": _unary("sqrt"),
+    "Relu": _unary("relu"),
+    "Sigmoid": _unary("sigmoid"),
+    "Tanh": _unary("tanh"),
+    "Exp": _unary("exp"),
+    "Neg": _unary("neg"),
+    "Clip": Rule(_clip, frozenset({"min", "max"})),
+    "HardSigmoid": Rule(_hardsigmoid, frozenset({"alpha", "beta"})),
+    "Softmax": Rule(_softmax, frozenset({"axis"})),
+    "Cast": Rule(_cast, frozenset({"to", "saturate"})),
+    "MatMul": Rule(_matmul),
+    "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB"})),
+    "Conv": Rule(
+        _conv, frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}), check=_check_2d
+    ),  # fmt: skip
+    "ConvTranspose": Rule(
+        _conv_transpose,
+        frozenset(
+            {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding", "output_shape"}
+        ),  # fmt: skip
+        check=_check_conv_transpose,
+    ),
+    "BatchNormalization": Rule(
+        _batch_norm, frozenset({"epsilon", "momentum", "spatial", "training_mode"}), check=_check_batch_norm
+    ),  # fmt: skip
+    "MaxPool": Rule(
+        _max_pool,
+        frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}),
+        check=_check_max_pool,
+    ),  # fmt: skip
+    "AveragePool": Rule(
+        _avg_pool,
+        frozenset({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}),
+        check=_check_2d,
+    ),  # fmt: skip
+    "GlobalAveragePool": Rule(_global_avg_pool),
+    "Resize": Rule(
+        _resize,
+        frozenset(
+            {
+                "mode",
+                "coordinate_transformation_mode",
+                "nearest_mode",
+                "cubic_coeff_a",
+                "exclude_outside",
+                "extrapolation_value",
+            }
+        ),
+        since=10,
+        check=_check_resize,
+    ),  # fmt: skip
+    "Shape": Rule(_shape),
+    "Reshape": Rule(
+        _reshape,
+        frozenset({"allowzero"}),
+        since=5,
+        check=lambda a, o: ["allowzero=1 is not supported"] if a.get("allowzero", 0) else [],
+    ),
+    "Transpose": Rule(_transpose, frozenset({"perm"})),
+    "Concat": Rule(_concat, frozenset({"axis"})),
+    "Slice": Rule(_slice, frozenset({"starts", "ends", "axes"})),
+    "Squeeze": Rule(_squeeze, frozenset({"axes"})),
+    "Unsqueeze": Rule(_unsqueeze, frozenset({"axes"})),
+    "ReduceMean": Rule(
+        _reduce_mean,
+        frozenset({"axes", "keepdims", "noop_with_empty_axes"}),
+        check=lambda a, o: ["noop_with_empty_axes=1 is not supported"] if a.get("noop_with_empty_axes", 0) else [],
+    ),  # fmt: skip
+    "Flatten": Rule(_flatten, frozenset({"axis"})),
+    "Constant": Rule(_constant, frozenset({"value"})),
+    "Identity": Rule(_identity),
+}
+
+
+def check_graph(graph, opset: int) -> list[str]:
+    """Every unsupported op, opset, attribute or attribute value in ``graph``, one line each."""
+    problems = []
+    for i, node in enumerate(graph.node):
+        label = f"node {node.name or f'#{i}'!r} ({node.op_type}, opset {opset})"
+        if node.domain not in ("", "ai.onnx"):
+            problems.append(f"{label}: operator domain {node.domain!r} is not supported")
+            continue
+        rule = RULES.get(node.op_type)
+        if rule is None:
+            problems.append(f"{label}: op type {node.op_type} is not supported")
+            continue
+        if opset < rule.since:
+            problems.append(f"{label}: supported from opset {rule.since} on")
+        a = attrs_of(node)
+        unknown = sorted(set(a) - rule.attrs)
+        if unknown:
+            problems.append(f"{label}: attribute(s) {unknown} not supported (known: {sorted(rule.attrs)})")
+        if rule.check is not None:
+            problems += [f"{label}: {p}" for p in rule.check(a, opset)]
+    return problems
