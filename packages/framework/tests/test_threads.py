@@ -12,7 +12,7 @@ SCRIPT = textwrap.dedent(
     import paddlectl.framework as paddle
     from paddlectl.framework.kernels import layer_is_thread_safe
 
-    x = paddle.randn([8, 6, 28, 28])
+    x = paddle.randn([32, 6, 28, 28])  # large enough for the parallel kernel variants
     def work():
         for _ in range(30):
             paddle.nn.functional.max_pool2d(x, 2)

@@ -12,6 +12,8 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import types  # noqa: E402
+
 import numba  # noqa: E402 - the OpenMP runtime reads OMP_WAIT_POLICY when it loads
 
 if "NUMBA_THREADING_LAYER" not in os.environ:
@@ -25,3 +27,34 @@ def layer_is_thread_safe() -> bool:
         return numba.threading_layer() in ("omp", "tbb")
     except ValueError:  # no parallel kernel has run yet, so the layer is not chosen yet
         return str(numba.config.THREADING_LAYER) in ("omp", "tbb", "safe", "threadsafe")
+
+
+PARALLEL_MIN_SIZE = 1 << 16
+"""Below this many elements in a kernel's first argument, waking worker threads costs more than
+the work (and on a loaded machine a descheduled worker stalls the whole region)."""
+
+
+class SizeDispatched:
+    """One kernel compiled twice, parallel and serial (``prange`` is ``range`` there); each call
+    picks by the size of its first argument. Both variants are cached on disk under their own
+    names."""
+
+    def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE) -> None:
+        self.parallel = numba.njit(cache=True, parallel=True)(fn)
+        serial = types.FunctionType(
+            fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
+        )
+        serial.__qualname__ = fn.__qualname__ + "_serial"
+        serial.__module__ = fn.__module__
+        self.serial = numba.njit(cache=True)(serial)
+        self.min_size = min_size
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+
+    def __call__(self, *args):
+        kernel = self.parallel if getattr(args[0], "size", 0) >= self.min_size else self.serial
+        return kernel(*args)
+
+
+def parallel_kernel(fn):
+    """Decorator for array kernels with ``prange`` loops: see ``SizeDispatched``."""
+    return SizeDispatched(fn)

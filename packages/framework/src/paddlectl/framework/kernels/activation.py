@@ -14,6 +14,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from . import parallel_kernel
+
 _SHIFT_FLOOR = -64.0
 
 GELU_ERF_CONSTS = (0.5, 1.0, 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(2.0 * math.pi))
@@ -29,7 +31,7 @@ def _sigmoid(v, one):
     return e / (one + e)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def gelu_erf(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -38,7 +40,7 @@ def gelu_erf(x, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def gelu_erf_grad(x, g, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -48,7 +50,7 @@ def gelu_erf_grad(x, g, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def gelu_tanh(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -57,7 +59,7 @@ def gelu_tanh(x, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def gelu_tanh_grad(x, g, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -67,7 +69,7 @@ def gelu_tanh_grad(x, g, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def sigmoid(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -75,7 +77,7 @@ def sigmoid(x, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def silu(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -83,7 +85,7 @@ def silu(x, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def silu_grad(x, g, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -93,7 +95,7 @@ def silu_grad(x, g, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def mish(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -103,7 +105,7 @@ def mish(x, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def mish_grad(x, g, c):
     out = np.empty_like(x)
     for i in prange(x.size):
@@ -114,7 +116,7 @@ def mish_grad(x, g, c):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
@@ -137,7 +139,7 @@ def softmax_fwd(x):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def softmax_bwd(y, g):
     rows, n = y.shape
     dx = np.empty_like(y)
@@ -150,7 +152,7 @@ def softmax_bwd(y, g):
     return dx
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def log_softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
@@ -172,7 +174,7 @@ def log_softmax_fwd(x):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def log_softmax_bwd(y, g):
     rows, n = y.shape
     dx = np.empty_like(y)

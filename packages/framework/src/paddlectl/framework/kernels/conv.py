@@ -9,6 +9,8 @@ GEMM with the [O, C*kh*kw] weight writes the NCHW output directly, with no trans
 import numpy as np
 from numba import njit, prange
 
+from . import parallel_kernel
+
 
 @njit(cache=True, inline="always")
 def _valid_run(j, dw, sw, pl, w, ow):
@@ -23,7 +25,7 @@ def _valid_run(j, dw, sw, pl, w, ow):
     return lo, hi, off
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     n, c, h, w = x.shape
     cols = np.empty((n, c * kh * kw, oh * ow), dtype=x.dtype)
@@ -50,7 +52,7 @@ def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     return cols
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def col2im(cols, n, c, h, w, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     """The adjoint of ``im2col``: overlapping windows add up; each (image, channel) is one task."""
     out = np.zeros((n, c, h, w), dtype=cols.dtype)

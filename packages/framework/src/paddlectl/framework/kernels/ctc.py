@@ -10,6 +10,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from . import parallel_kernel
+
 
 @njit(cache=True, inline="always")
 def _lse2(a, b):
@@ -97,7 +99,7 @@ def _one(logits, b, labels, steps, length, blank, want_grad, scale, grad):
     return -ll
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def ctc(logits, labels, input_lengths, label_lengths, blank, want_grad, scale, loss, grad):
     """``loss[b] = -log p(labels[b] | logits[:T_b, b])``; ``grad`` gets d loss[b] / d logits times ``scale[b]``."""
     for b in prange(logits.shape[1]):

@@ -13,6 +13,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from . import parallel_kernel
+
 CLIP = -64.0
 
 
@@ -29,7 +31,7 @@ def _row_stats(row):
     return m, math.log(s)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def hard_forward(x, label, ignore_index, smoothing, loss, top, logsum):
     """``loss[i] = -((1-eps) logp[i, y_i] + eps/C sum_c logp[i, c])``; rows labelled ``ignore_index`` give 0."""
     rows, classes = x.shape
@@ -51,7 +53,7 @@ def hard_forward(x, label, ignore_index, smoothing, loss, top, logsum):
         loss[i] = value
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def hard_backward(x, label, ignore_index, smoothing, top, logsum, g, grad):
     """``grad[i] = g_i (softmax(x_i) - target_i)`` with target the (smoothed) one-hot of ``y_i``."""
     rows, classes = x.shape
@@ -70,7 +72,7 @@ def hard_backward(x, label, ignore_index, smoothing, top, logsum, g, grad):
         out[y] -= gi * (1.0 - smoothing)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def soft_forward(x, label, loss, top, logsum):
     """``loss[i] = -sum_c label[i, c] logp[i, c]``."""
     rows, classes = x.shape
@@ -85,7 +87,7 @@ def soft_forward(x, label, loss, top, logsum):
         loss[i] = value
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def soft_backward(x, label, top, logsum, g, grad):
     """``grad[i] = g_i (softmax(x_i) - label_i)``: Paddle's soft-label gradient, which assumes rows of
     ``label`` sum to one (it is the exact derivative only then)."""

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from . import parallel_kernel
 
 _CHUNKS = 16  # row blocks whose partial parameter gradients are summed at the end
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def layer_norm_fwd(x, weight, bias, eps, affine):
     rows, n = x.shape
     out = np.empty_like(x)
@@ -43,7 +45,7 @@ def layer_norm_fwd(x, weight, bias, eps, affine):
     return out, mean, rstd
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def layer_norm_bwd(x, g, mean, rstd, weight, affine):
     """Returns dx and the per-column sums dweight = sum(g * xhat), dbias = sum(g)."""
     rows, n = x.shape
@@ -75,7 +77,7 @@ def layer_norm_bwd(x, g, mean, rstd, weight, affine):
     return dx, dw_part.sum(axis=0), db_part.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def batch_stats(x):
     """Per-channel mean and biased variance of an [outer, C, inner] array."""
     outer, c, inner = x.shape
@@ -98,7 +100,7 @@ def batch_stats(x):
     return mean, var
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def batch_norm_apply(x, mean, rstd, weight, bias):
     """y = (x - mean) * rstd * weight + bias, per channel of an [outer, C, inner] array."""
     outer, c, inner = x.shape
@@ -112,7 +114,7 @@ def batch_norm_apply(x, mean, rstd, weight, bias):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used):
     """dx, dweight, dbias of batch norm; with batch statistics, dx also flows through mean and var."""
     outer, c, inner = x.shape

@@ -5,10 +5,12 @@ serve fixed-size pooling (with padding and ceil mode) and adaptive pooling.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from . import parallel_kernel
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def max_pool(x, hs, he, ws, we):
     """Max over each window and the flat ``h * W + w`` index of the first maximum (Paddle's mask)."""
     p, h, w = x.shape
@@ -31,7 +33,7 @@ def max_pool(x, hs, he, ws, we):
     return out, mask
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def max_pool_grad(g, mask, h, w):
     p, oh, ow = g.shape
     dx = np.zeros((p, h * w), dtype=g.dtype)
@@ -44,7 +46,7 @@ def max_pool_grad(g, mask, h, w):
     return dx.reshape(p, h, w)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def avg_pool(x, hs, he, ws, we, divisor):
     p = x.shape[0]
     oh, ow = hs.size, ws.size
@@ -60,7 +62,7 @@ def avg_pool(x, hs, he, ws, we, divisor):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def avg_pool_grad(g, hs, he, ws, we, divisor, h, w):
     p, oh, ow = g.shape
     dx = np.zeros((p, h, w), dtype=g.dtype)
