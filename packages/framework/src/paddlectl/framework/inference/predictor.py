@@ -20,6 +20,7 @@ from ..jit.saved_model import SavedModel, read_model_dir
 from ..kernels import layer_is_thread_safe
 from ..static.executor import Executor, bind_inputs
 from .config import Config
+from .optimized import OptimizedModel
 
 _WORKQUEUE_LOCK = threading.Lock()
 
@@ -99,10 +100,12 @@ class Tensor:
 class Predictor:
     """Runs one saved model; not thread-safe itself, ``clone()`` one per thread."""
 
-    def __init__(self, config: Config, saved: SavedModel | None = None) -> None:
+    def __init__(self, config: Config, saved: SavedModel | None = None, _model: OptimizedModel | None = None) -> None:
         self._config = config
         self._saved = saved if saved is not None else _load(config.model_dir())
-        self._executor = Executor(self._saved.program, free_dead=config.memory_optim_enabled())
+        self._model = _model or OptimizedModel(self._saved.program, config.ir_optim(), config.disabled_passes)
+        planned = self._model.planner is not None  # run by the plan's liveness: free each result after its last use
+        self._executor = Executor(self._model.program, free_dead=config.memory_optim_enabled() or planned)
         meta = self._saved.meta
         self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}
         self._outputs = {s["name"]: Tensor(s["name"], s, False) for s in meta["outputs"]}
@@ -114,6 +117,35 @@ class Predictor:
     def model_metadata(self) -> dict:
         """The model's free-form metadata (an imported ONNX model's ``metadata_props``)."""
         return dict(self._saved.meta.get("metadata") or {})
+
+    @property
+    def optimized_program(self):
+        """The program the predictor runs: the saved one after the pass pipeline."""
+        return self._model.program
+
+    def compile_report(self):
+        """Fusion groups, ops fused, kernel compile/cache-load times, intermediate bytes saved (printable)."""
+        return self._model.compile_report()
+
+    def pass_report(self) -> str:
+        """One line per pass: ran or switched off, ops changed, time."""
+        result = self._model.result
+        return result.summary() if result is not None else "passes: off (switch_ir_optim(False))"
+
+    def memory_plan(self, shapes=None):
+        """The buffer plan for input ``shapes`` (list in input order or {name: shape}), made before any run;
+        a fixed-shape model needs no shapes. None when the memory_plan pass is off."""
+        if shapes is None:
+            planner = self._model.planner
+            if planner is not None and planner.static is None:
+                raise ValueError(f"memory_plan: the model has symbolic dims {planner.symbols}; pass the input shapes")
+            return planner.static if planner is not None else None
+        return self._model.plan(self._model.bindings_for(shapes))
+
+    def planned_bytes(self, shapes=None) -> int | None:
+        """Intermediate bytes one run needs, by the plan (see memory_plan)."""
+        plan = self.memory_plan(shapes)
+        return None if plan is None else plan.planned_bytes
 
     def get_input_names(self) -> list[str]:
         return list(self._inputs)
@@ -156,7 +188,7 @@ class Predictor:
         return self._execute([h._data for h in self._inputs.values()])
 
     def _execute(self, arrays: list) -> list[np.ndarray]:
-        bind_inputs(self._saved.program, arrays)
+        self._model.plan(bind_inputs(self._saved.program, arrays))  # a new input shape is planned before it runs
         threads = min(self._config.cpu_math_library_num_threads(), numba.config.NUMBA_NUM_THREADS)
         with _kernel_guard():
             previous = numba.get_num_threads()
@@ -168,7 +200,7 @@ class Predictor:
 
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""
-        return Predictor(self._config, self._saved)
+        return Predictor(self._config, self._saved, self._model)
 
     def clear_intermediate_tensor(self) -> None:
         """Nothing is kept between runs besides the handles' data."""
