@@ -21,7 +21,9 @@ from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes, normalize_axes
 from ..errors import ShapeError
+from .codegen import check_body
 from .kernel_cache import get_kernel
+from .scalar_exprs import REDUCTIONS
 
 _ROW_TARGET = 4096  # elements per row when a flat loop is cut into rows
 
@@ -130,6 +132,9 @@ def _forward(ctx, *arrays, body, ops, dtype, reduce=None, axis=None, keepdim=Fal
 def _infer(*specs, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):
     if not specs:
         raise ValueError("fused_elementwise takes at least one input")
+    check_body(body, len(specs))  # a model file's body is refused at load, before any source is generated
+    if reduce is not None and reduce not in REDUCTIONS:
+        raise ValueError(f"fused_elementwise: reduce={reduce!r} is not one of {sorted(REDUCTIONS)}")
     shape = broadcast_shapes("fused_elementwise", *(s.shape for s in specs))
     if reduce is not None:
         _check_trailing(axis, len(shape))

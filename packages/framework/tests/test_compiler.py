@@ -1,0 +1,227 @@
+"""The compiler: the scalar expression table, generated kernels (broadcasting, reductions,
+epilogues), the fusion pass's groups, the on-disk kernel cache and the compile report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework.compiler import kernel_cache
+from paddlectl.framework.compiler.codegen import KernelSourceError, check_body, kernel_source
+from paddlectl.framework.compiler.fused_op import fused_elementwise_op
+from paddlectl.framework.compiler.scalar_exprs import EXPRS, expression
+from paddlectl.framework.core.op import REGISTRY, Context
+from paddlectl.framework.jit import InputSpec
+from paddlectl.framework.jit.input_spec import signatures
+from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static.passes import PassManager, optimize
+from paddlectl.framework.static.trace import trace
+from paddlectl.framework.vision.models import LeNet
+
+RNG = np.random.default_rng(0)
+FUSED = fused_elementwise_op.forward
+
+
+def _trace(fn, *specs):
+    program, _ = trace(fn, signatures([InputSpec(s, "float32", f"x{i}") for i, s in enumerate(specs)]))
+    return program
+
+
+def _fused_ops(program):
+    return [op for op in program.walk() if op.name == "fused_elementwise"]
+
+
+ATTRS = {
+    "leaky_relu": {"negative_slope": 0.1},
+    "elu": {"alpha": 0.7},
+    "hardsigmoid": {"slope": 0.2, "offset": 0.4},
+    "scale": {"scale": 1.5, "bias": -0.25, "bias_after_scale": False},
+    "clip": {"min": -0.5, "max": 0.75},
+    "gelu": {"approximate": True},
+}
+POSITIVE_ONLY = {"log", "log1p", "sqrt", "rsqrt", "reciprocal"}
+
+
+def test_every_table_entry_matches_its_op_in_one_generated_kernel():
+    """All entries summed in one kernel: any entry off by more than rounding shows in the sum."""
+    x = RNG.uniform(-3, 3, 257).astype("float32")
+    pos = RNG.uniform(0.2, 3, 257).astype("float32")
+    statements, expected = [], np.zeros(257, np.float64)
+    for k, name in enumerate(sorted(EXPRS)):
+        op = REGISTRY[name]
+        binary = op.kind == "broadcast"
+        arrays = [pos if name in POSITIVE_ONLY else x] + ([pos] if binary else [])
+        operands = ["x1" if name in POSITIVE_ONLY else "x0"] + (["x1"] if binary else [])
+        attrs = ATTRS.get(name, {})
+        out = op.forward(Context((False,) * len(arrays), attrs), *arrays, **attrs)
+        expected += np.asarray(out, np.float64) * (k + 1)  # weights keep entries from cancelling
+        statements.append(f"t{k} = {expression(name, attrs, operands)}")
+    weighted = " + ".join(f"t{k} * T({k + 1}.0)" for k in range(len(statements)))
+    body = "; ".join([*statements, f"t{len(statements)} = {weighted}"])
+    got = FUSED(None, x, pos, body=body, ops=sorted(EXPRS), dtype=np.dtype("float32"))
+    np.testing.assert_allclose(got, expected, rtol=2e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [((4, 5, 6), (6,)), ((4, 5, 6), (5, 1)), ((2, 1, 3), (1, 4, 1)), ((7,), ()), ((0, 3), (3,)), ((10000,), (10000,))],
+)
+def test_generated_kernel_broadcasts_like_numpy(a_shape, b_shape):
+    a = RNG.standard_normal(a_shape).astype("float32")
+    b = RNG.standard_normal(b_shape).astype("float32")
+    body = "t0 = x0 * x1; t1 = max(t0, T(0.0))"
+    out = FUSED(None, a, b, body=body, ops=["multiply", "relu"], dtype=np.dtype("float32"))
+    np.testing.assert_allclose(out, np.maximum(a * b, 0), rtol=1e-6)
+    transposed = np.asfortranarray(RNG.standard_normal((6, 5)).astype("float32")).T  # non-contiguous
+    out = FUSED(None, transposed, b.reshape(-1)[:1], body=body, ops=["multiply", "relu"], dtype=np.dtype("float32"))
+    np.testing.assert_allclose(out, np.maximum(transposed * b.reshape(-1)[:1], 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("reduce", "axis", "keepdim"), [("sum", [2], False), ("mean", [1, 2], True), ("max", [-1], False)]
+)
+def test_generated_kernel_with_a_trailing_reduction(reduce, axis, keepdim):
+    a = RNG.standard_normal((3, 4, 5)).astype("float32")
+    b = RNG.standard_normal((4, 1)).astype("float32")
+    out = FUSED(
+        None, a, b, body="t0 = x0 + x1; t1 = math.exp(t0)", ops=["add", "exp", reduce],
+        dtype=np.dtype("float32"), reduce=reduce, axis=axis, keepdim=keepdim,
+    )  # fmt: skip
+    expected = getattr(np, reduce)(np.exp(a + b), axis=tuple(axis), keepdims=keepdim)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_epilogue_writes_over_its_input_only_when_it_may():
+    a = RNG.standard_normal((4, 8)).astype("float32")
+    bias = RNG.standard_normal(8).astype("float32")
+    expected = a + bias
+    out = FUSED(None, a, bias, body="t0 = x0 + x1", ops=["add"], dtype=np.dtype("float32"), inplace=0)
+    assert out is a
+    np.testing.assert_array_equal(out, expected)
+    frozen = RNG.standard_normal((4, 8)).astype("float32")
+    frozen.flags.writeable = False
+    out = FUSED(None, frozen, bias, body="t0 = x0 + x1", ops=["add"], dtype=np.dtype("float32"), inplace=0)
+    assert out is not frozen and np.array_equal(out, frozen + bias)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "t0 = __import__('os').system('true')",
+        "t0 = x0.__class__",
+        "t0 = x5 + 1.0",
+        "t0 = open('f')",
+        "t0 = 'text'",
+        "x0 = x0 + 1.0",
+        "t0 = x0; import os",
+        "t0 = [x0][0]",
+    ],
+)
+def test_only_arithmetic_bodies_become_kernels(body):
+    with pytest.raises(KernelSourceError, match="fused_elementwise body"):
+        check_body(body, 1)
+
+
+def test_a_hostile_body_in_model_text_is_refused_at_parse_time():
+    text = '%x: f32[N,3] = input "x"\n%0: f32[N,3] = fused_elementwise(%x) {body="t0 = __import__(\\"os\\")", ops=["relu"], dtype=f32}\nreturn %0\n'
+    with pytest.raises(ValueError, match="fused_elementwise body"):
+        parse_program(text, {})
+
+
+# ----- the fusion pass ---------------------------------------------------------------------------
+
+
+def test_fusion_groups_chains_and_leaves_ops_without_an_entry():
+    def f(x):
+        y = paddle.tanh(paddle.sign(paddle.exp(x) + 1.0))  # sign has no entry: it splits the chain
+        return paddle.nn.functional.relu(y * 2.0 - x)
+
+    program = _trace(f, [None, 6])
+    result = PassManager(pipeline=["fuse_elementwise"]).run(program)
+    fused = _fused_ops(result.program)
+    names = [op.name for op in result.program.walk()]
+    assert "sign" in names and len(fused) == 2
+    assert fused[0].attrs["ops"][0] == "exp" and fused[1].attrs["ops"][0] == "tanh"
+    assert fused[1].attrs["ops"][-1] == "relu" and len(fused[1].attrs["ops"]) == 4
+    x = RNG.standard_normal((3, 6)).astype("float32")
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], Executor(program).run([x])[0], rtol=1e-6)
+
+
+def test_fusion_ends_a_group_with_a_trailing_reduction_only_where_legal():
+    def f(x):
+        last = (paddle.exp(x) * 2.0).sum(axis=-1)
+        first = (paddle.exp(x) * 3.0).sum(axis=0)  # not the last axes: the reduction stays its own op
+        return last, first
+
+    program = _trace(f, [4, 5, 6])
+    result = PassManager(pipeline=["fuse_elementwise"]).run(program)
+    fused = _fused_ops(result.program)
+    assert [op.attrs.get("reduce") for op in fused] == ["sum", None]
+    assert [op.name for op in result.program.walk()].count("sum") == 1
+    x = RNG.standard_normal((4, 5, 6)).astype("float32")
+    for got, want in zip(Executor(result.program).run([x]), Executor(program).run([x]), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_lenet_report_and_text_round_trip():
+    paddle.seed(0)
+    layer = LeNet()
+    layer.eval()
+    program, _ = trace(layer.forward, signatures([InputSpec([None, 1, 28, 28], "float32", "x")]), layer=layer)
+    result = optimize(program)
+    report = result.compile_report
+    assert report.groups_formed == 5 and report.ops_fused == 5 and report.kernels == 2
+    # relu over [N,6,28,28] and [N,16,10,10] and the three bias adds, all written in place
+    assert report.saved_bytes() == "26072*N" and report.saved_bytes({"N": 2}) == 52144
+    assert {g.epilogue_of for g in report.groups} == {"conv2d", "matmul"}
+    text = report.format({"N": 1})
+    assert "5 groups, 5 ops fused into 2 kernels" in text and "26072 bytes" in text
+    again = parse_program(print_program(result.program), result.program.weights)
+    assert again == result.program
+
+
+# ----- the kernel cache --------------------------------------------------------------------------
+
+_BODY = "t0 = x0 * x1; t1 = x0 - t0"
+_CHILD = f"""
+import json, numpy as np
+from paddlectl.framework.compiler.kernel_cache import get_kernel
+from paddlectl.framework.compiler.fused_op import fused_elementwise_op
+k = get_kernel("{_BODY}", [np.float64, np.float64], np.float64)
+a = np.arange(6.0).reshape(2, 3)
+out = fused_elementwise_op.forward(None, a, a, body="{_BODY}", ops=["multiply", "subtract"], dtype=np.float64)
+print(json.dumps({{"source": k.stats.source, "path": k.path.name, "ok": bool(np.allclose(out, a - a * a))}}))
+"""
+
+
+def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path))
+    kernel_cache.clear_memory()
+    first = kernel_cache.get_kernel(_BODY, [np.float64, np.float64], np.float64)
+    assert first.stats.source == "compiled" and first.stats.seconds > 0
+    assert kernel_cache.get_kernel(_BODY, ["float64", "float64"], "float64").stats.source == "memory"
+    assert first.path.read_text().startswith('"""Generated by paddlectl.framework.compiler')
+    assert any((tmp_path / "__pycache__").glob(f"{first.path.stem}*.nbi"))
+    child = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, check=True)
+    second = json.loads(child.stdout)
+    assert second == {"source": "disk", "path": first.path.name, "ok": True}
+
+
+def test_a_tampered_module_is_replaced_by_the_generated_text(tmp_path, monkeypatch):
+    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path))
+    assert kernel_cache.cache_dir() == tmp_path
+    body = "t0 = x0 + x1; t1 = t0 * t0"
+    source = kernel_source(body, ["float32", "float32"], "float32")
+    path = tmp_path / f"fused_{kernel_cache.kernel_key(source)}.py"
+    path.write_text("raise SystemExit('not ours')\n")
+    kernel_cache.clear_memory()
+    kernel = kernel_cache.get_kernel(body, ["float32", "float32"], "float32")
+    assert kernel.path == path and path.read_text() == source
+    a = np.ones(3, "float32")
+    out = FUSED(None, a, a, body=body, ops=["add", "square"], dtype=np.dtype("float32"))
+    np.testing.assert_array_equal(out, np.full(3, 4.0, "float32"))

@@ -1,0 +1,314 @@
+"""Program passes: each pass on its own, the pass manager, and every model with all passes on and
+with each pass off, static against eager."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework import inference, jit, nn
+from paddlectl.framework.jit import InputSpec
+from paddlectl.framework.jit.input_spec import signatures
+from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static.passes import PASSES, Pass, PassManager, optimize, resolve
+from paddlectl.framework.static.passes.memory_plan import MemoryPlanner
+from paddlectl.framework.static.trace import trace
+from paddlectl.framework.static.verifier import VerifyError
+from paddlectl.framework.vision.models import LeNet, mobilenet_v3_small, resnet18
+
+RNG = np.random.default_rng(0)
+
+
+def _data(*shape):
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def _trace(fn, spec, layer=None):
+    program, _ = trace(fn, signatures([InputSpec(spec, "float32", "x")]), layer=layer)
+    return program
+
+
+def _eager(layer, x):
+    with paddle.no_grad():
+        return layer(paddle.to_tensor(x)).numpy()
+
+
+def _op_names(program):
+    return [op.name for op in program.walk()]
+
+
+class Encoder(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(8, 16)
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0), 2)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return self.head(self.encoder(self.embed(x)))
+
+
+def _randomise_batchnorm(layer):
+    """Non-trivial running statistics and affine weights, so folding them is a real test."""
+    rng = np.random.default_rng(1)
+    state = layer.state_dict()
+    changed = {}
+    for key, value in state.items():
+        prefix, leaf = key.rsplit(".", 1)
+        if f"{prefix}._mean" not in state:
+            continue  # not a batch norm
+        center, spread = {"_mean": (0.0, 0.2), "_variance": (1.0, 0.3), "weight": (1.0, 0.2), "bias": (0.0, 0.2)}[leaf]
+        changed[key] = np.abs(rng.normal(center, spread, value.shape)).astype("float32")
+    missing, unexpected = layer.set_state_dict(changed)
+    assert not unexpected
+    return layer
+
+
+MODELS = {
+    "lenet": (LeNet, [None, 1, 28, 28], (2, 1, 28, 28)),
+    "resnet18": (lambda: resnet18(num_classes=10), [None, 3, None, None], (2, 3, 32, 32)),
+    "mobilenet_v3_small": (lambda: mobilenet_v3_small(num_classes=10, scale=0.5), [None, 3, 32, 32], (2, 3, 32, 32)),
+    "transformer_encoder": (Encoder, [None, None, 8], (2, 5, 8)),
+}
+
+
+@pytest.fixture(scope="module")
+def traced():
+    """Each model traced once, with its eager output on one input."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            paddle.seed(3)
+            make, spec, shape = MODELS[name]
+            layer = _randomise_batchnorm(make())
+            layer.eval()
+            x = _data(*shape)
+            cache[name] = (_trace(layer.forward, spec, layer), x, _eager(layer, x))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("off", [None, *PASSES])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_static_matches_eager_with_each_pass_off(name, off, traced):
+    program, x, expected = traced(name)
+    result = optimize(program, disabled=[off] if off else [])
+    assert [r.name for r in result.records if not r.ran] == ([off] if off else [])
+    out = Executor(result.program).run([x])[0]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    names = _op_names(result.program)
+    if name != "lenet" and name != "transformer_encoder":  # the conv nets have batch_norm to fold
+        assert ("batch_norm" in names) == (off == "fold_batchnorm")
+    assert ("fused_elementwise" in names) == (off != "fuse_elementwise")
+    assert result.program.inputs[0].shape == program.inputs[0].shape  # still shape-generic
+    assert _op_names(program).count("fused_elementwise") == 0  # the caller's program is untouched
+
+
+def test_optimized_program_round_trips_through_text(traced):
+    program, x, expected = traced("mobilenet_v3_small")
+    optimized = optimize(program).program
+    text = print_program(optimized)
+    assert "fused_elementwise(" in text and 'body="' in text
+    again = parse_program(text, optimized.weights)
+    assert again == optimized and print_program(again) == text
+    np.testing.assert_allclose(Executor(again).run([x])[0], expected, rtol=1e-5, atol=1e-5)
+
+
+# ----- single passes -----------------------------------------------------------------------------
+
+
+class Dead(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.used = nn.Linear(4, 4)
+        self.unused = nn.Linear(4, 4)
+
+    def forward(self, x):
+        _ = paddle.nn.functional.relu(self.unused(x))  # computed and thrown away
+        return self.used(x)
+
+
+def test_dce_drops_dead_chains_and_their_weights():
+    layer = Dead()
+    layer.eval()
+    program = _trace(layer.forward, [None, 4], layer)
+    result = PassManager(pipeline=["dce"]).run(program)
+    assert _op_names(result.program).count("matmul") == 1 and "relu" not in _op_names(result.program)
+    assert sorted(result.program.weights) == ["used.bias", "used.weight"]
+    assert result.records[0].changed == 5  # param w, param b, matmul, add, relu
+    x = _data(3, 4)
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-6)
+
+
+def test_cse_merges_equal_ops_but_not_different_attrs():
+    def f(x):
+        a = paddle.nn.functional.relu(x) * 2.0
+        b = paddle.nn.functional.relu(x) * 2.0  # equal to a
+        c = paddle.scale(x, 3.0)
+        d = paddle.scale(x, 4.0)  # different attrs: not merged
+        return a + b + c + d
+
+    program = _trace(f, [None, 6])
+    result = PassManager(pipeline=["cse", "dce"]).run(program)
+    names = _op_names(result.program)
+    assert names.count("relu") == 1 and names.count("scale") == 2
+    x = _data(2, 6)
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], Executor(program).run([x])[0], rtol=1e-6)
+
+
+class Folds(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.w = self.create_parameter([5, 3])
+        self.log_scale = self.create_parameter([3])
+
+    def forward(self, x):
+        return paddle.matmul(x, paddle.transpose(self.w, [1, 0])) * paddle.exp(self.log_scale).sum()
+
+
+def test_constant_fold_runs_weight_only_ops_once():
+    layer = Folds()
+    layer.eval()
+    program = _trace(layer.forward, [None, 3], layer)
+    result = PassManager(pipeline=["constant_fold", "dce"]).run(program)
+    names = _op_names(result.program)
+    assert "transpose" not in names and "exp" not in names and "sum" not in names
+    assert names.count("matmul") == 1 and any(n.startswith("folded.") for n in result.program.weights)
+    x = _data(4, 3)
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-6)
+    kept = PassManager(pipeline=["constant_fold"], foldable=lambda name: name != "w").run(program)
+    assert "transpose" in _op_names(kept.program) and "exp" not in _op_names(kept.program)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_fold_batchnorm_into_linear(bias):
+    paddle.seed(0)
+    layer = nn.Sequential(nn.Linear(6, 4, bias_attr=None if bias else False), nn.BatchNorm1D(4), nn.ReLU())
+    layer.set_state_dict({"1._mean": _data(4) * 0.3, "1._variance": np.abs(_data(4)) + 0.5, "1.weight": _data(4)})
+    layer.eval()
+    program = _trace(layer.forward, [None, 6], layer)
+    result = PassManager(pipeline=["fold_batchnorm", "dce"]).run(program)
+    names = _op_names(result.program)
+    assert "batch_norm" not in names and names.count("add") == 1
+    x = _data(5, 6)
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
+
+
+def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
+    conv = nn.Conv2D(2, 3, 3, padding=1)
+    bn = nn.BatchNorm2D(3)
+    conv.eval()
+    bn.eval()
+
+    def f(x):
+        y = conv(x)
+        return bn(y) + y
+
+    program = _trace(f, [None, 2, 5, 5])
+    result = PassManager(pipeline=["fold_batchnorm"]).run(program)
+    assert "batch_norm" in _op_names(result.program) and result.records[0].changed == 0
+
+
+# ----- the manager -------------------------------------------------------------------------------
+
+
+def test_pass_names_and_paddle_aliases():
+    assert resolve("conv_bn_fuse_pass") == "fold_batchnorm"
+    with pytest.raises(ValueError, match="unknown pass 'fuse_everything'.*fuse_elementwise"):
+        PassManager(disabled=["fuse_everything"])
+
+
+def test_verifier_runs_after_every_pass_and_names_the_pass(monkeypatch):
+    def break_types(program, ctx):
+        op = next(op for op in program.block.ops if op.name == "relu")
+        op.outputs[0].shape = (7,)
+        return 1
+
+    monkeypatch.setitem(PASSES, "break_types", Pass("break_types", break_types, "a broken pass"))
+    program = _trace(lambda x: paddle.nn.functional.relu(x), [None, 4])
+    with pytest.raises(VerifyError, match="after pass 'break_types'.*delete_pass"):
+        PassManager(pipeline=["dce", "break_types"]).run(program)
+
+
+# ----- memory plan -------------------------------------------------------------------------------
+
+
+def test_memory_plan_reuses_dead_buffers():
+    def chain(x):
+        a = paddle.exp(x)  # dies at b
+        b = paddle.log(a)  # dies at c
+        c = paddle.tanh(b)  # dies at d: takes a's buffer
+        return paddle.sin(c)  # the output takes b's buffer and keeps it
+
+    program = _trace(chain, [None, 8])
+    planner = MemoryPlanner(PassManager(pipeline=["dce"]).run(program).program)
+    assert planner.static is None and planner.symbols == ["N"]
+    plan = planner.plan({"N": 4})
+    assert plan.naive_bytes == 4 * 4 * 8 * 4
+    assert len(plan.buffers) == 2 and plan.planned_bytes == plan.peak_live_bytes == 2 * 4 * 8 * 4
+    assert plan.assignment["2"] == plan.assignment["0"] != plan.assignment["3"] == plan.assignment["1"]
+    with pytest.raises(ValueError, match="sizes for the input dims"):
+        planner.plan({})
+
+
+def test_memory_plan_never_shares_a_buffer_between_live_values(traced):
+    program, _, _ = traced("resnet18")
+    result = optimize(program)
+    planner = result.memory
+    plan = planner.plan({"N": 2, "H": 32, "W": 32})
+    owners = [iv for iv in planner.intervals if iv.alias_of is None]
+    for i, a in enumerate(owners):
+        assert plan.buffers[plan.assignment[a.name]] >= a.nbytes(plan.bindings)
+        for b in owners[i + 1 :]:
+            if plan.assignment[a.name] == plan.assignment[b.name]:
+                assert a.end < b.start or b.end < a.start
+    assert plan.peak_live_bytes <= plan.planned_bytes < plan.naive_bytes
+
+
+# ----- through the predictor ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved_lenet(tmp_path_factory):
+    paddle.seed(2)
+    layer = LeNet()
+    layer.eval()
+    path = tmp_path_factory.mktemp("lenet") / "m"
+    jit.save(layer, path, input_spec=[InputSpec([None, 1, 28, 28], "float32", "x")])
+    return layer, path
+
+
+def test_predictor_delete_pass_switches_fusion_off(saved_lenet):
+    layer, path = saved_lenet
+    x = _data(3, 1, 28, 28)
+    on = inference.create_predictor(inference.Config(path))
+    config = inference.Config(path)
+    config.delete_pass("fuse_elementwise")
+    off = inference.create_predictor(config)
+    assert "fused_elementwise" in _op_names(on.optimized_program)
+    assert "fused_elementwise" not in _op_names(off.optimized_program)
+    assert on.compile_report().groups_formed == 5 and off.compile_report().groups_formed == 0
+    assert "fuse_elementwise  off" in off.pass_report()
+    for predictor in (on, off, on.clone()):
+        np.testing.assert_allclose(predictor.run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
+    raw = inference.Config(path)
+    raw.switch_ir_optim(False)
+    plain = inference.create_predictor(raw)
+    assert plain.optimized_program is plain.program and plain.memory_plan([(1, 1, 28, 28)]) is None
+
+
+def test_predictor_plans_memory_before_running_and_replans_a_specialised_model(saved_lenet):
+    _, path = saved_lenet
+    predictor = inference.create_predictor(inference.Config(path))
+    with pytest.raises(ValueError, match="symbolic dims"):
+        predictor.planned_bytes()
+    one = predictor.planned_bytes([(1, 1, 28, 28)])
+    eight = predictor.planned_bytes({"x": (8, 1, 28, 28)})
+    assert one > 0 and eight == 8 * one
+    fixed = jit.load(path).specialize((4, 1, 28, 28))
+    specialised = inference.Predictor(inference.Config(path), fixed.saved)
+    assert specialised.memory_plan() is not None and specialised.planned_bytes() == 4 * one
+    assert str(specialised.memory_plan()).startswith("memory plan (fixed shapes)")
