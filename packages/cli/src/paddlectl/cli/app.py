@@ -14,7 +14,7 @@ from paddlectl.framework.config import dump_config, load_config
 from paddlectl.framework.errors import PaddlectlError
 
 from . import doctor as doctor_module
-from .plugins import COMMAND_PROVIDERS, commands, install_hint, installed_paddlectl, tasks
+from .plugins import COMMAND_PROVIDERS, MissingProviderError, commands, install_hint, installed_paddlectl, tasks
 
 USAGE_ERROR = 2
 
@@ -52,10 +52,10 @@ def root(
 
 @contextlib.contextmanager
 def usage_errors():
-    """Turn a user's mistake (bad config, bad path) into a one-line message and exit code 2."""
+    """Turn a user's mistake (bad config, bad path, unknown task) into a one-line message and exit code 2."""
     try:
         yield
-    except PaddlectlError as exc:
+    except (PaddlectlError, MissingProviderError) as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from None
 
@@ -149,6 +149,9 @@ def _register_commands() -> None:
             )
 
 
+from .train import train_command  # noqa: E402 - the command modules use usage_errors and the consoles above
+
+app.command("train")(train_command)
 _register_commands()
 
 

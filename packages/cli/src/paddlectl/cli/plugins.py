@@ -72,9 +72,13 @@ def load_task(name: str):
     if name in found:
         return found[name].load()
     provider = TASK_PROVIDERS.get(name.split(".", 1)[0])
+    known = ", ".join(sorted(found)) or "none installed"
     if provider is None:
-        known = ", ".join(sorted(found)) or "none installed"
         raise MissingProviderError(f"unknown task {name!r}; installed tasks: {known}")
+    if provider in installed_paddlectl():
+        raise MissingProviderError(
+            f"unknown task {name!r}: {provider} is installed but provides no such task; installed tasks: {known}"
+        )
     raise MissingProviderError(
         f"task {name!r} is provided by {provider}, which is not installed; {install_hint(provider)}"
     )

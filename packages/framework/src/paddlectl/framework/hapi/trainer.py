@@ -18,6 +18,7 @@ reproducible per epoch, not across an interruption). Ctrl-C finishes the current
 from __future__ import annotations
 
 import math
+import shutil
 import signal
 import threading
 import time
@@ -368,20 +369,26 @@ class Trainer:
         """Run (or, with ``resume`` = a checkpoint directory, continue) training to ``Global.epochs``."""
         self._build(resume)
         c = self.counters
+        fresh = not self.output_dir.exists()
         self.output_dir.mkdir(parents=True, exist_ok=True)
         self.log = MetricsLog(self.output_dir / LOG_FILE)
         self.log.truncate_after(c.global_step)
         interrupted = False
-        with _StopFlag() as stop:
-            while c.epoch < self.epochs:
-                if not self._train_epoch(stop):
-                    interrupted = True
-                    self._save("latest")
-                    break
-                self._after_epoch()
-                if stop.requested and c.epoch < self.epochs:
-                    interrupted = True
-                    break
+        try:
+            with _StopFlag() as stop:
+                while c.epoch < self.epochs:
+                    if not self._train_epoch(stop):
+                        interrupted = True
+                        self._save("latest")
+                        break
+                    self._after_epoch()
+                    if stop.requested and c.epoch < self.epochs:
+                        interrupted = True
+                        break
+        except Exception:
+            if fresh and not (self.output_dir / "latest").exists():
+                shutil.rmtree(self.output_dir, ignore_errors=True)  # nothing worth keeping: leave no half run
+            raise
         plot_loss_curve(self.log.records(), self.output_dir / CURVE_FILE, self.indicator)
         return TrainResult(self.output_dir, c.epoch, c.global_step, interrupted, c.best, c.last_eval)
 
