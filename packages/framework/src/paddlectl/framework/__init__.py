@@ -5,7 +5,19 @@
 
 from importlib.metadata import version
 
-from . import hapi, inference, io, jit, metric, nn, optimizer, static, utils, vision
+from . import (
+    device,  # noqa: F401 - paddle.device
+    hapi,
+    inference,
+    io,
+    jit,
+    metric,
+    nn,
+    optimizer,
+    static,
+    utils,
+    vision,
+)
 from . import ops as _ops  # declares every op and attaches the Tensor methods
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
@@ -24,7 +36,27 @@ from .core.dtype import (
     uint8,
 )
 from .core.tensor import Parameter, Tensor
+from .device import (  # noqa: F401 - Paddle's public names
+    CPUPlace,
+    CUDAPinnedPlace,
+    CUDAPlace,
+    CustomPlace,
+    IPUPlace,
+    XPUPlace,
+    get_device,
+    is_compiled_with_cinn,
+    is_compiled_with_cuda,
+    is_compiled_with_custom_device,
+    is_compiled_with_distribute,
+    is_compiled_with_ipu,
+    is_compiled_with_rocm,
+    is_compiled_with_xpu,
+    set_device,
+)
+from .dtype_info import finfo, iinfo  # noqa: F401
 from .hapi import Model, callbacks
+from .hapi.model_summary import flops, summary  # noqa: F401
+from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from .nn.layer.base import ParamAttr
 from .ops.activation import sigmoid, softmax
 from .ops.creation import (
@@ -65,6 +97,7 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
     take_along_axis,
     topk,
 )
+from .ops.inplace import TOP_LEVEL as _INPLACE
 from .ops.linalg import bmm, dot, matmul, mm, t
 from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
@@ -91,10 +124,12 @@ from .ops.shape import (  # noqa: F401 - Paddle's public names
     unbind,
     unsqueeze,
 )
+from .ops.tensor_api import assign, create_parameter, is_tensor, numel, shape  # noqa: F401
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
 
 globals().update(_BINARY)
 globals().update(_UNARY)
+globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})
 
 __version__ = version("paddlectl-framework")

@@ -176,7 +176,7 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
             if inp is None:
                 continue
             if grad is not None:
-                send(inp, _fit(grad, inp), edge)
+                send(inp, _fit(grad, inp, edge), edge)
             child = edge[0]
             if child is not None:
                 pending[child] -= 1
@@ -201,9 +201,13 @@ def _vjp(node: Node, buf: list) -> tuple:
     return grads
 
 
-def _fit(grad: np.ndarray, tensor) -> np.ndarray:
+def _fit(grad: np.ndarray, tensor, edge: tuple) -> np.ndarray:
     """Gradients arrive in the input's own shape and dtype, whatever a vjp computed in."""
     data = tensor._data
+    if grad.dtype == data.dtype and grad.shape == data.shape:
+        return grad
+    if edge[0] is not tensor._node or edge[1] != tensor._out_index:
+        return grad  # rebound in place since (``x.reshape_``): its value now is not the one this op read
     if grad.dtype != data.dtype:
         grad = grad.astype(data.dtype)
     if grad.shape != data.shape:

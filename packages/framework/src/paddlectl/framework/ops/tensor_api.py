@@ -1,0 +1,199 @@
+"""Tensor facts and conversions scripts call everywhere: is_tensor, numel, shape, assign, ``.to``,
+``.cpu``/``.cuda``, ``.T``/``.mT``, ``view``, ``new_*``, ``element_size`` and dtype shortcuts."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..core.dtype import convert_dtype
+from ..core.tensor import Tensor
+from ..errors import DTypeError, ShapeError
+from . import creation
+from .shape import reshape, transpose
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def numel(x, name=None) -> Tensor:
+    """The element count as a 0-D int64 tensor (Paddle's ``paddle.numel``)."""
+    return Tensor._wrap(np.asarray(x.size, dtype=np.int64))
+
+
+def shape(input) -> Tensor:  # noqa: A002 - Paddle's name
+    """The shape as a 1-D int64 tensor."""
+    return Tensor._wrap(np.asarray(input._data.shape, dtype=np.int64))
+
+
+def assign(x, output=None) -> Tensor:
+    """A copy of ``x`` (differentiable for float tensors); arrays and lists become new tensors.
+    With ``output`` the copy's value is written into that tensor, which is returned."""
+    if isinstance(x, Tensor):
+        result = x.clone()
+    else:
+        array = np.array(x._data if isinstance(x, Tensor) else x, copy=True)
+        if array.dtype.kind in "OUS":
+            raise DTypeError(f"assign: cannot make a tensor from {type(x).__name__} holding {array.dtype} values")
+        result = Tensor._wrap(array)
+    if output is None:
+        return result
+    if list(result.shape) != output.shape:
+        raise ShapeError(f"assign: x has shape {result.shape}, output has shape {output.shape}; they must match")
+    output._data = result._data.astype(output.dtype, copy=False)
+    output._node, output._out_index = result._node, result._out_index
+    output.stop_gradient = result.stop_gradient
+    return output
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
+    """A free-standing Parameter, initialised as a layer's would be (``paddle.create_parameter``)."""
+    from ..nn.layer.base import Layer, ParamAttr
+
+    attr = copy.copy(ParamAttr.resolve(attr) or ParamAttr())
+    if name is not None and attr.name is None:
+        attr.name = name
+    return Layer("create_parameter", dtype=dtype).create_parameter(shape, attr, dtype, is_bias, default_initializer)
+
+
+# ----- Tensor methods -------------------------------------------------------------------------
+
+
+def _device_error(what: str) -> ValueError:
+    return ValueError(f"Tensor.{what}: paddlectl runs on the CPU only; drop the call or use .cpu()")
+
+
+def cpu(self) -> Tensor:
+    return self
+
+
+def cuda(self, device_id=None, blocking=True) -> Tensor:
+    raise _device_error("cuda()")
+
+
+def _is_device(arg) -> bool:
+    from ..device import CPUPlace
+
+    if isinstance(arg, CPUPlace):
+        return True
+    if isinstance(arg, str):
+        kind = arg.strip().lower().split(":")[0]
+        return kind in ("cpu", "gpu", "cuda", "xpu", "npu", "ipu")
+    return False
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """``x.to(device)``, ``x.to(dtype)``, ``x.to(device, dtype)`` or ``x.to(other_tensor)``."""
+    from ..device import set_device
+
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("blocking", None)
+    kwargs.pop("copy", None)
+    if kwargs:
+        raise TypeError(f"Tensor.to: unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif _is_device(arg):
+            device = arg
+        elif isinstance(arg, bool):
+            continue  # blocking
+        else:
+            dtype = arg
+    if device is not None:
+        set_device(device)
+    return self if dtype is None else self.astype(dtype)
+
+
+def _matrix_transpose(self, op: str) -> Tensor:
+    if self.ndim < 2:
+        raise ShapeError(f"Tensor.{op}: needs a tensor of rank >= 2, got shape {self.shape}")
+    perm = list(range(self.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(self, perm)
+
+
+def _T(self) -> Tensor:  # noqa: N802 - Paddle's property name
+    """All dims reversed (Paddle's ``Tensor.T``)."""
+    return self if self.ndim < 2 else transpose(self, list(range(self.ndim))[::-1])
+
+
+def _mT(self) -> Tensor:  # noqa: N802
+    return _matrix_transpose(self, "mT")
+
+
+def contiguous(self) -> Tensor:
+    return self
+
+
+def is_contiguous(self) -> bool:
+    return True
+
+
+def view(x, shape_or_dtype, name=None) -> Tensor:
+    """Reshape semantics for a shape; a dtype reinterprets the bytes (last dim rescaled)."""
+    if isinstance(shape_or_dtype, list | tuple | Tensor):
+        return reshape(x, shape_or_dtype)
+    dtype = convert_dtype(shape_or_dtype)
+    try:
+        return Tensor._wrap(np.ascontiguousarray(x._data).view(dtype))
+    except ValueError as exc:
+        raise ShapeError(f"view: cannot view {x.dtype.name}{x.shape} as {dtype.name}: {exc}") from None
+
+
+def view_as(x, other, name=None) -> Tensor:
+    return reshape(x, other.shape)
+
+
+def _new(fill):
+    def method(self, size, *args, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        out = fill(self, creation._shape(size), *args, dtype=convert_dtype(dtype) if dtype else self.dtype)
+        out.stop_gradient = not requires_grad
+        return out
+
+    return method
+
+
+new_full = _new(lambda self, shape, value, dtype: creation.full(shape, value, dtype))
+new_zeros = _new(lambda self, shape, dtype: creation.zeros(shape, dtype))
+new_ones = _new(lambda self, shape, dtype: creation.ones(shape, dtype))
+new_empty = _new(lambda self, shape, dtype: creation.empty(shape, dtype))
+
+
+def element_size(self) -> int:
+    return self.dtype.itemsize
+
+
+def _as(dtype: str):
+    def method(self) -> Tensor:
+        return self.astype(dtype)
+
+    method.__name__ = dtype
+    method.__doc__ = f"This tensor as {dtype} (a differentiable cast for floats)."
+    return method
+
+
+def type_as(self, other) -> Tensor:
+    return self.astype(other.dtype)
+
+
+def _install() -> None:
+    Tensor.T = property(_T)
+    Tensor.mT = property(_mT)
+    Tensor.itemsize = property(element_size)
+    for method, dtype in {
+        "float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
+        "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
+    }.items():  # fmt: skip
+        setattr(Tensor, method, _as(dtype))
+
+
+_install()
+
+TENSOR_METHODS = [
+    "cpu", "cuda", "to", "contiguous", "is_contiguous", "view", "view_as", "new_full", "new_zeros", "new_ones",
+    "new_empty", "element_size", "type_as",
+]  # fmt: skip
