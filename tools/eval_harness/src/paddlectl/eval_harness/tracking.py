@@ -38,6 +38,8 @@ TRACKING_ERRORS = (MlflowException, requests.exceptions.RequestException, OSErro
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
 os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
+# `--json` output must stay machine-readable: no "View run ... at" lines on stdout.
+os.environ.setdefault("MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT", "true")
 
 
 def default_uri(output_dir: Path) -> str:
@@ -168,7 +170,9 @@ class Tracker:
         with contextlib.suppress(MlflowException):
             self.client.create_registered_model(name)  # exists already after the first run
         source = f"{self.client.get_run(run_id).info.artifact_uri}/model"
-        self.client.create_model_version(name, source, run_id=run_id, tags={LOCAL_ID_TAG: report.local_id})
+        self.client.create_model_version(
+            name, source, run_id=run_id, tags={LOCAL_ID_TAG: report.local_id}, await_creation_for=0
+        )
 
     # ----- reading ----------------------------------------------------------------------------
     def report(self, run_id: str) -> Report:
