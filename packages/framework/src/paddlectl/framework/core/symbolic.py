@@ -59,6 +59,9 @@ def _floordiv(a: Poly, k: int) -> Poly:
         return {m: c // k for m, c in a.items()}
     if all(not m for m in a):
         return _const(a.get((), 0) // k)
+    if all(c % k == 0 for m, c in a.items() if m):
+        # (k*P + c)//k == P + c//k for an integer P: '(32*H-1)//2' is '16*H-1'
+        return {**{m: c // k for m, c in a.items() if m}, **_const(a.get((), 0) // k)}
     return {(f"({_text(a)})//{k}",): 1}
 
 

@@ -12,7 +12,8 @@ import os
 
 
 class Config:
-    """Paddle's ``paddle.inference.Config(model_dir)`` for a directory written by ``jit.save``."""
+    """Paddle's ``paddle.inference.Config(model_dir)`` for a directory written by ``jit.save``, or
+    ``Config("model.onnx")`` for an ONNX file (imported when the predictor is created)."""
 
     def __init__(self, model_dir=None, params_file=None) -> None:
         if params_file is not None:

@@ -46,6 +46,14 @@ def bind_inputs(program: Program, feeds: list) -> dict[str, int]:
                     raise ShapeError(
                         f"input {name!r}: dim {d} is {n} here but {bindings[d]} in an earlier input; they must agree"
                     )
+            elif (multiple := _multiple_of(d)) is not None:
+                symbol, k = multiple
+                if n % k:
+                    raise ShapeError(
+                        f"input {name!r}: axis {axis} must be a multiple of {k} (the model's shape is "
+                        f"{list(value.shape)}), got {n}; resize or pad the input to a multiple of {k}"
+                    )
+                bindings.setdefault(symbol, n // k)
     for name, value, array in zip(names, inputs, feeds, strict=True):
         want = tuple(symbolic.evaluate(d, bindings) for d in value.shape)
         if want != array.shape:
@@ -53,6 +61,17 @@ def bind_inputs(program: Program, feeds: list) -> dict[str, int]:
                 f"input {name!r}: expected shape {list(value.shape)} = {list(want)}, got {list(array.shape)}"
             )
     return bindings
+
+
+def _multiple_of(dim) -> tuple[str, int] | None:
+    """``'32*H'`` -> ``('H', 32)``: an input dim declared as a multiple of a symbol (an imported model
+    whose shape arithmetic only holds for such sizes), else None."""
+    poly = symbolic.to_poly(dim)
+    if len(poly) == 1:
+        ((monomial, k),) = poly.items()
+        if len(monomial) == 1 and k > 0 and symbolic.symbols(monomial[0]) == {monomial[0]}:
+            return monomial[0], k
+    return None
 
 
 def _last_uses(block: Block) -> dict[int, int]:
