@@ -63,6 +63,27 @@ def tests(session: nox.Session, project: str) -> None:
     session.run("pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs)
 
 
+@nox.session(python=PYTHON, venv_backend="venv")
+def torch_oracle(session: nox.Session) -> None:
+    """The framework's tests with PyTorch installed as a second oracle (its tests skip elsewhere).
+
+    pip, not uv: pip's configuration finds the local CPU build of torch; from PyPI a plain
+    ``torch`` is a CUDA build of several GB, which is why PyTorch stays out of every other session.
+    """
+    _install_project(session, "paddlectl-framework")
+    session.install("-c", LOCK, "torch==2.13.0")
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "torch",
+        str(PROJECTS["paddlectl-framework"] / "tests"),
+        *session.posargs,
+    )
+
+
 @nox.session(python=PYTHON)
 def repo(session: nox.Session) -> None:
     """Checks of the monorepo as a whole: locks cover every declared dependency, layout, metadata."""
