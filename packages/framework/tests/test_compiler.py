@@ -225,3 +225,18 @@ def test_a_tampered_module_is_replaced_by_the_generated_text(tmp_path, monkeypat
     a = np.ones(3, "float32")
     out = FUSED(None, a, a, body=body, ops=["add", "square"], dtype=np.dtype("float32"))
     np.testing.assert_array_equal(out, np.full(3, 4.0, "float32"))
+
+
+def test_without_a_usable_cache_directory_groups_stay_unfused_and_say_why(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv(kernel_cache.ENV_VAR, str(blocker / "kernels"))
+    kernel_cache.clear_memory()
+    program = _trace(lambda x: paddle.nn.functional.relu(paddle.exp(x) + 1.0), [None, 4])
+    result = PassManager(pipeline=["fuse_elementwise"]).run(program)
+    report = result.compile_report
+    assert not _fused_ops(result.program) and report.groups_formed == 0
+    assert len(report.skipped) == 1 and "set PADDLECTL_KERNEL_CACHE" in report.skipped[0]
+    assert "not fused: exp+add+relu" in str(report)
+    x = RNG.standard_normal((2, 4)).astype("float32")
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], Executor(program).run([x])[0])

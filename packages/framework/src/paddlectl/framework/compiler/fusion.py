@@ -8,7 +8,8 @@ and everything reading its result is already in the group. The group becomes one
 intermediates disappear. When one of those inputs is a fresh conv/matmul/norm result read only by
 the group, the kernel writes its result over it (``inplace``): the group is that op's epilogue.
 
-A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
+A group whose kernel cannot be built (no writable cache directory, a Numba error) is left unfused
+and the reason is kept in the report. A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
 op keeps its own kernel. Every kernel is compiled (or loaded from the disk cache) here, at load
 time, so the first run does not pay for it; the compile report records how each was obtained.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import string
 
 import numpy as np
+from numba.core.errors import NumbaError
 
 from ..core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
 from ..core.shapes import normalize_axes
@@ -129,7 +131,11 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     saved = [_nbytes(op.outputs[0]) for op in ops if op is not root]
     if epilogue is not None:
         saved.append(_nbytes(out))
-    kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce)
+    try:
+        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce)
+    except (OSError, NumbaError) as exc:  # no cache directory, or Numba refuses: the ops keep their kernels
+        report.skipped.append(f"{'+'.join(attrs['ops'])}: {exc}")
+        return
     index = block.ops.index(root)
     for op in ops:
         block.remove(op)

@@ -23,6 +23,7 @@ class GroupRecord:
 class CompileReport:
     groups: list[GroupRecord] = field(default_factory=list)
     cache_dir: str = ""
+    skipped: list[str] = field(default_factory=list)  # groups left unfused, with the reason
 
     @property
     def groups_formed(self) -> int:
@@ -67,6 +68,7 @@ class CompileReport:
             "compile_seconds": round(self.compile_seconds, 4),
             "saved_bytes": self.saved_bytes(),
             "cache_dir": self.cache_dir,
+            "skipped": list(self.skipped),
         }
 
     def format(self, bindings: dict | None = None) -> str:
@@ -84,6 +86,7 @@ class CompileReport:
             seconds = sum(g.seconds for g in groups)
             how = ", ".join(sorted({g.source for g in groups}))
             lines.append(f"  {len(groups):>3} x {ops}{epi}: kernel {key} ({how}, {seconds * 1e3:.1f} ms)")
+        lines += [f"  not fused: {reason}" for reason in self.skipped]
         return "\n".join(lines)
 
     def __str__(self) -> str:
