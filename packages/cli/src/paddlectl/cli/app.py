@@ -149,9 +149,13 @@ def _register_commands() -> None:
             )
 
 
-from .train import train_command  # noqa: E402 - the command modules use usage_errors and the consoles above
+from .export import export_command  # noqa: E402 - the command modules use usage_errors and the consoles above
+from .predict import predict_command  # noqa: E402
+from .train import train_command  # noqa: E402
 
 app.command("train")(train_command)
+app.command("export")(export_command)
+app.command("predict")(predict_command)
 _register_commands()
 
 

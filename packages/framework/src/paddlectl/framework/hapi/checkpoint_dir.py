@@ -47,7 +47,7 @@ def _make_tmp(target: Path) -> Path:
     return tmp
 
 
-def _replace_dir(tmp: Path, target: Path) -> None:
+def replace_dir(tmp: Path, target: Path) -> None:
     """Put ``tmp`` at ``target``; the old ``target`` is removed only once the new one is in place."""
     old = None
     if target.exists():
@@ -70,7 +70,7 @@ def write(target: str | os.PathLike, model_state: dict, optimizer_state: dict, s
         save_config(config, tmp / CONFIG_FILE)
         with atomic_write(tmp / STATE_FILE, "w", encoding="utf-8") as handle:
             json.dump({"format": STATE_FORMAT, "version": STATE_VERSION, **state}, handle, indent=1)
-        _replace_dir(tmp, target)
+        replace_dir(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -86,7 +86,7 @@ def publish(source: Path, target: Path) -> Path:
                 os.link(source / name, tmp / name)
             except OSError:
                 shutil.copy2(source / name, tmp / name)
-        _replace_dir(tmp, target)
+        replace_dir(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

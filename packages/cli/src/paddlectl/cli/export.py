@@ -1,0 +1,61 @@
+"""``paddlectl export [-c CFG] --weights DIR -o OUT [--verify] [--print-ir]``: trained weights -> an
+inference model directory that carries the task's pre/post-processing and the resolved config.
+
+Exit codes: 0 exported, 2 bad input (config, task, weights, data; nothing written), 1 when
+``--verify`` finds the exported model disagreeing with the trained one (nothing written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .train import resolve_config, task_for
+
+
+def export_command(
+    weights: Annotated[
+        str, typer.Option("--weights", "-w", help="Checkpoint directory (e.g. output/run/best) or .pdparams.")
+    ],
+    output: Annotated[str, typer.Option("-o", "--output", help="Directory to write the inference model to.")],
+    config: Annotated[
+        str | None, typer.Option("-c", "--config", help="Experiment YAML (default: the one saved with the weights).")
+    ] = None,
+    override: Annotated[list[str], typer.Option("--override", "-O", help="Key.sub=value, value parsed as YAML.")] = [],  # noqa: B006 - typer copies it
+    verify: Annotated[
+        bool,
+        typer.Option("--verify", help="Check traced and served outputs against the trained model on eval samples."),
+    ] = False,
+    print_ir: Annotated[bool, typer.Option("--print-ir", help="Print the exported program.")] = False,
+) -> None:
+    """Export trained weights as an inference model that `paddlectl predict` runs without a config."""
+    from paddlectl.framework.hapi.export import VerificationError, export
+    from paddlectl.framework.static.printer import print_program
+
+    from .app import console, err_console, usage_errors
+
+    with usage_errors():
+        resolved = resolve_config(config, override, weights if config is None else None)
+        task = task_for(resolved)
+        try:
+            result = export(task, resolved, weights, output, verify=verify)
+        except VerificationError as exc:
+            err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+    meta = result.saved.meta
+    if print_ir:
+        console.print(print_program(result.saved.program), markup=False, highlight=False)
+    table = Table(title=f"exported {task.name} model: {Path(result.path)}")
+    for column in ("", "name", "shape", "dtype"):
+        table.add_column(column)
+    for kind in ("inputs", "outputs"):
+        for spec in meta[kind]:
+            table.add_row(kind[:-1], spec["name"], str(spec["shape"]), spec["dtype"])
+    console.print(table)
+    if result.verification:
+        worst = max(r["max_abs_diff"] for r in result.verification)
+        checks = ", ".join(r["output"] for r in result.verification)
+        console.print(f"[green]verified[/] ({checks}): max |diff| {worst:.3g}", highlight=False)

@@ -1,0 +1,154 @@
+"""`paddlectl export` and `paddlectl predict` end to end, with their bad-input errors (exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from paddlectl.cli.app import app
+
+runner = CliRunner()
+DIGITS = str(files("paddlectl.framework.vision") / "configs" / "digits_lenet.yml")
+
+
+def _one_line_error(result, *needles: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A 2-epoch digits run (on a quarter of the training split) exported with --verify."""
+    root = tmp_path_factory.mktemp("e2e")
+    run = root / "run"
+    result = runner.invoke(
+        app,
+        ["train", "--quiet", "-c", DIGITS, "-o", f"Global.output_dir={run}", "-o", "Global.epochs=2",
+         "-o", "Train.dataset.test_fraction=0.75", "-o", "Eval.dataset.test_fraction=0.75"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    model = root / "model"
+    result = runner.invoke(app, ["export", "--weights", str(run / "best"), "-o", str(model), "--verify", "--print-ir"])
+    assert result.exit_code == 0, result.output
+    return run, model, result.output
+
+
+def _digit_files(folder: Path, count: int = 4) -> list[tuple[Path, int]]:
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(1797 - count, 1797):
+        path = folder / f"digit_{i}.png"
+        Image.fromarray(np.round(digits.images[i] * 255 / 16).astype(np.uint8)).save(path)
+        out.append((path, int(digits.target[i])))
+    return out
+
+
+def test_export_prints_specs_verification_and_ir(exported):
+    run, model, output = exported
+    assert "verified (output_0, served:output_0)" in output
+    assert "image" in output and "output_0" in output
+    assert "conv2d" in output  # the program text from --print-ir
+    assert sorted(p.name for p in model.iterdir()) == ["config.yml", "model.json", "model.safetensors"]
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["preprocess"]["task"] == "vision.cls" and meta["postprocess"]["label_list"][3] == "3"
+
+
+def test_predict_needs_no_config_and_writes_json(exported, tmp_path):
+    _, model, _ = exported
+    samples = _digit_files(tmp_path / "in")
+    out = tmp_path / "pred.json"
+    result = runner.invoke(app, ["predict", "--model", str(model), "--input", str(tmp_path / "in"), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "vision.cls predictions (4)" in result.output
+    document = json.loads(out.read_text())
+    assert [p["input"] for p in document["predictions"]] == [str(p) for p, _ in samples]
+    hits = sum(p["class_id"] == label for p, (_, label) in zip(document["predictions"], samples, strict=True))
+    assert hits >= 3  # a 2-epoch model on held-out scans
+    assert all(0.0 <= p["score"] <= 1.0 and len(p["topk"]) == 3 for p in document["predictions"])
+
+
+def test_predict_in_a_real_process(exported, tmp_path):
+    _, model, _ = exported
+    (path, _), *_ = _digit_files(tmp_path / "in", 1)
+    proc = subprocess.run(
+        [sys.executable, "-m", "paddlectl.cli", "predict", "-m", str(model), "-i", str(path), "--json", str(tmp_path / "p.json")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["predictions"][0]["input"] == str(path)
+
+
+def test_predict_bad_inputs_exit_2_without_json(exported, tmp_path):
+    _, model, _ = exported
+    (good, _), *_ = _digit_files(tmp_path / "in", 1)
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    out = tmp_path / "pred.json"
+    args = ["predict", "--model", str(model), "--json", str(out)]
+    _one_line_error(
+        runner.invoke(app, [*args, "-i", str(good), "-i", str(tmp_path / "broken.png")]),
+        "broken.png",
+        "cannot read image",
+    )
+    _one_line_error(runner.invoke(app, [*args, "-i", str(tmp_path / "nope.png")]), "nope.png", "does not exist")
+    _one_line_error(
+        runner.invoke(app, ["predict", "--model", str(tmp_path), "-i", str(good), "--json", str(out)]),
+        "not a saved model directory",
+    )
+    assert not out.exists()
+
+
+def test_model_of_a_task_that_is_not_installed(exported, tmp_path):
+    _, model, _ = exported
+    import shutil
+
+    foreign = tmp_path / "foreign"
+    shutil.copytree(model, foreign)
+    meta = json.loads((foreign / "model.json").read_text())
+    meta["preprocess"]["task"] = "ocr.rec"
+    (foreign / "model.json").write_text(json.dumps(meta))
+    (good, _), *_ = _digit_files(tmp_path / "in", 1)
+    result = runner.invoke(
+        app, ["predict", "--model", str(foreign), "-i", str(good), "--json", str(tmp_path / "p.json")]
+    )
+    _one_line_error(result, "ocr.rec", "paddlectl-ocr")
+
+
+def test_export_bad_input_exit_2_and_nothing_written(exported, tmp_path):
+    run, _, _ = exported
+    out = tmp_path / "m"
+    _one_line_error(
+        runner.invoke(app, ["export", "--weights", str(tmp_path / "none"), "-o", str(out)]), "does not exist"
+    )
+    _one_line_error(
+        runner.invoke(app, ["export", "-c", DIGITS, "--weights", str(tmp_path / "none"), "-o", str(out)]),
+        "weights",
+        "do not exist",
+    )
+    _one_line_error(
+        runner.invoke(
+            app, ["export", "--weights", str(run / "best"), "-o", str(out), "-O", "Architecture.name=ResNet18"]
+        ),
+        "another architecture",
+    )
+    _one_line_error(
+        runner.invoke(
+            app, ["export", "--weights", str(run / "best"), "-o", str(out), "-O", "Export.input_shap=[1, 28, 28]"]
+        ),
+        "did you mean 'input_shape'",
+    )
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -1,0 +1,141 @@
+"""Trained weights -> a saved inference model that carries its own pre/post-processing and config.
+
+The model directory is ``jit.save``'s (``model.json`` + ``model.safetensors``) plus ``config.yml``
+(the resolved experiment config). The task's ``preprocess_config``/``postprocess_config`` go into
+``model.json`` so ``predict`` and the eval harness need nothing but the directory. Verification
+runs real evaluation samples through the eager model, the traced program (inside ``jit.save``)
+and the optimising Predictor, and refuses the export when they disagree.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..config import save_config
+from ..errors import CheckpointError, DataError
+from ..jit import save as jit_save
+from ..jit.saved_model import MODEL_JSON, SavedModel, read_model_dir
+from . import checkpoint_dir
+from .task import Task
+
+CONFIG_FILE = "config.yml"
+VERIFY_SAMPLES = 8
+
+
+class VerificationError(CheckpointError):
+    """The exported model's outputs differ from the trained model's beyond tolerance."""
+
+
+@dataclass
+class ExportResult:
+    path: Path
+    verification: list[dict] | None  # per output: max_abs_diff, max_rel_diff, passed (traced and served)
+    saved: SavedModel
+
+
+def load_trained(task: Task, config: dict, weights) -> object:
+    """The task's model with the weights of a checkpoint directory or ``.pdparams`` file, in eval mode."""
+    state_file = Path(weights) / checkpoint_dir.STATE_FILE
+    if state_file.is_file():
+        import json
+
+        written_by = json.loads(state_file.read_text(encoding="utf-8")).get("task")
+        if written_by not in (None, task.name):
+            raise CheckpointError(
+                f"weights {str(weights)!r} were trained for task {written_by!r}, the config exports {task.name!r}; "
+                "pass the config the weights were trained with"
+            )
+    model = task.build_model(config)
+    state = checkpoint_dir.model_weights(weights)
+    try:
+        missing, _ = model.set_state_dict(state)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"weights {str(weights)!r} do not fit the model in Architecture: {exc}") from None
+    if missing:
+        raise CheckpointError(
+            f"weights {str(weights)!r} lack {len(missing)} of the model's weights (e.g. {missing[0]}); "
+            "they were trained for another architecture"
+        )
+    model.eval()
+    return model
+
+
+def _verify_batch(task: Task, config: dict, pre: dict) -> np.ndarray:
+    raws = [raw for raw, _ in itertools.islice(task.eval_samples(config), VERIFY_SAMPLES)]
+    if not raws:
+        raise DataError("the evaluation set is empty, so the export cannot be verified; check Eval.dataset")
+    return task.preprocess(pre, raws)
+
+
+def _served_check(path: Path, saved: SavedModel, batch: list[np.ndarray], expected: list[np.ndarray]) -> list[dict]:
+    from ..inference import Config
+    from ..inference.predictor import Predictor
+    from ..jit.api import compare_outputs
+
+    outputs = Predictor(Config(str(path)), saved).run(batch)
+    report = compare_outputs(expected, outputs, [f"served:{n}" for n in saved.output_names], 1e-4, 1e-4)
+    return report
+
+
+def export(task: Task, config: dict, weights, out, verify: bool = False) -> ExportResult:
+    """Export the trained ``weights`` to the model directory ``out`` (written whole or not at all)."""
+    out = Path(out)
+    if out.exists() and not (out / MODEL_JSON).is_file() and (not out.is_dir() or any(out.iterdir())):
+        raise DataError(f"{str(out)!r} exists and is not an exported model; choose a new output path or remove it")
+    task.check_config(config)
+    model = load_trained(task, config, weights)
+    pre, post = task.preprocess_config(config), task.postprocess_config(config)
+    batch = _verify_batch(task, config, pre) if verify else None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.export."))
+    try:
+        target = staging / "model"
+        report = jit_save(
+            model,
+            str(target),
+            input_spec=task.input_spec(config),
+            verify_inputs=batch,
+            preprocess=pre,
+            postprocess=post,
+        )
+        save_config(config, target / CONFIG_FILE)
+        os.chmod(target / CONFIG_FILE, 0o644)
+        saved = read_model_dir(target)
+        if verify:
+            from ..core.autograd import no_grad
+            from ..core.tensor import Tensor
+
+            with no_grad():
+                eager = model(*[Tensor._wrap(b) for b in batch])
+            expected = [o.numpy() for o in (eager if isinstance(eager, list | tuple) else [eager])]
+            report = [*(report or []), *_served_check(target, saved, batch, expected)]
+            failed = [r for r in report if not r["passed"]]
+            if failed:
+                worst = max(failed, key=lambda r: r["max_abs_diff"])
+                raise VerificationError(
+                    f"export verification failed: {worst['output']} differs by {worst['max_abs_diff']:.3g} "
+                    "from the trained model; nothing was written (report this model's config as a bug)"
+                )
+        checkpoint_dir.replace_dir(target, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return ExportResult(out, report, read_model_dir(out))
+
+
+def served_task_name(saved: SavedModel) -> str:
+    """The task an exported model was made for (recorded by ``export`` in its processing configs)."""
+    pre = saved.meta.get("preprocess") or {}
+    name = pre.get("task") if isinstance(pre, dict) else None
+    if not name:
+        raise CheckpointError(
+            f"{saved.path} carries no task pre/post-processing (it was saved by jit.save directly); "
+            "export it with `paddlectl export -c CONFIG --weights DIR -o OUT`"
+        )
+    return name
