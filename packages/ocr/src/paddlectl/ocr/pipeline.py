@@ -1,0 +1,147 @@
+"""The det -> crop -> cls -> rec OCR chain on paddlectl predictors.
+
+Each model is anything ``paddlectl.framework.inference.Config`` accepts: one of our saved model
+directories or an ONNX file (the PP-OCR models RapidOCR ships). The recogniser's dictionary is
+read from its model metadata (``character``), as PaddleOCR's ONNX exports carry it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from paddlectl.framework.inference import Config, create_predictor
+
+from .ctc import ctc_greedy_decode, dictionary_classes
+from .db_postprocess import DBParams, boxes_from_probability
+from .geometry import homography, warp_perspective
+from .preprocess import det_input, letterbox, line_input
+
+
+@dataclass
+class OCRResult:
+    box: list  # four [x, y] corners in the input image: TL, TR, BR, BL
+    text: str
+    score: float
+
+
+@dataclass
+class OCRSettings:
+    """RapidOCR's defaults (its config.yaml)."""
+
+    limit_side_len: int = 736
+    db: DBParams = field(default_factory=DBParams)
+    cls_shape: tuple = (48, 192)
+    cls_batch: int = 6
+    cls_thresh: float = 0.9
+    rec_shape: tuple = (48, 320)
+    rec_batch: int = 6
+    text_score: float = 0.5
+    threads: int = 2
+
+
+def _predictor(path, threads: int):
+    config = Config(os.fspath(path))
+    config.set_cpu_math_library_num_threads(threads)
+    return create_predictor(config)
+
+
+def rapidocr_model_paths() -> tuple[str, str, str]:
+    """(det, cls, rec) ONNX files shipped inside the installed ``rapidocr_onnxruntime`` package."""
+    try:
+        import rapidocr_onnxruntime
+    except ImportError:
+        raise ImportError(
+            "rapidocr_model_paths: install rapidocr-onnxruntime (it ships the PP-OCR ONNX models), or pass model paths"
+        ) from None
+    root = os.path.join(os.path.dirname(rapidocr_onnxruntime.__file__), "models")
+    names = ("ch_PP-OCRv4_det_infer.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx")
+    return tuple(os.path.join(root, n) for n in names)
+
+
+def sort_boxes(boxes: list) -> list:
+    """Top to bottom, then left to right for boxes whose tops are within 10 px (PaddleOCR's order)."""
+    out = sorted(boxes, key=lambda b: (b[0][1], b[0][0]))
+    for i in range(len(out) - 1):
+        for j in range(i, -1, -1):
+            if abs(out[j + 1][0][1] - out[j][0][1]) < 10 and out[j + 1][0][0] < out[j][0][0]:
+                out[j], out[j + 1] = out[j + 1], out[j]
+            else:
+                break
+    return out
+
+
+def crop(img: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The box's quadrilateral warped to an upright rectangle (bicubic, edges replicated), as
+    PaddleOCR's ``get_rotate_crop_image``; crops at least 1.5x taller than wide turned 90 degrees."""
+    p = box.astype(np.float64)
+    width = max(1, int(max(np.linalg.norm(p[0] - p[1]), np.linalg.norm(p[2] - p[3]))))
+    height = max(1, int(max(np.linalg.norm(p[0] - p[3]), np.linalg.norm(p[1] - p[2]))))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float64)
+    out = warp_perspective(img, homography(p, target), width, height)
+    return np.rot90(out) if out.shape[0] / out.shape[1] >= 1.5 else out
+
+
+class TextSystem:
+    """``TextSystem(det, cls, rec)(image)`` -> [OCRResult] for an HWC uint8 image (channels in the
+    order the models were trained on: BGR for PaddleOCR's)."""
+
+    def __init__(self, det_model, cls_model, rec_model, settings: OCRSettings | None = None) -> None:
+        self.settings = settings or OCRSettings()
+        threads = self.settings.threads
+        self.det = _predictor(det_model, threads)
+        self.cls = _predictor(cls_model, threads)
+        self.rec = _predictor(rec_model, threads)
+        characters = self.rec.model_metadata().get("character")
+        if not characters:
+            raise ValueError(f"{rec_model}: the recogniser carries no 'character' dictionary in its metadata")
+        self.classes = dictionary_classes(characters.splitlines())
+
+    def detect(self, img: np.ndarray) -> list[np.ndarray]:
+        padded, top = letterbox(img)
+        prob = self.det.run([det_input(padded, self.settings.limit_side_len)])[0][0, 0]
+        boxes, _ = boxes_from_probability(prob, padded.shape[0], padded.shape[1], self.settings.db)
+        boxes = sort_boxes(list(boxes))
+        return [b - np.array([0, top], dtype=np.int32) for b in boxes], padded, top
+
+    def classify(self, crops: list[np.ndarray]) -> list[np.ndarray]:
+        """Crops the direction classifier calls upside down (score above cls_thresh) turned 180 degrees."""
+        s = self.settings
+        order = np.argsort([c.shape[1] / c.shape[0] for c in crops], kind="stable")
+        out = list(crops)
+        for start in range(0, len(order), s.cls_batch):
+            idx = order[start : start + s.cls_batch]
+            probs = self.cls.run([np.stack([line_input(crops[i], *s.cls_shape) for i in idx])])[0]
+            for i, p in zip(idx, probs, strict=True):
+                if int(p.argmax()) == 1 and p.max() > s.cls_thresh:
+                    out[i] = np.ascontiguousarray(crops[i][::-1, ::-1])
+        return out
+
+    def recognize(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        s = self.settings
+        ratios = [c.shape[1] / c.shape[0] for c in crops]
+        order = np.argsort(ratios, kind="stable")
+        out: list = [("", 0.0)] * len(crops)
+        height, width = s.rec_shape
+        for start in range(0, len(order), s.rec_batch):
+            idx = order[start : start + s.rec_batch]
+            max_ratio = max(width / height, *(ratios[i] for i in idx))
+            batch_w = int(height * max_ratio)
+            probs = self.rec.run([np.stack([line_input(crops[i], height, batch_w) for i in idx])])[0]
+            for i, res in zip(idx, ctc_greedy_decode(probs, self.classes), strict=True):
+                out[i] = res
+        return out
+
+    def __call__(self, img: np.ndarray) -> list[OCRResult]:
+        img = np.ascontiguousarray(img[..., :3])
+        boxes, padded, top = self.detect(img)
+        if not boxes:
+            return []
+        crops = self.classify([crop(padded, b + np.array([0, top], dtype=np.int32)) for b in boxes])
+        results = []
+        for box, (text, score) in zip(boxes, self.recognize(crops), strict=True):
+            if score >= self.settings.text_score:
+                results.append(OCRResult(np.clip(box, 0, None).tolist(), text, score))
+        return results

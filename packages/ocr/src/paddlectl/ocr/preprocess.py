@@ -1,0 +1,68 @@
+"""Image preparation for the three models, with RapidOCR's documented rules: the detector input
+scaled so its short side reaches 736 and both sides rounded to multiples of 32, normalised by
+mean/std 0.5; classifier (48x192) and recogniser (48 x 48*max ratio) inputs resized to height 48
+keeping the aspect ratio and zero-padded on the right."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _axis_weights(src: int, dst: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source indices and weights along one axis for half-pixel-centred linear interpolation."""
+    pos = (np.arange(dst) + 0.5) * (src / dst) - 0.5
+    lo = np.floor(pos).astype(np.int64)
+    frac = (pos - lo).astype(np.float32)
+    frac[lo < 0] = 0.0
+    lo = np.clip(lo, 0, src - 1)
+    frac[lo >= src - 1] = 0.0
+    return lo, np.minimum(lo + 1, src - 1), frac
+
+
+def resize(img: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Bilinear resize without antialiasing, as OpenCV's default ``INTER_LINEAR`` (the models were
+    trained on such inputs; Pillow's filter widens when shrinking and blurs thin strokes)."""
+    y0, y1, fy = _axis_weights(img.shape[0], height)
+    x0, x1, fx = _axis_weights(img.shape[1], width)
+    src = img.astype(np.float32)
+    rows = src[y0] * (1 - fy)[:, None, None] + src[y1] * fy[:, None, None]
+    out = rows[:, x0] * (1 - fx)[None, :, None] + rows[:, x1] * fx[None, :, None]
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def normalize(img: np.ndarray, mean=0.5, std=0.5) -> np.ndarray:
+    """HWC uint8 -> CHW float32, (x/255 - mean) / std."""
+    return ((img.astype(np.float32) / 255.0 - np.float32(mean)) / np.float32(std)).transpose(2, 0, 1)
+
+
+def det_size(h: int, w: int, limit_side_len: int = 736) -> tuple[int, int]:
+    """Detector input size: short side up to ``limit_side_len``, each side rounded to a multiple of 32."""
+    ratio = limit_side_len / min(h, w) if min(h, w) < limit_side_len else 1.0
+    return max(32, round(int(h * ratio) / 32) * 32), max(32, round(int(w * ratio) / 32) * 32)
+
+
+def det_input(img: np.ndarray, limit_side_len: int = 736) -> np.ndarray:
+    h, w = det_size(*img.shape[:2], limit_side_len)
+    return normalize(resize(img, w, h))[None]
+
+
+def line_input(img: np.ndarray, height: int, width: int) -> np.ndarray:
+    """One crop as a [3, height, width] tensor: resized to ``height`` keeping its ratio (at most
+    ``width`` wide), zero-padded on the right."""
+    h, w = img.shape[:2]
+    resized_w = min(width, int(math.ceil(height * w / h)))
+    out = np.zeros((3, height, width), dtype=np.float32)
+    out[:, :, :resized_w] = normalize(resize(img, resized_w, height))
+    return out
+
+
+def letterbox(img: np.ndarray, min_height: int = 30, max_ratio: float = 8.0) -> tuple[np.ndarray, int]:
+    """Pad a very flat image (short, or wider than ``max_ratio`` x its height) with black rows above
+    and below, as RapidOCR does before detection; returns the image and the top padding."""
+    h, w = img.shape[:2]
+    if h > min_height and w / h <= max_ratio:
+        return img, 0
+    pad = int(abs(max(int(w / max_ratio), min_height) * 2 - h) / 2)
+    return np.pad(img, ((pad, pad), (0, 0), (0, 0))), pad
