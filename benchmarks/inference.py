@@ -247,6 +247,19 @@ def blas() -> str:
 # ----- one measurement (child process) ------------------------------------------------------------
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS. VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec, so a child
+    would report at least its parent's size."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _timed_runs(run, seconds: float) -> list[float]:
     for _ in range(2):
         run()
@@ -330,7 +343,7 @@ def worker(framework: str, workload: str, workdir: str, threads: int, seconds: f
         "median_ms": statistics.median(times),
         "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
         "runs": len(times),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
         "load_s": load_s,
         "max_abs_diff": float(np.abs(np.asarray(out, np.float64) - expected).max()),
         **extra,

@@ -13,6 +13,7 @@ group is one flat loop whatever its rank.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -28,15 +29,15 @@ from .scalar_exprs import REDUCTIONS
 _ROW_TARGET = 4096  # elements per row when a flat loop is cut into rows
 
 
-def _broadcast_strides(array: np.ndarray, shape: tuple) -> list[int]:
-    """Element strides of a C-contiguous ``array`` broadcast to ``shape`` (0 on broadcast dims)."""
-    pad = len(shape) - array.ndim
+def _broadcast_strides(own: tuple, shape: tuple) -> list[int]:
+    """Element strides of a C-contiguous array of shape ``own`` broadcast to ``shape`` (0 on broadcast dims)."""
+    pad = len(shape) - len(own)
     strides = [0] * len(shape)
     step = 1
-    for axis in range(array.ndim - 1, -1, -1):
-        if array.shape[axis] != 1:
+    for axis in range(len(own) - 1, -1, -1):
+        if own[axis] != 1:
             strides[pad + axis] = step
-        step *= array.shape[axis]
+        step *= own[axis]
     return strides
 
 
@@ -65,27 +66,32 @@ def _rows(shape: list[int], strides: list[list[int]]):
     return [n // inner, inner], [[s[0] * inner, s[0]] for s in strides]
 
 
-def layout(arrays: list[np.ndarray], full: tuple, split: int | None = None):
-    """(flat inputs, shape, strides) for the kernel: ``split`` dims (the reduced ones) stay the inner one."""
-    flat = [np.ascontiguousarray(a) for a in arrays]
-    strides = [_broadcast_strides(a, full) for a in flat]
+@functools.lru_cache(maxsize=4096)
+def _iteration(shapes: tuple, full: tuple, split: int | None):
+    """(shape, strides, materialise) for inputs of these shapes: computed once per shape combination,
+    so a warm run pays a dict lookup, not the coalescing, per fused op."""
+    strides = [_broadcast_strides(s, full) for s in shapes]
     if split is None:
         shape, strides = _rows(*_coalesce(list(full), strides))
-    else:
-        outer, so = _coalesce(list(full[:split]), [s[:split] for s in strides])
-        inner, si = _coalesce(list(full[split:]), [s[split:] for s in strides])
-        if len(inner) > 1:  # a leaf broadcasting inside the reduced dims: materialise, then it coalesces
-            flat = [np.ascontiguousarray(np.broadcast_to(a, full)) for a in flat]
-            return layout(flat, full, split)
-        inner = inner or [1]
-        si = [s or [0] for s in si]
-        shape = [*outer, *inner] if outer else [1, *inner]
-        strides = [[*a, *b] if outer else [0, *b] for a, b in zip(so, si, strict=True)]
-    return (
-        [a.reshape(-1) for a in flat],
-        np.asarray(shape, np.int64),
-        np.asarray(strides, np.int64).reshape(len(flat), -1),
-    )
+        return np.asarray(shape, np.int64), np.asarray(strides, np.int64).reshape(len(shapes), -1), False
+    outer, so = _coalesce(list(full[:split]), [s[:split] for s in strides])
+    inner, si = _coalesce(list(full[split:]), [s[split:] for s in strides])
+    if len(inner) > 1:  # a leaf broadcasting inside the reduced dims: materialise it, then it coalesces
+        shape, strides, _ = _iteration((full,) * len(shapes), full, split)
+        return shape, strides, True
+    inner = inner or [1]
+    si = [s or [0] for s in si]
+    shape = [*outer, *inner] if outer else [1, *inner]
+    strides = [[*a, *b] if outer else [0, *b] for a, b in zip(so, si, strict=True)]
+    return np.asarray(shape, np.int64), np.asarray(strides, np.int64).reshape(len(shapes), -1), False
+
+
+def layout(arrays: list[np.ndarray], full: tuple, split: int | None = None):
+    """(flat inputs, shape, strides) for the kernel: ``split`` dims (the reduced ones) stay the inner one."""
+    shape, strides, materialise = _iteration(tuple(a.shape for a in arrays), tuple(full), split)
+    if materialise:
+        arrays = [np.broadcast_to(a, full) for a in arrays]
+    return [np.ascontiguousarray(a).reshape(-1) for a in arrays], shape, strides
 
 
 def _reduced(shape: tuple, axis, keepdim: bool) -> tuple:
