@@ -189,3 +189,16 @@ def test_checkpoint_of_another_task_is_refused(digits_run, tmp_path):
 
     with pytest.raises(ConfigError, match="written by task 'vision.cls'"):
         train(Other(), _config(tmp_path / "o"), resume=out / "latest")
+
+
+def test_importing_the_trainer_and_task_loads_neither_matplotlib_nor_scikit_learn():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, paddlectl.framework, paddlectl.framework.hapi.trainer, paddlectl.framework.vision.task;"
+        "print(sorted(m for m in ('matplotlib', 'sklearn') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
