@@ -240,3 +240,24 @@ def test_without_a_usable_cache_directory_groups_stay_unfused_and_say_why(tmp_pa
     assert "not fused: exp+add+relu" in str(report)
     x = RNG.standard_normal((2, 4)).astype("float32")
     np.testing.assert_allclose(Executor(result.program).run([x])[0], Executor(program).run([x])[0])
+
+
+def test_nan_propagates_as_in_the_eager_ops():
+    x = np.array([np.nan, 1.0, -2.0, 3.0], "float32")
+    y = np.array([0.5, np.nan, 1.0, np.nan], "float32")
+    body = "; ".join(
+        [
+            f"t0 = {expression('maximum', {}, ['x0', 'x1'])}",
+            f"t1 = {expression('minimum', {}, ['t0', 'x1'])}",
+            f"t2 = {expression('relu', {}, ['t1'])}",
+        ]
+    )
+    got = FUSED(None, x, y, body=body, ops=["maximum", "minimum", "relu"], dtype=np.dtype("float32"))
+    np.testing.assert_array_equal(got, np.maximum(np.minimum(np.maximum(x, y), y), 0))
+    rows = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]], "float32")
+    for reduce in ("max", "min"):
+        got = FUSED(
+            None, rows, body="t0 = x0 + T(0.0)", ops=["scale", reduce], dtype=np.dtype("float32"),
+            reduce=reduce, axis=[-1],
+        )  # fmt: skip
+        np.testing.assert_array_equal(got, getattr(np, reduce)(rows, axis=-1))

@@ -32,7 +32,7 @@ _TEMP = re.compile(r"^t\d+$")
 _NODES = (
     ast.Module, ast.Assign, ast.Expr, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call, ast.Name,
     ast.Attribute, ast.Constant, ast.Load, ast.Store, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub,
-    ast.UAdd, ast.Gt, ast.GtE, ast.Lt, ast.LtE,
+    ast.UAdd, ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq,
 )  # fmt: skip
 
 

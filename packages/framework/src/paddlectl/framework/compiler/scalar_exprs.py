@@ -3,6 +3,8 @@
 Each entry turns one elementwise op into a Python/Numba scalar expression over its operands
 ``{x}`` (and ``{y}``, ``{z}``) and its attrs. ``T`` is the group's float type (``np.float32`` or
 ``np.float64``), so ``T(3.0)`` keeps float32 groups in float32 arithmetic as the eager kernels are.
+NaN behaves as in the eager ops: Python's ``max(a, b)`` returns ``a`` when either is NaN, so
+``max({x}, ...)`` keeps a NaN ``x`` and binary maximum/minimum check ``y`` explicitly.
 An op without an entry (or whose attrs an entry refuses, by returning None) is not fused: it runs
 its own kernel. Entries match the eager ops up to float rounding; ``tests/test_compiler.py``
 checks every entry against its op's ``forward``.
@@ -64,8 +66,8 @@ EXPRS: dict = {
     "subtract": "{x} - {y}",
     "multiply": "{x} * {y}",
     "divide": "{x} / {y}",
-    "maximum": "max({x}, {y})",
-    "minimum": "min({x}, {y})",
+    "maximum": "max({x}, {y}) if {y} == {y} else {y}",  # NaN in either propagates, as np.maximum
+    "minimum": "min({x}, {y}) if {y} == {y} else {y}",
     # unary math
     "neg": "-{x}",
     "exp": "math.exp({x})",
@@ -100,10 +102,10 @@ REDUCTIONS = {
     # name: (initial accumulator, combine(acc, v), finish(acc, count))
     "sum": ("0.0", "{acc} + {v}", "{acc}"),
     "mean": ("0.0", "{acc} + {v}", "{acc} / {n}"),
-    "max": ("-math.inf", "max({acc}, {v})", "{acc}"),
-    "min": ("math.inf", "min({acc}, {v})", "{acc}"),
+    "max": ("-math.inf", "{acc} if {acc} != {acc} or {acc} >= {v} else {v}", "{acc}"),
+    "min": ("math.inf", "{acc} if {acc} != {acc} or {acc} <= {v} else {v}", "{acc}"),
 }
-"""Reductions a fused group may end with; sums accumulate in float64."""
+"""Reductions a fused group may end with; sums accumulate in float64, a NaN wins max/min as in NumPy."""
 
 
 def template(op_name: str, attrs: dict) -> str | None:
