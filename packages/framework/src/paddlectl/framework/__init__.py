@@ -11,6 +11,7 @@ from . import (
     inference,
     io,
     jit,
+    linalg,  # noqa: F401 - paddle.linalg
     metric,
     nn,
     optimizer,
@@ -79,6 +80,7 @@ from .ops.creation import (
     zeros,
     zeros_like,
 )
+from .ops.einsum import einsum  # noqa: F401
 from .ops.elementwise import BINARY as _BINARY
 from .ops.elementwise import UNARY as _UNARY
 from .ops.elementwise import cast, clip, pow, scale, where
@@ -99,9 +101,12 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
 )
 from .ops.inplace import TOP_LEVEL as _INPLACE
 from .ops.linalg import bmm, dot, matmul, mm, t
+from .ops.linalg_ext import TOP_LEVEL as _LINALG_TOP
+from .ops.math_extra import TOP_LEVEL as _MATH_TOP
 from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
 from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
+from .ops.search import TOP_LEVEL as _SEARCH_TOP
 from .ops.shape import (  # noqa: F401 - Paddle's public names
     broadcast_to,
     chunk,
@@ -131,5 +136,8 @@ from .serialization import load, save
 globals().update(_BINARY)
 globals().update(_UNARY)
 globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})
+globals().update({_n: getattr(_ops.linalg_ext, _n) for _n in _LINALG_TOP})
+globals().update({_n: getattr(_ops.math_extra, _n) for _n in _MATH_TOP})
+globals().update({_n: getattr(_ops.search, _n) for _n in _SEARCH_TOP})
 
 __version__ = version("paddlectl-framework")
