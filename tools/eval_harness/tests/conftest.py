@@ -93,28 +93,40 @@ def free_port() -> int:
 
 
 class MlflowServer:
-    """A real ``mlflow server`` process on 127.0.0.1, stopped within a bounded time."""
+    """A real ``mlflow server`` process on 127.0.0.1, stopped within a bounded time.
+
+    ``spawn`` returns at once and ``wait_ready`` blocks until ``/health`` answers: the server
+    takes 15-60 s to import on this shared 2-core machine, so tests start it early and overlap
+    that with other work.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.process: subprocess.Popen | None = None
         self.uri = ""
+        self.log: Path | None = None
 
-    def start(self, timeout_s: float = 90.0) -> str:
+    def spawn(self) -> None:
+        old = self.uri
         port = free_port()
+        while old.endswith(f":{port}"):  # a restart must not look like the old address coming back
+            port = free_port()
         self.uri = f"http://127.0.0.1:{port}"
         self.root.mkdir(parents=True, exist_ok=True)
-        log = open(self.root / f"server-{port}.log", "w")  # noqa: SIM115 - closed with the process
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-             "--backend-store-uri", f"sqlite:///{self.root / 'server.db'}",
-             "--artifacts-destination", (self.root / "artifacts").as_uri()],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+        self.log = self.root / f"server-{port}.log"
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+                 "--backend-store-uri", f"sqlite:///{self.root / 'server.db'}",
+                 "--artifacts-destination", (self.root / "artifacts").as_uri()],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+
+    def wait_ready(self, timeout_s: float = 180.0) -> str:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"mlflow server exited: {(self.root / f'server-{port}.log').read_text()[-2000:]}")
+                raise RuntimeError(f"mlflow server exited: {self.log.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(self.uri + "/health", timeout=2) as response:
                     if response.status == 200:
@@ -123,6 +135,11 @@ class MlflowServer:
                 time.sleep(0.3)
         self.stop()
         raise RuntimeError(f"mlflow server on {self.uri} did not answer /health within {timeout_s} s")
+
+    def restart(self) -> None:
+        """Stop the server now and start it again on the same stores (at a new port)."""
+        self.stop()
+        self.spawn()
 
     def stop(self, timeout_s: float = 20.0) -> None:
         """SIGTERM the server's process group, SIGKILL it if it lingers."""
@@ -136,8 +153,16 @@ class MlflowServer:
             self.process.wait(timeout=timeout_s)
 
 
-@pytest.fixture
-def mlflow_server(tmp_path):
-    server = MlflowServer(tmp_path / "server")
+@pytest.fixture(scope="session")
+def mlflow_server(tmp_path_factory):
+    server = MlflowServer(tmp_path_factory.mktemp("server"))
+    server.spawn()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _spawn_mlflow_server_early(request):
+    """Start the server with the session when a selected test needs it, so its start overlaps."""
+    if any("mlflow_server" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("mlflow_server")

@@ -16,7 +16,7 @@ cli = CliRunner()
 
 
 def test_server_logging_outage_and_sync(mlflow_server, exported, config, config_file, tmp_path):
-    uri = mlflow_server.start()
+    uri = mlflow_server.wait_ready()
     healthy = cli.invoke(app, ["run", "--model", str(exported), "--task", "digits_task:DigitsTask",
                                "-c", str(config_file), "--tracking-uri", uri, "--json"])  # fmt: skip
     assert healthy.exit_code == 0, healthy.output
@@ -32,8 +32,9 @@ def test_server_logging_outage_and_sync(mlflow_server, exported, config, config_
     assert promoted.exit_code == 0, promoted.output
     assert client.get_model_version_by_alias("digits-lenet", "champion").run_id == first["run_id"]
 
-    # the server goes away while the evaluation is running: the result must survive
-    task = DigitsTask(after_samples=(40, mlflow_server.stop))
+    # the server goes away while the evaluation is running (and is restarted at once, on the same
+    # stores and a new address, which takes it many seconds): the result must survive
+    task = DigitsTask(after_samples=(40, mlflow_server.restart))
     logged = evaluate_and_log(task, open_predictor(exported, threads=1), config, exported, tracking_uri=uri)
     assert logged.run_id is None
     assert "unreachable" in logged.warning and "paddlectl eval sync" in logged.warning
@@ -45,7 +46,7 @@ def test_server_logging_outage_and_sync(mlflow_server, exported, config, config_
     gated = cli.invoke(app, ["gate", "--candidate", logged.run.local_id, "--tracking-uri", uri, "-c", str(config_file)])
     assert gated.exit_code == 3, gated.output  # no baseline reachable: inconclusive, never a silent pass
 
-    uri = mlflow_server.start()  # same backend store and artifacts, new port
+    uri = mlflow_server.wait_ready()  # back: same backend store and artifacts, new port
     synced = cli.invoke(app, ["sync", "--tracking-uri", uri, "-c", str(config_file)])
     assert synced.exit_code == 0, synced.output
     assert store.pending() == []

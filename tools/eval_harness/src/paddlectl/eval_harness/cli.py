@@ -8,6 +8,7 @@ too few samples, another machine). ``gate`` never exits 0 unless a real comparis
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -21,9 +22,10 @@ from rich.table import Table
 from paddlectl.framework.config import apply_override, load_config
 from paddlectl.framework.errors import ConfigError
 
-from . import coldstart, gate, pipeline
+from . import coldstart, pipeline
 from .errors import EvalHarnessError, TrackingUnavailable
 from .evaluate import evaluate
+from .plots import history_plot
 from .predictor import open_predictor
 from .settings import HarnessSettings, load_settings
 from .store import LocalStore, write_json, write_text
@@ -156,6 +158,8 @@ def gate_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Compare a candidate with a baseline: thresholds plus a statistical latency test."""
+    from . import gate  # scipy is paid for by the gate only
+
     if (candidate is None) == (model is None):
         _say("error: pass exactly one of --candidate RUN or --model DIR")
         raise typer.Exit(USAGE_ERROR)
@@ -201,7 +205,9 @@ def _tracker_or_reason(store: LocalStore, uri: str | None, reasons: list[str]):
         return None
 
 
-def _gate_table(result: gate.GateResult) -> None:
+def _gate_table(result) -> None:
+    from . import gate
+
     style = {
         gate.REGRESSION: "[red]REGRESSION[/]",
         gate.INCONCLUSIVE: "[yellow]inconclusive[/]",
@@ -290,8 +296,6 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """A metric over time across finished runs: a table and a PNG plot."""
-    from .plots import history_plot
-
     with usage_errors():
         _, _, store, uri = _context(config, override, output_dir, tracking_uri)
         rows = pipeline.tracker_for(store.output_dir, uri).history(metric, experiment)
@@ -305,8 +309,6 @@ def history(
     table = Table(title=f"{metric} over time")
     for column in ("start (UTC)", "run", "model", metric):
         table.add_column(column)
-    import datetime as dt
-
     for r in rows:
         when = dt.datetime.fromtimestamp(r["start_time"] / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
         table.add_row(when, r["run_id"], escape(r["model"]), _fmt(r["value"]))

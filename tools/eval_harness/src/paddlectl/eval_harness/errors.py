@@ -2,7 +2,7 @@
 
 The CLI maps them to exit codes without catching unrelated bugs: ``UsageError`` (and the
 framework's ``ConfigError``) is exit 2, ``TrackingUnavailable`` keeps the run locally for
-``paddlectl eval sync``, ``Inconclusive`` is exit 3 for the gate.
+``paddlectl eval sync``.
 """
 
 
@@ -20,7 +20,3 @@ class ModelLoadError(UsageError):
 
 class TrackingUnavailable(EvalHarnessError, ConnectionError):
     """The MLflow tracking store cannot be reached; results stay local until ``paddlectl eval sync``."""
-
-
-class Inconclusive(EvalHarnessError):
-    """The gate cannot decide: no baseline, too few samples, or a different machine."""

@@ -20,6 +20,7 @@ import numpy as np
 from . import environment
 from .checks import batch_problems
 from .cost import cost_per_1k
+from .errors import UsageError
 from .latency import TimedRequests, split_rounds, summarize, time_requests
 from .memory import peak_rss_bytes
 from .report import Report
@@ -86,7 +87,7 @@ def _raw_pool(task: EvalTask, settings: HarnessSettings) -> list[Any]:
     need = max(settings.batch_sizes)
     pool = [s[0] for s in itertools.islice(task.eval_samples(), max(need, 64))]
     if not pool:
-        raise ValueError(f"task {task.name!r} yielded no evaluation samples; check its Eval dataset config")
+        raise UsageError(f"task {task.name!r} yielded no evaluation samples; check its Eval dataset config")
     return pool
 
 

@@ -6,6 +6,7 @@ evaluate -> write report.json (atomic) and its companions -> log to MLflow (or k
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,4 @@ def find_report(ref: str, store: LocalStore, tracker: Tracker | None) -> tuple[R
 
 def flat_config(config: dict[str, Any]) -> dict[str, Any]:
     """The resolved config as stored in the report (a plain, JSON-safe mapping)."""
-    import json
-
     return json.loads(json.dumps(config, default=str))
