@@ -75,11 +75,15 @@ def save(
     output_names=None,
     preprocess: dict | None = None,
     postprocess: dict | None = None,
+    format: str = "paddlectl",  # noqa: A002 - Paddle-style keyword
     **configs,
 ) -> list[dict] | None:
-    """Export ``layer`` to the directory ``path``; returns the verification report when verifying."""
+    """Export ``layer`` to the directory ``path`` (``format="onnx"``: to the ONNX file ``path[.onnx]``);
+    returns the verification report when verifying."""
     if configs:
         raise TypeError(f"jit.save: unknown options {sorted(configs)}")
+    if format not in ("paddlectl", "onnx"):
+        raise ValueError(f"jit.save: format must be 'paddlectl' (a model directory) or 'onnx', got {format!r}")
     fn, spec_from_static = _eager_forward(layer) if isinstance(layer, Layer) else (layer, None)
     if isinstance(layer, StaticFunction):
         fn, spec_from_static = layer._function, layer.input_spec
@@ -119,6 +123,12 @@ def save(
         "postprocess": postprocess,
         "verification": report,
     }
+    if format == "onnx":
+        from .onnx_export import export_onnx
+
+        metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess") if meta[k] is not None}
+        export_onnx(program, path, [s.name for s in sigs], names, metadata)
+        return report
     write_model_dir(path, program, meta)
     return report
 

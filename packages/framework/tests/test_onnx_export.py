@@ -1,0 +1,107 @@
+"""Export to ONNX: every vision model and the TransformerEncoder pass onnx.checker and run in
+onnxruntime with our outputs (symbolic dims kept as dim_params); ops without an ONNX form are named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+import paddlectl.framework as paddle  # noqa: E402
+from paddlectl.framework import jit, nn  # noqa: E402
+from paddlectl.framework.errors import ConversionError  # noqa: E402
+from paddlectl.framework.jit import InputSpec, to_static  # noqa: E402
+from paddlectl.framework.jit.onnx_export import export_model_dir, export_onnx  # noqa: E402
+from paddlectl.framework.vision.models import LeNet, mobilenet_v3_small, resnet18, resnet34  # noqa: E402
+
+RNG = np.random.default_rng(0)
+
+
+class Encoder(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(8, 16)
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0), 2)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return self.head(self.encoder(self.embed(x)))
+
+
+MODELS = {
+    "lenet": (LeNet, [None, 1, 28, 28], [(2, 1, 28, 28), (5, 1, 28, 28)]),
+    "resnet18": (lambda: resnet18(num_classes=10), [None, 3, None, None], [(2, 3, 32, 32), (1, 3, 40, 48)]),
+    "resnet34": (lambda: resnet34(num_classes=7), [None, 3, 32, 32], [(1, 3, 32, 32)]),
+    "mobilenet_v3_small": (
+        lambda: mobilenet_v3_small(num_classes=10, scale=0.5),
+        [None, 3, None, None],
+        [(2, 3, 32, 32), (1, 3, 64, 48)],
+    ),  # fmt: skip
+    "transformer_encoder": (Encoder, [None, None, 8], [(2, 5, 8), (3, 9, 8)]),
+}
+
+
+def _ort(path, x):
+    return ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_exported_model_runs_in_onnxruntime(name, tmp_path):
+    paddle.seed(3)
+    make, spec, shapes = MODELS[name]
+    layer = make()
+    layer.eval()
+    state = layer.state_dict()
+    stats = {k: v for k, v in state.items() if k.endswith(("_mean", "_variance"))}
+    assert stats or name in ("lenet", "transformer_encoder")
+    for key, value in stats.items():  # non-trivial BatchNorm statistics
+        low, high = (-0.1, 0.1) if key.endswith("_mean") else (1.0, 2.0)
+        value.set_value(RNG.uniform(low, high, value.shape).astype("float32"))
+    x0 = RNG.standard_normal(shapes[0]).astype("float32")
+    jit.save(layer, tmp_path / name, input_spec=[InputSpec(spec, "float32", "x")], verify_inputs=[x0], format="onnx")
+    path = str(tmp_path / f"{name}.onnx")
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    dims = [d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    assert dims == [d if d is not None else dims[i] for i, d in enumerate(spec)] and isinstance(dims[0], str)
+    for shape in shapes:
+        x = RNG.standard_normal(shape).astype("float32")
+        with paddle.no_grad():
+            ours = layer(paddle.to_tensor(x)).numpy()
+        np.testing.assert_allclose(_ort(path, x), ours, rtol=1e-5, atol=1e-5)
+
+
+def test_imported_onnx_exports_back(tmp_path):
+    """Import -> export round trip on a single-op graph the importer handles."""
+    from onnx import TensorProto, helper
+
+    from paddlectl.framework.inference.onnx import import_onnx
+
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Resize", ["c", "", "s"], ["y"], mode="nearest",
+                              coordinate_transformation_mode="asymmetric", nearest_mode="floor")]  # fmt: skip
+    w = onnx.numpy_helper.from_array(RNG.standard_normal((4, 2, 3, 3)).astype("float32"), "w")
+    s = onnx.numpy_helper.from_array(np.float32([1, 1, 2, 2]), "s")
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2, "H", "W"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[w, s])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "in.onnx"))
+    import_onnx(str(tmp_path / "in.onnx"), output_dir=tmp_path / "ours")  # paddlectl export --from-onnx
+    out = export_model_dir(tmp_path / "ours", tmp_path / "out")  # paddlectl export --format onnx
+    x = RNG.standard_normal((1, 2, 5, 7)).astype("float32")
+    np.testing.assert_allclose(_ort(out, x), _ort(str(tmp_path / "in.onnx"), x), rtol=1e-5, atol=1e-5)
+    assert [i.name for i in onnx.load(out).graph.output] == ["y"]
+
+
+def test_ops_without_onnx_form_are_named(tmp_path):
+    def f(x):
+        return paddle.cumsum(x, axis=1) + paddle.argsort(x, axis=1).astype("float32")
+
+    program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    with pytest.raises(ConversionError, match=r"\['argsort', 'cumsum'\] have no ONNX form"):
+        export_onnx(program, tmp_path / "bad")
+    assert not (tmp_path / "bad.onnx").exists()
