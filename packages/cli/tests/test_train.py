@@ -76,6 +76,7 @@ def test_progress_bar_shows_epoch_loss_lr_and_throughput(tmp_path):
         ("Global.epoch=3", ("Global.epoch", "did you mean 'epochs'")),
         ("Architecture.num_clases=10", ("Architecture.num_clases", "did you mean 'num_classes'")),
         ("Train.loader.batchsize=8", ("did you mean 'batch_size'",)),
+        ("Train.loader.shuffle=maybe", ("Train.loader", "shuffle should be a boolean")),
         ("Optimizer.lr.name=Cosine", ("Optimizer.lr.name is 'Cosine'", "CosineAnnealingDecay")),
         ("Global.pretrained_model=/nonexistent/lenet.pdparams", ("/nonexistent/lenet.pdparams", "do not exist")),
     ],

@@ -186,11 +186,17 @@ class Trainer:
         self.train_set, self.eval_set = task.build_datasets(cfg)
         self.train_opts = task.build_loader_options(cfg, "train")
         self.eval_opts = task.build_loader_options(cfg, "eval")
-        steps = len(
-            BatchSampler(
-                self.train_set, batch_size=self.train_opts["batch_size"], drop_last=self.train_opts["drop_last"]
+        try:
+            o = self.train_opts
+            steps = len(
+                BatchSampler(self.train_set, shuffle=o["shuffle"], batch_size=o["batch_size"], drop_last=o["drop_last"])
             )
-        )
+            DataLoader(
+                self.eval_set, batch_size=self.eval_opts["batch_size"], num_workers=self.eval_opts["num_workers"]
+            )
+            DataLoader(self.train_set, batch_size=o["batch_size"], num_workers=o["num_workers"])
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"Train.loader / Eval.loader: {exc}") from None
         if steps == 0:
             raise ConfigError(
                 f"the training set has {len(self.train_set)} samples, fewer than one batch of "
