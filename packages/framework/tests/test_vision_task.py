@@ -145,6 +145,8 @@ def test_image_folder_config_reads_classes_and_serves_files(task, tmp_path):
     assert len(train) == 6 and train.classes == ["ants", "bees"]
     assert train[0][0].shape == (3, 32, 32)
     assert task.postprocess_config(config)["label_list"] == ["ants", "bees"]
+    samples = list(task.eval_samples(config))
+    assert samples[4] == (str(root / "bees" / "1.png"), 1)
     (batch,) = task.preprocess(task.preprocess_config(config), [root / "bees" / "1.png"])
     np.testing.assert_array_equal(batch[0], evalset[4][0])
     model = task.build_model(config)

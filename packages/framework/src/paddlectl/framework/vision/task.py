@@ -231,7 +231,12 @@ class ClsTask(TaskBase):
         return predictions
 
     def eval_samples(self, config: dict):
+        """Image files for folder datasets (so decoding is part of what is measured), arrays otherwise."""
         dataset = self._dataset(config, "Eval", None)
+        if isinstance(dataset, DatasetFolder):
+            for path, target in dataset.samples:
+                yield path, int(target)
+            return
         for i in range(len(dataset)):
             image, label = dataset[i]
             yield image, int(np.asarray(label).reshape(-1)[0])
