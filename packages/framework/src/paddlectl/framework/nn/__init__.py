@@ -12,9 +12,11 @@ from .layer.containers import *  # noqa: F403
 from .layer.conv import *  # noqa: F403
 from .layer.dropout import *  # noqa: F403
 from .layer.embedding import *  # noqa: F403
+from .layer.extra import *  # noqa: F403
 from .layer.loss import *  # noqa: F403
 from .layer.norm import *  # noqa: F403
 from .layer.pool import *  # noqa: F403
 from .layer.resize import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403
 from .layer.transformer import *  # noqa: F403
+from .layer.transformer_decoder import *  # noqa: F403

@@ -1,0 +1,129 @@
+"""Activation, reshaping, padding, distance and patch layers: thin wrappers over the functional ops
+with Paddle's constructors and parameter names."""
+
+from __future__ import annotations
+
+from ...ops import activation as A
+from ...ops import activation_extra as AX
+from ...ops import distance as D
+from ...ops import patches as P
+from ...ops.math_extra import unflatten
+from ...ops.shape import pad
+from .activation import _activation_layer
+from .base import Layer
+
+__all__ = [
+    "Hardtanh", "SiLU", "Tanhshrink", "Softsign", "SELU", "CELU", "GLU", "Hardshrink", "Softshrink", "LogSigmoid",
+    "ThresholdedReLU", "Unflatten", "PixelShuffle", "PixelUnshuffle", "Pad2D", "ZeroPad2D", "CosineSimilarity",
+    "PairwiseDistance", "Bilinear", "Unfold", "Fold",
+]  # fmt: skip
+
+Hardtanh = _activation_layer("Hardtanh", AX.hardtanh, min=-1.0, max=1.0)
+SiLU = _activation_layer("SiLU", A.silu, inplace=False)
+Tanhshrink = _activation_layer("Tanhshrink", AX.tanhshrink)
+Softsign = _activation_layer("Softsign", AX.softsign)
+SELU = _activation_layer("SELU", AX.selu, scale=1.0507009873554805, alpha=1.6732632423543772)
+CELU = _activation_layer("CELU", AX.celu, alpha=1.0)
+GLU = _activation_layer("GLU", AX.glu, axis=-1)
+Hardshrink = _activation_layer("Hardshrink", AX.hardshrink, threshold=0.5)
+Softshrink = _activation_layer("Softshrink", AX.softshrink, threshold=0.5)
+LogSigmoid = _activation_layer("LogSigmoid", AX.log_sigmoid)
+ThresholdedReLU = _activation_layer("ThresholdedReLU", AX.thresholded_relu, threshold=1.0, value=0.0)
+PixelShuffle = _activation_layer("PixelShuffle", P.pixel_shuffle, upscale_factor=None, data_format="NCHW")
+PixelUnshuffle = _activation_layer("PixelUnshuffle", P.pixel_unshuffle, downscale_factor=None, data_format="NCHW")
+
+
+class _TwoInput(Layer):
+    """A layer of two inputs whose forward is a functional op with fixed keyword arguments."""
+
+    _fn = None
+
+    def __init__(self, **config) -> None:
+        super().__init__()
+        self._config = config
+
+    def forward(self, x, y):
+        return type(self)._fn(x, y, **self._config)
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self._config.items())
+
+
+class CosineSimilarity(_TwoInput):
+    _fn = staticmethod(D.cosine_similarity)
+
+    def __init__(self, axis: int = 1, eps: float = 1e-8) -> None:
+        super().__init__(axis=axis, eps=eps)
+
+
+class PairwiseDistance(_TwoInput):
+    _fn = staticmethod(D.pairwise_distance)
+
+    def __init__(self, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False, name=None) -> None:
+        super().__init__(p=p, epsilon=epsilon, keepdim=keepdim)
+
+
+class Unflatten(Layer):
+    def __init__(self, axis: int, shape, name=None) -> None:
+        super().__init__()
+        self.axis, self.shape = axis, shape
+
+    def forward(self, x):
+        return unflatten(x, self.axis, self.shape)
+
+
+class Pad2D(Layer):
+    """Pad H and W by ``[left, right, top, bottom]`` (an int pads all four)."""
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None) -> None:
+        super().__init__()
+        self._pad = [padding] * 4 if isinstance(padding, int) else list(padding)
+        self._mode, self._value, self._data_format = mode, value, data_format
+
+    def forward(self, x):
+        return pad(x, self._pad, mode=self._mode, value=self._value, data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        return f"padding={self._pad}, mode={self._mode}, value={self._value}, data_format={self._data_format}"
+
+
+class ZeroPad2D(Pad2D):
+    def __init__(self, padding, data_format="NCHW", name=None) -> None:
+        super().__init__(padding, "constant", 0.0, data_format)
+
+
+class Bilinear(Layer):
+    """``out = x1 W x2 + b`` with ``weight [out, in1, in2]`` and ``bias [1, out]``, as Paddle stores them."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None) -> None:
+        super().__init__()
+        self._in1, self._in2, self._out = in1_features, in2_features, out_features
+        self.weight = self.create_parameter([out_features, in1_features, in2_features], attr=weight_attr)
+        self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        return D.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in1_features={self._in1}, in2_features={self._in2}, out_features={self._out}, dtype={self._dtype}"
+
+
+class Unfold(Layer):
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None) -> None:
+        super().__init__()
+        self._config = dict(kernel_sizes=kernel_sizes, strides=strides, paddings=paddings, dilations=dilations)
+
+    def forward(self, x):
+        return P.unfold(x, **self._config)
+
+
+class Fold(Layer):
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None) -> None:
+        super().__init__()
+        self._config = dict(
+            output_sizes=output_sizes, kernel_sizes=kernel_sizes, strides=strides, paddings=paddings,
+            dilations=dilations,
+        )  # fmt: skip
+
+    def forward(self, x):
+        return P.fold(x, **self._config)
