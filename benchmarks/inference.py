@@ -5,7 +5,8 @@ is the workload's own), all three with the same weights and thread count, and pr
 median and p95 latency, throughput, achieved GFLOP/s (conv/matmul FLOPs counted from the
 program) against NumPy's own float32 matmul GFLOP/s measured in the same run, peak RSS, the
 first load (paddlectl: passes + fused-kernel compile with empty kernel and Numba caches) and the
-warm-cache load, and each framework's largest output difference from paddlectl's eager model.
+warm-cache load (predictor creation + first run, the framework's import excluded and reported
+in the JSON), and each framework's largest output difference from paddlectl's eager model.
 
 * paddlectl: ``jit.save`` then ``inference.create_predictor`` (all passes on);
 * PyTorch: the same architectures written in torch (``torch.no_grad``), weights copied over;
@@ -281,7 +282,10 @@ def worker(framework: str, workload: str, workdir: str, threads: int, seconds: f
     with np.load(os.path.join(workdir, f"{model}.weights.npz"), allow_pickle=False) as f:
         weights = dict(f)
     extra: dict = {}
-    t_load = time.perf_counter()
+    t_import = time.perf_counter()
+    __import__({"paddlectl": "paddlectl.framework", "torch": "torch", "paddle": "paddle"}[framework])
+    import_s = time.perf_counter() - t_import
+    t_load = time.perf_counter()  # load = model/predictor creation + first run, imports excluded
     if framework == "paddlectl":
         from paddlectl.framework import inference
 
@@ -345,6 +349,7 @@ def worker(framework: str, workload: str, workdir: str, threads: int, seconds: f
         "runs": len(times),
         "peak_rss_mb": peak_rss_mb(),
         "load_s": load_s,
+        "import_s": import_s,
         "max_abs_diff": float(np.abs(np.asarray(out, np.float64) - expected).max()),
         **extra,
     }

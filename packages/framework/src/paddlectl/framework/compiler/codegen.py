@@ -19,6 +19,7 @@ temporaries, ``T``, ``max``/``min``/``abs`` and ``math.<function>``; nothing els
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 import numpy as np
@@ -44,8 +45,10 @@ def split_body(body: str) -> list[str]:
     return [s.strip() for s in body.split(";") if s.strip()]
 
 
+@functools.lru_cache(maxsize=4096)
 def check_body(body: str, n_inputs: int) -> str:
-    """Return the name of the result temporary; raise KernelSourceError on anything not allowed."""
+    """Return the name of the result temporary; raise KernelSourceError on anything not allowed.
+    Memoised: the verifier asks after every pass, and many groups share a body."""
 
     def bad(why: str) -> KernelSourceError:
         return KernelSourceError(
