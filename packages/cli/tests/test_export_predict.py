@@ -152,3 +152,21 @@ def test_export_bad_input_exit_2_and_nothing_written(exported, tmp_path):
     )
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_export_to_onnx_or_say_what_to_install(exported, tmp_path):
+    import importlib
+    import importlib.util
+
+    run, _, _ = exported
+    result = runner.invoke(
+        app, ["export", "--weights", str(run / "best"), "-o", str(tmp_path / "lenet"), "--format", "onnx"]
+    )
+    if importlib.util.find_spec("onnx") is None:
+        _one_line_error(result, "pip install 'paddlectl-framework[onnx]'")
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert result.exit_code == 0, result.output
+        assert [p.name for p in tmp_path.iterdir()] == ["lenet.onnx"]
+        graph = importlib.import_module("onnx").load(str(tmp_path / "lenet.onnx")).graph
+        assert [i.name for i in graph.input] == ["image"] and [o.name for o in graph.output] == ["output_0"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import paddlectl.framework as paddle
 from paddlectl.framework.config import load_config
 from paddlectl.framework.errors import CheckpointError, DataError
 from paddlectl.framework.hapi.export import export, served_task_name
@@ -86,3 +88,26 @@ def test_a_plain_jit_model_has_no_task(tmp_path):
     paddle.jit.save(paddle.nn.Linear(3, 2), str(tmp_path / "plain"), input_spec=[InputSpec([None, 3], "float32", "x")])
     with pytest.raises(CheckpointError, match="paddlectl export"):
         served_task_name(read_model_dir(tmp_path / "plain"))
+
+
+def test_onnx_export_carries_the_processing_and_runs_in_onnxruntime(trained, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    out, config = trained
+    task = ClsTask()
+    result = export(task, config, out / "best", tmp_path / "model", verify=True, format="onnx")
+    assert result.path == tmp_path / "model.onnx" and sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx"]
+    props = {
+        p.key: json.loads(p.value)
+        for p in onnx.load(str(result.path)).metadata_props
+        if p.key in ("preprocess", "postprocess")
+    }
+    assert props["preprocess"] == task.preprocess_config(config)
+    (batch,) = task.preprocess(props["preprocess"], [s for s, _ in list(task.eval_samples(config))[:3]])
+    onnx_out = ort.InferenceSession(str(result.path)).run(None, {"image": batch})[0]
+    eager = task.build_model(config)
+    eager.set_state_dict(paddle.load(str(out / "best" / "model.pdparams")))
+    eager.eval()
+    with paddle.no_grad():
+        expected = eager(paddle.to_tensor(batch)).numpy()
+    np.testing.assert_allclose(onnx_out, expected, atol=1e-4, rtol=1e-4)

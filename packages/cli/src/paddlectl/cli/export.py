@@ -1,5 +1,6 @@
-"""``paddlectl export [-c CFG] --weights DIR -o OUT [--verify] [--print-ir]``: trained weights -> an
-inference model directory that carries the task's pre/post-processing and the resolved config.
+"""``paddlectl export [-c CFG] --weights DIR -o OUT [--verify] [--print-ir] [--format native|onnx]``:
+trained weights -> an inference model directory that carries the task's pre/post-processing and
+the resolved config (or an ONNX file with the processing in its metadata).
 
 Exit codes: 0 exported, 2 bad input (config, task, weights, data; nothing written), 1 when
 ``--verify`` finds the exported model disagreeing with the trained one (nothing written).
@@ -30,6 +31,9 @@ def export_command(
         typer.Option("--verify", help="Check traced and served outputs against the trained model on eval samples."),
     ] = False,
     print_ir: Annotated[bool, typer.Option("--print-ir", help="Print the exported program.")] = False,
+    format: Annotated[  # noqa: A002 - the option's name
+        str, typer.Option("--format", help="native (a model directory) or onnx (an ONNX file, opset 17).")
+    ] = "native",
 ) -> None:
     """Export trained weights as an inference model that `paddlectl predict` runs without a config."""
     from paddlectl.framework.hapi.export import VerificationError, export
@@ -41,7 +45,7 @@ def export_command(
         resolved = resolve_config(config, override, weights if config is None else None)
         task = task_for(resolved)
         try:
-            result = export(task, resolved, weights, output, verify=verify)
+            result = export(task, resolved, weights, output, verify=verify, format=format)
         except VerificationError as exc:
             err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None

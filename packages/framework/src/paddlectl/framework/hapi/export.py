@@ -35,9 +35,9 @@ class VerificationError(CheckpointError):
 
 @dataclass
 class ExportResult:
-    path: Path
+    path: Path  # the model directory, or the ONNX file
     verification: list[dict] | None  # per output: max_abs_diff, max_rel_diff, passed (traced and served)
-    saved: SavedModel
+    saved: SavedModel  # the native model (for ONNX: the one the file was converted from)
 
 
 def load_trained(task: Task, config: dict, weights) -> object:
@@ -84,10 +84,30 @@ def _served_check(path: Path, saved: SavedModel, batch: list[np.ndarray], expect
     return report
 
 
-def export(task: Task, config: dict, weights, out, verify: bool = False) -> ExportResult:
-    """Export the trained ``weights`` to the model directory ``out`` (written whole or not at all)."""
+FORMATS = ("native", "onnx")
+
+
+def _onnx_exporter():
+    try:
+        from ..jit.onnx_export import export_model_dir
+    except ImportError:
+        raise DataError("--format onnx needs the onnx package; pip install 'paddlectl-framework[onnx]'") from None
+    return export_model_dir
+
+
+def export(task: Task, config: dict, weights, out, verify: bool = False, format: str = "native") -> ExportResult:  # noqa: A002
+    """Export the trained ``weights`` to ``out``, written whole or not at all: a model directory
+    (``format="native"``) or an ONNX file (``"onnx"``, ``.onnx`` appended; the processing configs
+    go into its ``metadata_props``). Verification checks the program the ONNX file is made from."""
+    if format not in FORMATS:
+        raise DataError(f"export format {format!r} is unknown; choose native or onnx")
     out = Path(out)
-    if out.exists() and not (out / MODEL_JSON).is_file() and (not out.is_dir() or any(out.iterdir())):
+    if format == "onnx":
+        to_onnx = _onnx_exporter()
+        out = out if out.suffix.lower() == ".onnx" else out.with_name(out.name + ".onnx")
+        if out.is_dir():
+            raise DataError(f"{str(out)!r} is a directory; give the ONNX file's path")
+    elif out.exists() and not (out / MODEL_JSON).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise DataError(f"{str(out)!r} exists and is not an exported model; choose a new output path or remove it")
     task.check_config(config)
     model = load_trained(task, config, weights)
@@ -123,10 +143,14 @@ def export(task: Task, config: dict, weights, out, verify: bool = False) -> Expo
                     f"export verification failed: {worst['output']} differs by {worst['max_abs_diff']:.3g} "
                     "from the trained model; nothing was written (report this model's config as a bug)"
                 )
-        checkpoint_dir.replace_dir(target, out)
+        if format == "onnx":
+            to_onnx(target, out)
+        else:
+            checkpoint_dir.replace_dir(target, out)
+            saved = read_model_dir(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return ExportResult(out, report, read_model_dir(out))
+    return ExportResult(out, report, saved)
 
 
 def served_task_name(saved: SavedModel) -> str:
