@@ -1,6 +1,7 @@
 """`paddlectl eval run` on a LeNet exported with paddle.jit.save, opened by the framework's Predictor."""
 
 import json
+from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -59,3 +60,32 @@ def test_unusable_models_are_usage_errors(model, message, tmp_path, config_file)
     )
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_a_suite_task_trained_and_exported_by_paddlectl_is_evaluated_from_the_model_alone(tmp_path):
+    """vision.cls (the framework's Task protocol): train one epoch, `export`, then `eval run --model`
+    with no config and no task: both come from the exported model."""
+    from paddlectl.framework.config import load_config
+    from paddlectl.framework.hapi.export import export
+    from paddlectl.framework.hapi.trainer import train
+    from paddlectl.framework.vision import task as vision_task
+
+    digits = Path(vision_task.__file__).parent / "configs" / "digits_lenet.yml"
+    config = load_config(digits, [f"Global.output_dir={tmp_path / 'train'}", "Global.epochs=1"])
+    trained = vision_task.ClsTask()
+    train(trained, config, progress=False)
+    export(trained, config, tmp_path / "train" / "best", tmp_path / "model")
+
+    result = cli.invoke(
+        app,
+        ["run", "--model", str(tmp_path / "model"), "--output-dir", str(tmp_path / "eval"), "--json",
+         "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=20"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["logged"] is True
+    assert out["metrics"]["acc"] > 0.5  # the task's own Accuracy metric, named as the trainer names it
+    assert out["metrics"]["error_rate"] == 0.0
+    report = LocalStore(tmp_path / "eval").get(out["local_id"]).report()
+    assert report.task == "vision.cls"
+    assert report.config["Architecture"]["name"] == "LeNet"

@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from paddlectl.framework.config import apply_override, load_config
-from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.errors import ConfigError, PaddlectlError
 
 from . import coldstart, pipeline
 from .errors import EvalHarnessError, TrackingUnavailable
@@ -59,12 +59,17 @@ def usage_errors():
     """A user's mistake becomes a one-line message and exit code 2."""
     try:
         yield
-    except (EvalHarnessError, ConfigError) as exc:
+    except (EvalHarnessError, PaddlectlError) as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from None
 
 
-def _context(config_path: Path | None, overrides: list[str], output_dir: Path | None, uri: str | None):
+def _context(
+    config_path: Path | None, overrides: list[str], output_dir: Path | None, uri: str | None, model: Path | None = None
+):
+    """Config (the -c file, else the one an exported model carries), settings, local store, tracking URI."""
+    if config_path is None and model is not None and (Path(model) / "config.yml").is_file():
+        config_path = Path(model) / "config.yml"
     if config_path is not None:
         config = load_config(config_path, overrides)
     else:
@@ -82,10 +87,8 @@ def _say(message: str) -> None:
 
 def _evaluate_and_log(config: dict[str, Any], settings: HarnessSettings, store: LocalStore, uri: str | None,
                       model: Path, task_spec: str | None) -> pipeline.Logged:  # fmt: skip
-    spec = task_spec or (config.get("Global") or {}).get("task")
-    if not spec:
-        raise ConfigError("no task given; pass --task NAME or set Global.task in the config")
-    task = load_task(spec)
+    spec = task_spec or (config.get("Global") or {}).get("task") or _served_task_name(model)
+    task = load_task(spec, config, model)
     runner = open_predictor(model, settings.threads)
     cold = (lambda inputs: coldstart.measure(model, inputs, settings.threads)) if settings.cold_start else None
     report, acc = evaluate(
@@ -99,6 +102,17 @@ def _evaluate_and_log(config: dict[str, Any], settings: HarnessSettings, store: 
     else:
         _say(f"logged MLflow run {logged.run_id}")
     return logged
+
+
+def _served_task_name(model: Path) -> str:
+    """The task an exported model was made for, recorded in it by ``paddlectl export``."""
+    from paddlectl.framework.hapi.export import served_task_name
+    from paddlectl.framework.jit.saved_model import read_model_dir
+
+    try:
+        return served_task_name(read_model_dir(model))
+    except PaddlectlError as exc:
+        raise ConfigError(f"no task given and {exc}; pass --task NAME or set Global.task in the config") from None
 
 
 @app.command()
@@ -115,7 +129,7 @@ def run(
 ) -> None:
     """Evaluate an exported model, write its report locally, log it to MLflow and register the model."""
     with usage_errors():
-        cfg, settings, store, uri = _context(config, override, output_dir, tracking_uri)
+        cfg, settings, store, uri = _context(config, override, output_dir, tracking_uri, model)
         logged = _evaluate_and_log(cfg, settings, store, uri, model, task)
     report = logged.run.report()
     if as_json:
@@ -164,7 +178,7 @@ def gate_cmd(
         _say("error: pass exactly one of --candidate RUN or --model DIR")
         raise typer.Exit(USAGE_ERROR)
     with usage_errors():
-        cfg, settings, store, uri = _context(config, override, output_dir, tracking_uri)
+        cfg, settings, store, uri = _context(config, override, output_dir, tracking_uri, model)
         if model is not None:
             candidate = _evaluate_and_log(cfg, settings, store, uri, model, task).run.local_id
     reasons: list[str] = []

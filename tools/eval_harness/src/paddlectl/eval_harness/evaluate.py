@@ -36,6 +36,8 @@ ColdStart = Callable[[list[np.ndarray]], dict[str, float]]
 class AccuracyPass:
     predictions: list[Any] = field(default_factory=list)
     labels: list[Any] = field(default_factory=list)
+    output_rows: list[list[np.ndarray]] = field(default_factory=list)
+    """Per model output, the batches of rows that produced a valid prediction."""
     errors: int = 0
     total: int = 0
     examples: list[str] = field(default_factory=list)
@@ -67,6 +69,11 @@ def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings) -> 
             _keep(result.examples, f"{type(exc).__name__}: {exc}")
             continue
         problems = batch_problems(task, outputs, predictions, len(chunk))
+        keep = [i for i in range(len(chunk)) if i not in problems]
+        if not result.output_rows:
+            result.output_rows = [[] for _ in outputs]
+        for rows, out in zip(result.output_rows, outputs, strict=True):
+            rows.append(np.asarray(out)[keep])
         for i, (prediction, label) in enumerate(zip(predictions, labels, strict=False)):
             if i in problems:
                 result.errors += 1
@@ -119,7 +126,8 @@ def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tupl
     acc = accuracy_pass(task, runner, settings)
     metrics: dict[str, float] = {}
     if acc.predictions:
-        metrics.update({k: float(v) for k, v in task.compute_metrics(acc.predictions, acc.labels).items()})
+        outputs = [np.concatenate(rows) for rows in acc.output_rows]
+        metrics.update({k: float(v) for k, v in task.compute_metrics(acc.predictions, acc.labels, outputs).items()})
     pool = _raw_pool(task, settings)
     request = _request(task, runner)
 

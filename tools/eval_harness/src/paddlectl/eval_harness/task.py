@@ -1,9 +1,11 @@
-"""The minimal ``Task`` protocol the harness evaluates through.
+"""The view of a task the harness evaluates through, and how a task is found.
 
-Issue #9 moves the shared ``Task`` protocol into ``paddlectl.framework.hapi``; until it exists the
-harness declares here the part it needs (evaluation data, pre/post-processing, metrics, format
-checks, plots), so a suite's task object satisfies both without adapters. Tasks are found by name
-through the ``paddlectl.tasks`` entry points, or as ``module:attribute`` for an unregistered one.
+``EvalTask`` is bound to one experiment and one exported model: evaluation data, request
+pre/post-processing, metrics, format checks and plots, all without arguments beyond the data.
+A suite's task follows the framework's ``Task`` protocol (``paddlectl.framework.hapi.task``) and
+is adapted by ``served.ServedTask``; an object that already is an ``EvalTask`` (a custom
+evaluation) is used as it is. Tasks are found by name through the ``paddlectl.tasks`` entry
+points, or as ``module:attribute`` for an unregistered one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from paddlectl.framework.hapi.task import Task
 
 from .errors import UsageError
 
@@ -43,8 +47,11 @@ class EvalTask(Protocol):
         """The model's output arrays for a batch as one prediction per input."""
         ...
 
-    def compute_metrics(self, predictions: Sequence[Any], labels: Sequence[Any]) -> dict[str, float]:
-        """Accuracy-type metrics over the whole evaluation set."""
+    def compute_metrics(
+        self, predictions: Sequence[Any], labels: Sequence[Any], outputs: list[np.ndarray]
+    ) -> dict[str, float]:
+        """Accuracy-type metrics over the evaluation set, from the predictions or the raw ``outputs``
+        (the model's output arrays stacked over the same inputs, one array per output)."""
         ...
 
     def check_prediction(self, prediction: Any) -> str | None:
@@ -56,10 +63,11 @@ class EvalTask(Protocol):
         ...
 
 
-def load_task(spec: str) -> EvalTask:
+def load_task(spec: str, config: dict[str, Any], model_dir: Path) -> EvalTask:
     """The task registered as ``spec`` in ``paddlectl.tasks``, or the object at ``module:attribute``.
 
-    A class or factory is called without arguments; the result must satisfy ``EvalTask``.
+    A class or factory is called without arguments; a framework ``Task`` is bound to ``config``
+    and the processing stored in ``model_dir``; otherwise the object must satisfy ``EvalTask``.
     """
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
@@ -79,10 +87,23 @@ def load_task(spec: str) -> EvalTask:
             )
         obj = found[spec].load()
     task = obj() if isinstance(obj, type) or (callable(obj) and not isinstance(obj, EvalTask)) else obj
+    if isinstance(task, Task) and not isinstance(task, EvalTask):
+        from .served import ServedTask
+
+        task_config = without_harness(config)
+        task.check_config(task_config)
+        return ServedTask(task, task_config, model_dir)
     if not isinstance(task, EvalTask):
         missing = [m for m in ("name", *_METHODS) if not hasattr(task, m)]
         raise UsageError(f"task {spec!r} does not follow the evaluation Task protocol; it lacks {', '.join(missing)}")
     return task
+
+
+def without_harness(config: dict[str, Any]) -> dict[str, Any]:
+    """The config as the task sees it: ``Eval.harness`` belongs to the harness, not to the task's
+    ``Eval`` section (vision.cls checks ``Eval`` against its own keys and would refuse it)."""
+    evaluation = {k: v for k, v in (config.get("Eval") or {}).items() if k != "harness"}
+    return {**config, "Eval": evaluation} if "Eval" in config else dict(config)
 
 
 _METHODS = ("eval_samples", "preprocess", "postprocess", "compute_metrics", "check_prediction", "plots")
