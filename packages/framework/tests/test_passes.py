@@ -294,6 +294,13 @@ def test_predictor_delete_pass_switches_fusion_off(saved_lenet):
     assert "fuse_elementwise  off" in off.pass_report()
     for predictor in (on, off, on.clone()):
         np.testing.assert_allclose(predictor.run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
+    paddle_names = inference.Config(path)
+    paddle_names.delete_pass("conv_bn_fuse_pass")  # Paddle's name for fold_batchnorm
+    assert "fold_batchnorm    off" in inference.create_predictor(paddle_names).pass_report()
+    typo = inference.Config(path)
+    typo.delete_pass("fuse_elementwse")
+    with pytest.raises(ValueError, match="unknown pass 'fuse_elementwse'"):
+        inference.create_predictor(typo)
     raw = inference.Config(path)
     raw.switch_ir_optim(False)
     plain = inference.create_predictor(raw)
