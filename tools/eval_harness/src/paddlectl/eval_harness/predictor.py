@@ -1,13 +1,13 @@
 """Opening an exported model with the framework's Predictor (``paddlectl.framework.inference``).
 
-A model directory written by ``paddle.jit.save`` (``model.json`` + ``model.safetensors``) goes
+A model directory written by ``paddle.jit.save`` / ``paddlectl export`` (``model.json`` +
+``model.safetensors``) or an ``.onnx`` file (imported into the same IR by the predictor) goes
 through ``inference.Config`` and ``create_predictor`` exactly as a serving process would open it;
 the harness adds nothing on the hot path.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import version
 from pathlib import Path
 
 from paddlectl.framework import inference
@@ -22,12 +22,8 @@ def open_predictor(model_path: Path, threads: int | None = None) -> Runner:
     model_path = Path(model_path)
     if not model_path.exists():
         raise ModelLoadError(
-            f"exported model {str(model_path)!r} not found; pass the directory written by paddle.jit.save"
-        )
-    if model_path.suffix == ".onnx":
-        raise ModelLoadError(
-            f"{str(model_path)!r} is an ONNX file, and paddlectl-framework {version('paddlectl-framework')} "
-            "has no ONNX import in its predictor yet; export the model with paddle.jit.save and pass that directory"
+            f"exported model {str(model_path)!r} not found; pass the directory written by paddle.jit.save "
+            "or paddlectl export, or an .onnx file"
         )
     config = inference.Config(str(model_path))
     if threads is not None:

@@ -23,7 +23,7 @@ class ServedTask:
     """``EvalTask`` over a framework Task, the experiment config and an exported model's processing."""
 
     def __init__(self, task: Task, config: dict[str, Any], model_dir: Path) -> None:
-        meta = read_model_dir(model_dir).meta
+        meta = read_model_dir(model_dir).meta if Path(model_dir).is_dir() else {}  # an .onnx file carries none
         self.task, self.config = task, config
         self.name = task.name
         self.pre = meta.get("preprocess") or task.preprocess_config(config)
