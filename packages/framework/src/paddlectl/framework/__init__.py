@@ -60,6 +60,7 @@ from .hapi.model_summary import flops, summary  # noqa: F401
 from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from .nn.layer.base import ParamAttr
 from .ops.activation import sigmoid, softmax
+from .ops.aliases import TOP_LEVEL as _ALIASES
 from .ops.creation import (
     arange,
     empty,
@@ -139,5 +140,6 @@ globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})
 globals().update({_n: getattr(_ops.linalg_ext, _n) for _n in _LINALG_TOP})
 globals().update({_n: getattr(_ops.math_extra, _n) for _n in _MATH_TOP})
 globals().update({_n: getattr(_ops.search, _n) for _n in _SEARCH_TOP})
+globals().update({_n: getattr(_ops.aliases, _n) for _n in _ALIASES})
 
 __version__ = version("paddlectl-framework")
