@@ -68,9 +68,6 @@ class Builder:
             )
         return array
 
-    def spec_shape(self, item) -> tuple:
-        return tuple(item.shape)
-
     def where(self) -> str:
         node = self.node
         if node is None:

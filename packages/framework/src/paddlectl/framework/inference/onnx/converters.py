@@ -349,13 +349,7 @@ def _unsqueeze(b, node, a, opset):
     axes = sorted(_axis(int(i), out_rank) for i in axes)
     if isinstance(x, np.ndarray):
         return [np.expand_dims(x, tuple(axes))]
-    spec, src = [], 0
-    for i in range(out_rank):
-        if i in axes:
-            spec.append(["none"])
-        else:
-            spec.append(["slice", None, None, None])
-            src += 1
+    spec = [["none"] if i in axes else ["slice", None, None, None] for i in range(out_rank)]
     return b.op("getitem", [node.input[0]], spec=spec)
 
 
