@@ -1,0 +1,167 @@
+"""PP-OCR ONNX models: paddlectl's predictor (the model imported from ONNX) vs onnxruntime.
+
+Run it here as::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/onnx_models.py
+
+(the environment pins OpenBLAS to a core type that is not this machine's; unsetting them lets
+OpenBLAS pick its own kernel, which is printed below via threadpoolctl).
+
+Cases: PP-OCRv4 det at 736x736 and 960x544 (W x H), rec on a batch of 6 crops at 48x320, cls on a
+batch of 6 at 48x192. Both engines use 2 threads (onnxruntime: default CPU settings with
+``intra_op_num_threads=2``; ours: ``set_cpu_math_library_num_threads(2)``, passes on). Each engine
+and case runs in a fresh subprocess, so "first" (import/session creation + first run: ONNX parsing,
+our passes and kernel compilation or cache load) and peak RSS are that process's own; "warm load"
+is a second predictor/session built in the same process, then its first run. Latency: median and
+p95 over the timed runs after one warm-up. The last table splits our warm run by op type: that is
+where our time goes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+CASES = {
+    "det 736x736": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 736, 736), 8),
+    "det 960x544": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 544, 960), 8),
+    "rec 6x48x320": ("ch_PP-OCRv4_rec_infer.onnx", (6, 3, 48, 320), 15),
+    "cls 6x48x192": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", (6, 3, 48, 192), 30),
+}
+THREADS = 2
+
+
+def _model_path(name: str) -> str:
+    import rapidocr_onnxruntime
+
+    return os.path.join(os.path.dirname(rapidocr_onnxruntime.__file__), "models", name)
+
+
+def _make(engine: str, path: str):
+    if engine == "onnxruntime":
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = THREADS
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        name = session.get_inputs()[0].name
+        return lambda x: session.run(None, {name: x})[0], None
+    from paddlectl.framework.inference import Config, create_predictor
+
+    config = Config(path)
+    config.set_cpu_math_library_num_threads(THREADS)
+    predictor = create_predictor(config)
+    return lambda x: predictor.run([x])[0], predictor
+
+
+def _profile(predictor, x) -> dict:
+    """Seconds per op type for one run of the predictor's optimised program."""
+    import numba
+
+    from paddlectl.framework.core.op import REGISTRY, Context
+
+    program = predictor.optimized_program
+    env, totals = {}, {}
+    numba.set_num_threads(min(THREADS, numba.config.NUMBA_NUM_THREADS))
+    for op in program.block.ops:
+        if op.name == "input":
+            env[id(op.outputs[0])] = x
+            continue
+        if op.name == "param":
+            env[id(op.outputs[0])] = program.weights[op.attrs["name"]]
+            continue
+        if op.name == "constant":
+            env[id(op.outputs[0])] = op.attrs["value"]
+            continue
+        args = [None if v is None else env[id(v)] for v in op.inputs]
+        start = time.perf_counter()
+        out = REGISTRY[op.name].forward(Context((False,) * len(args), op.attrs), *args, **op.attrs)
+        totals[op.name] = totals.get(op.name, 0.0) + time.perf_counter() - start
+        for v, a in zip(op.outputs, out if isinstance(out, tuple) else (out,), strict=True):
+            env[id(v)] = a
+    return totals
+
+
+def worker(engine: str, case: str) -> dict:
+    model, shape, runs = CASES[case]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    start = time.perf_counter()
+    run, predictor = _make(engine, _model_path(model))
+    run(x)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    run, predictor = _make(engine, _model_path(model))
+    run(x)
+    warm = time.perf_counter() - start
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run(x)
+        times.append(time.perf_counter() - start)
+    result = {
+        "median_ms": 1e3 * float(np.median(times)),
+        "p95_ms": 1e3 * float(np.percentile(times, 95)),
+        "first_s": first,
+        "warm_load_s": warm,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    if predictor is not None:
+        result["profile"] = _profile(predictor, x)
+    return result
+
+
+def blas_info() -> str:
+    from threadpoolctl import threadpool_info
+
+    return "; ".join(
+        f"{i.get('internal_api')} {i.get('version')} kernel={i.get('architecture')} threads={i.get('num_threads')}"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    )
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        print(json.dumps(worker(sys.argv[2], sys.argv[3])))
+        return
+    print(f"BLAS: {blas_info()}")
+    print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
+    rows, profiles = [], {}
+    for case in CASES:
+        for engine in ("onnxruntime", "paddlectl"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--worker", engine, case], capture_output=True, text=True, check=True
+            )
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            rows.append((case, engine, r))
+            if "profile" in r:
+                profiles[case] = r["profile"]
+    header = (
+        f"{'case':<14}{'engine':<13}{'median ms':>10}{'p95 ms':>10}{'first s':>9}{'warm s':>8}{'RSS MB':>8}{'ratio':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    ort_median = {}
+    for case, engine, r in rows:
+        if engine == "onnxruntime":
+            ort_median[case] = r["median_ms"]
+        ratio = r["median_ms"] / ort_median[case]
+        print(
+            f"{case:<14}{engine:<13}{r['median_ms']:>10.1f}{r['p95_ms']:>10.1f}{r['first_s']:>9.2f}"
+            f"{r['warm_load_s']:>8.2f}{r['peak_rss_mb']:>8.0f}{ratio:>6.2f}x"
+        )
+    print("\nwhere paddlectl's time goes (one warm run, share of op time by op type):")
+    for case, profile in profiles.items():
+        total = sum(profile.values())
+        top = sorted(profile.items(), key=lambda kv: -kv[1])[:5]
+        print(f"  {case:<14} {total * 1e3:7.1f} ms: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in top))
+
+
+if __name__ == "__main__":
+    main()
