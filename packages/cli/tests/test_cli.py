@@ -68,3 +68,36 @@ def test_config_errors_are_one_line_with_exit_2(tmp_path):
         assert result.exit_code == 2, result.output
         assert fragment in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_plugins_are_imported_only_when_their_command_runs():
+    code = (
+        "import sys; from typer.testing import CliRunner; from paddlectl.cli.app import app;"
+        "r = CliRunner().invoke(app, ['tasks']); assert r.exit_code == 0, r.output;"
+        "print(sorted(m for m in sys.modules if m.startswith(('paddlectl.eval_harness', 'paddlectl.compat_matrix', 'mlflow'))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_a_plugin_that_fails_to_import_is_reported_when_used(monkeypatch):
+    from paddlectl.cli import app as app_module
+
+    class Broken:
+        distribution = "paddlectl-fake-tool"
+
+        def load(self):
+            raise ImportError("No module named 'fake_dependency'")
+
+    monkeypatch.setattr(app_module, "commands", lambda: {"fake": Broken()})
+    app_module._plugin_command.cache_clear()
+    try:
+        result = runner.invoke(app, ["fake", "run", "--flag"])
+        listing = runner.invoke(app, ["--help"])
+    finally:
+        app_module._plugin_command.cache_clear()
+    assert result.exit_code == 2
+    assert "paddlectl-fake-tool failed to load: No module named 'fake_dependency'" in result.output
+    assert "reinstall paddlectl-fake-tool" in result.output
+    assert "fake" in listing.output and listing.exit_code == 0

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from typing import Annotated
 
 import typer
+import typer.main
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 from paddlectl.framework.config import dump_config, load_config
 from paddlectl.framework.errors import PaddlectlError
@@ -21,7 +24,21 @@ USAGE_ERROR = 2
 console = Console()
 err_console = Console(stderr=True)
 
+
+class _PluginGroup(TyperGroup):
+    """The root command group: a plugin's sub-app is imported when its command is used (or when
+    help lists the commands), not at every start-up, so `paddlectl train` does not pay for
+    importing every installed tool (the eval harness pulls in MLflow)."""
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(commands()))
+
+    def get_command(self, ctx, name):
+        return super().get_command(ctx, name) or _plugin_command(name)
+
+
 app = typer.Typer(
+    cls=_PluginGroup,
     name="paddlectl",
     help="Train, export, evaluate and ship PaddlePaddle-style models on a Numba-JIT core.",
     no_args_is_help=True,
@@ -113,7 +130,8 @@ def list_tasks() -> None:
 def _missing_command(name: str, distribution: str):
     def missing() -> None:
         err_console.print(
-            f"[red]error:[/] `paddlectl {name}` is provided by {distribution}; {install_hint(distribution)}"
+            f"[red]error:[/] `paddlectl {name}` is provided by {distribution}; {install_hint(distribution)}",
+            soft_wrap=True,
         )
         raise typer.Exit(USAGE_ERROR)
 
@@ -124,7 +142,8 @@ def _missing_command(name: str, distribution: str):
 def _broken_command(name: str, distribution: str, error: Exception):
     def broken() -> None:
         err_console.print(
-            f"[red]error:[/] `paddlectl {name}` from {distribution} failed to load: {error}; reinstall {distribution}"
+            f"[red]error:[/] `paddlectl {name}` from {distribution} failed to load: {error}; reinstall {distribution}",
+            soft_wrap=True,
         )
         raise typer.Exit(USAGE_ERROR)
 
@@ -132,16 +151,27 @@ def _broken_command(name: str, distribution: str, error: Exception):
     return broken
 
 
+@functools.cache
+def _plugin_command(name: str):
+    """The click command of plugin ``name``, loaded now; one that fails to import answers with the error."""
+    plugin = commands().get(name)
+    if plugin is None:
+        return None
+    try:
+        group = typer.main.get_group(plugin.load())
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the whole CLI down
+        holder = typer.Typer()
+        holder.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+            _broken_command(name, plugin.distribution, exc)
+        )
+        return typer.main.get_command(holder)
+    group.name = name
+    return group
+
+
 def _register_commands() -> None:
-    """Mount every installed plugin; one that fails to import is reported on use, not at start-up."""
+    """Commands whose provider is not installed still exist and say what to install."""
     found = commands()
-    for name, plugin in sorted(found.items()):
-        try:
-            app.add_typer(plugin.load(), name=name)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the whole CLI down
-            app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
-                _broken_command(name, plugin.distribution, exc)
-            )
     for name, distribution in COMMAND_PROVIDERS.items():
         if name not in found:
             app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
