@@ -30,7 +30,7 @@ def test_four_concurrent_evaluations_into_one_fresh_sqlite_store_lose_no_run(exp
     ]
     outputs = []
     for child in children:
-        out, err = child.communicate(timeout=240)
+        out, err = child.communicate(timeout=400)
         assert child.returncode == 0, err[-3000:]
         outputs.append(json.loads(out.strip().splitlines()[-1]))
     assert all(o["logged"] for o in outputs), outputs
