@@ -15,6 +15,7 @@ from .layer.embedding import *  # noqa: F403
 from .layer.extra import *  # noqa: F403
 from .layer.loss import *  # noqa: F403
 from .layer.norm import *  # noqa: F403
+from .layer.padding import *  # noqa: F403
 from .layer.pool import *  # noqa: F403
 from .layer.resize import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403

@@ -117,3 +117,27 @@ TOP_LEVEL = [
     "abs_", "tanh_", "sin_", "cos_", "tan_", "sinh_", "cosh_", "asin_", "acos_", "atan_", "log_", "log2_",
     "log10_", "log1p_", "square_", "neg_", "trunc_", "expm1_", "erf_",
 ]  # fmt: skip
+
+
+def _functional_inplace(op: str, fn):
+    def inplace_fn(x, *args, name=None, **kwargs):
+        return rebind(x, op, lambda before: fn(before, *args, **kwargs))
+
+    inplace_fn.__name__ = op
+    inplace_fn.__doc__ = f"In-place ``paddle.nn.functional.{op[:-1]}``: ``x`` becomes the result."
+    return inplace_fn
+
+
+def _functional_table():
+    from . import activation_extra as ax
+
+    return {
+        "relu_": activation.relu, "tanh_": activation.tanh, "elu_": activation.elu,
+        "leaky_relu_": activation.leaky_relu, "softmax_": activation.softmax, "hardtanh_": ax.hardtanh,
+        "thresholded_relu_": ax.thresholded_relu,
+    }  # fmt: skip
+
+
+for _name, _fn in _functional_table().items():
+    globals()[_name] = _functional_inplace(_name, _fn)
+FUNCTIONAL = list(_functional_table())

@@ -45,3 +45,36 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
 
 
 FUNCTIONAL = ["label_smooth", "sigmoid_focal_loss", "margin_ranking_loss"]
+
+
+def square_error_cost(input, label):  # noqa: A002
+    """Elementwise ``(input - label)^2`` (no reduction)."""
+    diff = input - label
+    return diff * diff
+
+
+def log_loss(input, label, epsilon=1e-4, name=None):  # noqa: A002
+    """Elementwise ``-label*log(input+eps) - (1-label)*log(1-input+eps)`` on probabilities."""
+    log = ew.UNARY["log"]
+    return -label * log(input + float(epsilon)) - (1.0 - label) * log(1.0 - input + float(epsilon))
+
+
+def soft_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
+    """``log(1 + exp(-label * input))`` with labels in {-1, 1}."""
+    _check_reduction("soft_margin_loss", reduction)
+    return _reduce(ew.UNARY["log1p"](ew.UNARY["exp"](-label * input)), reduction)
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``mask[..., j] = j < x[...]`` for lengths ``x``, ``maxlen`` columns (default ``max(x)``)."""
+    import numpy as np
+
+    from ..core.dtype import convert_dtype
+    from ..core.tensor import Tensor
+
+    lengths = x._data
+    n = int(lengths.max()) if maxlen is None and lengths.size else int(maxlen or 0)
+    return Tensor._wrap((np.arange(n) < lengths[..., None]).astype(convert_dtype(dtype)))
+
+
+FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss", "sequence_mask"]

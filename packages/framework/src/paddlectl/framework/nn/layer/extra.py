@@ -1,4 +1,4 @@
-"""Activation, reshaping, padding, distance and patch layers: thin wrappers over the functional ops
+"""Activation, reshaping, distance and patch layers: thin wrappers over the functional ops
 with Paddle's constructors and parameter names."""
 
 from __future__ import annotations
@@ -6,16 +6,16 @@ from __future__ import annotations
 from ...ops import activation as A
 from ...ops import activation_extra as AX
 from ...ops import distance as D
+from ...ops import loss_extra as LX
 from ...ops import patches as P
 from ...ops.math_extra import unflatten
-from ...ops.shape import pad
 from .activation import _activation_layer
 from .base import Layer
 
 __all__ = [
     "Hardtanh", "SiLU", "Tanhshrink", "Softsign", "SELU", "CELU", "GLU", "Hardshrink", "Softshrink", "LogSigmoid",
-    "ThresholdedReLU", "Unflatten", "PixelShuffle", "PixelUnshuffle", "Pad2D", "ZeroPad2D", "CosineSimilarity",
-    "PairwiseDistance", "Bilinear", "Unfold", "Fold",
+    "ThresholdedReLU", "Unflatten", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
+    "PairwiseDistance", "Bilinear", "Unfold", "Fold", "Softmax2D", "MarginRankingLoss", "SoftMarginLoss",
 ]  # fmt: skip
 
 Hardtanh = _activation_layer("Hardtanh", AX.hardtanh, min=-1.0, max=1.0)
@@ -72,26 +72,6 @@ class Unflatten(Layer):
         return unflatten(x, self.axis, self.shape)
 
 
-class Pad2D(Layer):
-    """Pad H and W by ``[left, right, top, bottom]`` (an int pads all four)."""
-
-    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None) -> None:
-        super().__init__()
-        self._pad = [padding] * 4 if isinstance(padding, int) else list(padding)
-        self._mode, self._value, self._data_format = mode, value, data_format
-
-    def forward(self, x):
-        return pad(x, self._pad, mode=self._mode, value=self._value, data_format=self._data_format)
-
-    def extra_repr(self) -> str:
-        return f"padding={self._pad}, mode={self._mode}, value={self._value}, data_format={self._data_format}"
-
-
-class ZeroPad2D(Pad2D):
-    def __init__(self, padding, data_format="NCHW", name=None) -> None:
-        super().__init__(padding, "constant", 0.0, data_format)
-
-
 class Bilinear(Layer):
     """``out = x1 W x2 + b`` with ``weight [out, in1, in2]`` and ``bias [1, out]``, as Paddle stores them."""
 
@@ -127,3 +107,32 @@ class Fold(Layer):
 
     def forward(self, x):
         return P.fold(x, **self._config)
+
+
+class Softmax2D(Layer):
+    """Softmax over the channel dim of [N, C, H, W] (or [C, H, W]) inputs."""
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            from ...errors import ShapeError
+
+            raise ShapeError(f"Softmax2D: expected a 3-D or 4-D input, got shape {x.shape}")
+        return A.softmax(x, axis=-3)
+
+
+class MarginRankingLoss(Layer):
+    def __init__(self, margin=0.0, reduction="mean", name=None) -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input, other, label):  # noqa: A002
+        return LX.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class SoftMarginLoss(Layer):
+    def __init__(self, reduction="mean", name=None) -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, label):  # noqa: A002
+        return LX.soft_margin_loss(input, label, self.reduction)
