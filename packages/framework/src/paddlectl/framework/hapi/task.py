@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .builders import build_optimizer, check_keys
+from .builders import build_optimizer
 
 Config = dict[str, Any]
 
@@ -109,8 +109,6 @@ class TaskBase:
 
     name = ""
 
-    OPTIMIZER_KEYS = ("name", "learning_rate", "lr", "weight_decay", "grad_clip")
-
     def build_optimizer(self, config: Config, model, steps_per_epoch: int):
         return build_optimizer(config.get("Optimizer") or {}, model.parameters())
 
@@ -118,15 +116,11 @@ class TaskBase:
         return str(((config.get("Optimizer") or {}).get("lr") or {}).get("interval", "epoch"))
 
     def main_indicator(self, config: Config) -> str:
-        return str((config.get("Metric") or {}).get("main_indicator") or _metric_names(self.build_metrics(config))[0])
-
-    @staticmethod
-    def check_section(section: dict | None, where: str, allowed: Iterable[str]) -> None:
-        """Refuse keys of ``section`` outside ``allowed``, naming the nearest one."""
-        check_keys(section or {}, where, allowed)
+        return str((config.get("Metric") or {}).get("main_indicator") or metric_names(self.build_metrics(config))[0])
 
 
-def _metric_names(metrics: list) -> list[str]:
+def metric_names(metrics: list) -> list[str]:
+    """Every name the metrics report (a Metric may report several, e.g. acc_top1 and acc_top5)."""
     names: list[str] = []
     for metric in metrics:
         name = metric.name()

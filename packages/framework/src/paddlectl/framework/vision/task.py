@@ -28,7 +28,7 @@ import numpy as np
 from .. import metric, nn
 from ..errors import ConfigError, DataError
 from ..hapi.builders import check_keys, instantiate, require_mapping
-from ..hapi.task import TaskBase
+from ..hapi.task import TaskBase, metric_names
 from . import transforms as T
 from .datasets import Cifar10, Cifar100, DatasetFolder
 from .digits import Digits
@@ -123,7 +123,7 @@ class ClsTask(TaskBase):
         if shape[0] not in (1, 3):
             raise ConfigError(f"Export.input_shape {shape} must start with 1 (grey) or 3 (RGB) channels")
         main = self.main_indicator(config)
-        names = [n for m in self.build_metrics(config) for n in np.atleast_1d(m.name()).tolist()]
+        names = metric_names(self.build_metrics(config))
         if main not in names:
             raise ConfigError(f"Metric.main_indicator {main!r} is not a metric name; choose from {', '.join(names)}")
         for split in ("Train", "Eval"):
