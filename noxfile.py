@@ -49,7 +49,7 @@ def _local_requirements(name: str, seen: set[str] | None = None) -> set[str]:
 
 
 def _install_project(session: nox.Session, name: str, extras: str = "test") -> None:
-    args = ["-c", LOCK, "-e", f"{PROJECTS[name]}[{extras}]"]
+    args = ["-c", LOCK, "-e", f"{PROJECTS[name]}[{extras}]" if extras else str(PROJECTS[name])]
     for dep in sorted(_local_requirements(name)):
         args += ["-e", str(PROJECTS[dep])]
     session.install(*args)
@@ -118,12 +118,48 @@ def lock(session: nox.Session) -> None:
         )
 
 
+DIGITS_CONFIG = "packages/framework/src/paddlectl/framework/vision/configs/digits_lenet.yml"
+
+
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job on embedded defaults (README command a)."""
-    _install_project(session, "paddlectl", extras="test")
-    session.run("paddlectl", "--version")
+    """The main job on embedded defaults (README command a): LeNet on scikit-learn's digits,
+    train -> export (verified) -> evaluate into the embedded MLflow store -> promote -> gate."""
+    _install_project(session, "paddlectl", extras="")
+    _install_project(session, "paddlectl-framework", extras="vision")
+    _install_project(session, "paddlectl-eval-harness", extras="")
+    out = Path("output/demo")
+    store = out / "eval"
     session.run("paddlectl", "doctor")
+    session.run("paddlectl", "train", "-c", DIGITS_CONFIG, "-o", f"Global.output_dir={out / 'train'}")
+    session.run(
+        "paddlectl",
+        "export",
+        "-c",
+        DIGITS_CONFIG,
+        "--weights",
+        str(out / "train/best"),
+        "-o",
+        str(out / "model"),
+        "--verify",
+    )
+    session.run("paddlectl", "eval", "run", "-m", str(out / "model"), "-c", DIGITS_CONFIG, "--output-dir", str(store))
+    newest = max((store / "runs").iterdir(), key=lambda run: run.stat().st_mtime).name
+    session.run("paddlectl", "eval", "promote", newest, "--output-dir", str(store))
+    session.run(
+        "paddlectl",
+        "eval",
+        "gate",
+        "-m",
+        str(out / "model"),
+        "-c",
+        DIGITS_CONFIG,
+        "--output-dir",
+        str(store),
+        "--out",
+        str(out / "gate"),
+    )
+    session.log(f"MLflow store: mlflow ui --backend-store-uri sqlite:///{(store / 'mlflow.db').resolve()}")
 
 
 @nox.session(python=PYTHON, venv_backend="venv")
