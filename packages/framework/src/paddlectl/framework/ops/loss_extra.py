@@ -3,6 +3,8 @@ label_smooth, sigmoid_focal_loss, margin_ranking_loss."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import ShapeError
 from . import elementwise as ew
 from .activation import relu, sigmoid
@@ -67,8 +69,6 @@ def soft_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
 
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     """``mask[..., j] = j < x[...]`` for lengths ``x``, ``maxlen`` columns (default ``max(x)``)."""
-    import numpy as np
-
     from ..core.dtype import convert_dtype
     from ..core.tensor import Tensor
 
@@ -78,3 +78,116 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
 
 
 FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss", "sequence_mask"]
+
+
+# ----- embedding and likelihood losses (Paddle's compositions) ---------------------------------
+
+
+def _zeros_like(t):
+    from ..core.tensor import Tensor
+
+    return Tensor._wrap(np.zeros((), t.dtype))
+
+
+def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    """``1 - cos`` where label is 1, ``max(0, cos - margin)`` where it is -1."""
+    _check_reduction("cosine_embedding_loss", reduction)
+    if label.ndim != 1 or input1.shape != input2.shape or input1.ndim > 2:
+        raise ShapeError(
+            f"cosine_embedding_loss: inputs must share a 1-D or 2-D shape and label be 1-D; got input1{input1.shape}, "
+            f"input2{input2.shape}, label{label.shape}"
+        )
+    from . import reduce
+
+    square = ew.UNARY["square"]
+    cos = reduce.sum(input1 * input2, -1) / ew.UNARY["sqrt"](
+        (reduce.sum(square(input1), -1) + 10e-12) * (reduce.sum(square(input2), -1) + 10e-12)
+    )
+    zero = _zeros_like(cos)
+    out = ew.where(label == 1, 1 - cos, zero) + ew.where(label == -1, ew.clip(cos - margin, 0.0), zero)
+    return _reduce(out, reduction)
+
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):  # noqa: A002
+    """``input`` where label is 1, ``max(0, margin - input)`` where it is -1."""
+    _check_reduction("hinge_embedding_loss", reduction)
+    zero = _zeros_like(input)
+    loss = ew.where(label == 1.0, input, zero) + ew.where(label == -1.0, relu(float(margin) - input), zero)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False, reduction="mean",
+                        name=None):  # fmt: skip  # noqa: A002
+    """``max(0, d(input, positive) - d(input, negative) + margin)`` with pairwise p-distances."""
+    from .distance import pairwise_distance
+
+    _check_reduction("triplet_margin_loss", reduction)
+    if margin < 0:
+        raise ValueError(f"triplet_margin_loss: margin must be >= 0, got {margin}")
+    if not input.shape == positive.shape == negative.shape:
+        raise ShapeError(
+            f"triplet_margin_loss: input{input.shape}, positive{positive.shape} and negative{negative.shape} must match"
+        )
+    pos = pairwise_distance(input, positive, p, epsilon)
+    neg = pairwise_distance(input, negative, p, epsilon)
+    if swap:
+        neg = ew.BINARY["minimum"](neg, pairwise_distance(positive, negative, p, epsilon))
+    return _reduce(ew.clip(pos - neg + float(margin), 0.0), reduction)
+
+
+def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None):  # noqa: A002
+    """Poisson negative log-likelihood; ``full`` adds Stirling's term where label > 1."""
+    _check_reduction("poisson_nll_loss", reduction)
+    if epsilon <= 0:
+        raise ValueError(f"poisson_nll_loss: epsilon must be > 0, got {epsilon}")
+    if input.shape != label.shape:
+        raise ShapeError(f"poisson_nll_loss: input{input.shape} and label{label.shape} must have the same shape")
+    log = ew.UNARY["log"]
+    if log_input:
+        loss = ew.UNARY["exp"](input) - label * input
+    else:
+        loss = input - label * log(input + float(epsilon))
+    if full:
+        stirling = label * log(label) - label + 0.5 * log(label * (2 * np.pi))
+        loss = loss + ew.where(label > 1, stirling, _zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean", name=None):  # noqa: A002
+    """``0.5 * (log(var) + (input - label)^2 / var)``; the variance is clamped to ``epsilon`` outside the
+    graph, as Paddle does, so no gradient reaches ``variance``."""
+    from .shape import unsqueeze
+
+    _check_reduction("gaussian_nll_loss", reduction)
+    if variance.shape != input.shape:
+        if input.shape[:-1] == variance.shape:
+            variance = unsqueeze(variance, -1)
+        elif not (input.shape[:-1] == variance.shape[:-1] and variance.shape[-1] == 1):
+            raise ShapeError(f"gaussian_nll_loss: variance{variance.shape} does not fit input{input.shape}")
+    if np.any(variance._data < 0):
+        raise ValueError("gaussian_nll_loss: variance has negative entries")
+    var = ew.clip(variance.detach(), float(epsilon))
+    diff = input - label
+    loss = (ew.UNARY["log"](var) + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * float(np.log(2 * np.pi))
+    return _reduce(loss, reduction)
+
+
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):  # noqa: A002
+    from . import reduce
+    from .activation_extra import log_sigmoid
+
+    _check_reduction("multi_label_soft_margin_loss", reduction)
+    if input.shape != label.shape:
+        raise ShapeError(f"multi_label_soft_margin_loss: input{input.shape} and label{label.shape} must match")
+    loss = -(label * log_sigmoid(input) + (1.0 - label) * log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(reduce.mean(loss, -1), reduction)
+
+
+FUNCTIONAL += [
+    "cosine_embedding_loss", "hinge_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+    "multi_label_soft_margin_loss",
+]  # fmt: skip

@@ -136,3 +136,36 @@ class SoftMarginLoss(Layer):
 
     def forward(self, input, label):  # noqa: A002
         return LX.soft_margin_loss(input, label, self.reduction)
+
+
+def _loss_layer(name: str, fn, n_inputs: int, **defaults) -> type:
+    """A loss Layer: constructor keywords are Paddle's (with its defaults), forward takes the tensors."""
+
+    def __init__(self, *args, name=None, **kwargs):
+        Layer.__init__(self)
+        self._config = {**defaults, **dict(zip(defaults, args, strict=False)), **kwargs}
+
+    def forward(self, *tensors):
+        if len(tensors) != n_inputs:
+            raise TypeError(f"{name}.forward takes {n_inputs} tensors, got {len(tensors)}")
+        return fn(*tensors, **self._config)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+
+CosineEmbeddingLoss = _loss_layer("CosineEmbeddingLoss", LX.cosine_embedding_loss, 3, margin=0, reduction="mean")
+HingeEmbeddingLoss = _loss_layer("HingeEmbeddingLoss", LX.hinge_embedding_loss, 2, margin=1.0, reduction="mean")
+TripletMarginLoss = _loss_layer(
+    "TripletMarginLoss", LX.triplet_margin_loss, 3, margin=1.0, p=2.0, epsilon=1e-6, swap=False, reduction="mean"
+)
+PoissonNLLLoss = _loss_layer(
+    "PoissonNLLLoss", LX.poisson_nll_loss, 2, log_input=True, full=False, epsilon=1e-8, reduction="mean"
+)
+GaussianNLLLoss = _loss_layer("GaussianNLLLoss", LX.gaussian_nll_loss, 3, full=False, epsilon=1e-6, reduction="mean")
+MultiLabelSoftMarginLoss = _loss_layer(
+    "MultiLabelSoftMarginLoss", LX.multi_label_soft_margin_loss, 2, weight=None, reduction="mean"
+)
+__all__ += [
+    "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+    "MultiLabelSoftMarginLoss",
+]  # fmt: skip
