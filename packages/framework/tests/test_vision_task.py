@@ -195,3 +195,10 @@ def test_optimizer_section_builds_optimizer_scheduler_and_clip():
         build_optimizer(
             {"lr": {"name": "StepDecay", "learning_rate": 0.1, "step_size": 1, "interval": "batch"}}, net.parameters()
         )
+
+
+def test_eval_harness_section_is_left_to_the_harness(task):
+    config = load_config(DIGITS, ["Eval.harness={batch_sizes: [1], repeats: 20}"])
+    task.check_config(config)
+    with pytest.raises(ConfigError, match="Train"):
+        task.check_config(load_config(DIGITS, ["Train.harness={repeats: 1}"]))

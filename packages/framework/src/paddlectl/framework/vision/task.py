@@ -115,7 +115,8 @@ class ClsTask(TaskBase):
             section = config.get(split)
             if not section or "dataset" not in section:
                 raise ConfigError(f"config section {split!r} needs a dataset, e.g. {split}.dataset: {{name: Digits}}")
-            check_keys(section, split, SPLIT_KEYS)
+            # Eval.harness belongs to the evaluation harness (DESIGN.md §3), which validates it.
+            check_keys(section, split, SPLIT_KEYS + (("harness",) if split == "Eval" else ()))
             check_keys(section.get("loader") or {}, f"{split}.loader", LOADER_KEYS)
         check_keys(config.get("PostProcess") or {}, "PostProcess", ("topk", "label_list"))
         check_keys(config.get("Export") or {}, "Export", ("input_shape",))
