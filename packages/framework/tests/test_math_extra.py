@@ -167,3 +167,11 @@ def test_shape_rules_on_symbolic_dims():
     assert math_extra.cumprod_op.infer(Spec(("N", 4), f), axis=1).shape == ("N", 4)
     assert math_extra.atan2_op.infer(Spec(("N", 1), f), Spec((1, "M"), f)).shape == ("N", "M")
     assert math_extra.index_add_op.infer(Spec(("N", 4), f), None, None, axis=1, alpha=1.0).shape == ("N", 4)
+
+
+@pytest.mark.parametrize(
+    "fn", [lambda P, x: P.logcumsumexp(x, axis=1), lambda P, x: P.logcumsumexp(x * 30), lambda P, x: x.logcumsumexp(0)]
+)
+def test_logcumsumexp_matches_paddle_and_finite_differences(real_paddle, gradcheck, fn):
+    compare(real_paddle, lambda P: lambda x: fn(P, x), r(3, 4), rtol=1e-5, atol=1e-5)
+    gradcheck(lambda x: fn(ours, x), r(2, 3))

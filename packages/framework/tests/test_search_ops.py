@@ -147,3 +147,20 @@ def test_errors_are_typed():
         ours.searchsorted(ours.rand([2, 3]), ours.rand([3, 1]))
     with pytest.raises(ValueError, match="interpolation"):
         ours.quantile(ours.rand([3]), 0.5, interpolation="cubic")
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda P, x: P.cummax(x, axis=1),
+        lambda P, x: P.cummin(x, axis=1),
+        lambda P, x: P.cummax(x),
+        lambda P, x: P.cummin(x, axis=0, dtype="int32"),
+    ],
+)
+def test_cumulative_extrema_match_paddle(real_paddle, fn):
+    a = np.array([[1.0, 3.0, 3.0, 2.0, 5.0], [2.0, 1.0, 2.0, 0.0, 2.0]], "float32")
+    compare(real_paddle, lambda P: lambda x: fn(P, x)[0], a)
+    got, want = fn(ours, ours.to_tensor(a))[1], fn(real_paddle, real_paddle.to_tensor(a))[1]
+    assert got.dtype == np.dtype(str(want.numpy().dtype))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

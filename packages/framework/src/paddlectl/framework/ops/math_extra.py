@@ -440,11 +440,23 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     return gather(x, Tensor._wrap(index), axis)
 
 
+def logcumsumexp(x, axis=None, dtype=None, name=None):
+    """``log(cumsum(exp(x)))`` along ``axis`` (flattened when None), shifted by the max for stability."""
+    if dtype is not None:
+        x = x.astype(dtype)
+    if axis is None:
+        x, axis = flatten(x), 0
+    axis = normalize_axis("logcumsumexp", int(axis), x.ndim)
+    shift = np.max(x._data, axis=axis, keepdims=True) if x.size else np.zeros((), x.dtype)
+    shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x.dtype))
+    return ew.UNARY["log"](reduce.cumsum(ew.UNARY["exp"](x - shift), axis)) + shift
+
+
 FUNCTIONAL: list[str] = []
 TENSOR_METHODS = [
     "atan2", "fmax", "fmin", "lerp", "frac", "mod", "floor_mod", "logit", "isclose", "allclose", "equal_all",
     "nansum", "nanmean", "count_nonzero", "cumprod", "cross", "diagonal", "diag", "trace", "index_add",
     "index_fill", "take", "outer", "inner", "kron", "mv", "addmm", "dist", "diff", "moveaxis", "unflatten",
-    "repeat_interleave",
+    "repeat_interleave", "logcumsumexp",
 ]  # fmt: skip
 TOP_LEVEL = TENSOR_METHODS + ["meshgrid"]

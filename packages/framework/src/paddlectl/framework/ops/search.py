@@ -264,8 +264,33 @@ def bernoulli(x, p=None, name=None):
     return Tensor._wrap((_random.generator().random(x._data.shape) < prob).astype(x.dtype))
 
 
+def _cumulative_extremum(x, axis, dtype, accumulate, op):
+    """Running extremum along ``axis`` and, per position, the latest index holding it (Paddle's choice
+    for ties); values are gathered at those indices, so their gradient goes to the chosen entries."""
+    if axis is None:
+        from .shape import flatten
+
+        x, axis = flatten(x), 0
+    axis = normalize_axis(op, int(axis), x.ndim)
+    data = x._data
+    running = accumulate(data, axis=axis)
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+    positions = np.arange(data.shape[axis]).reshape(shape)
+    index = np.maximum.accumulate(np.where(data == running, positions, 0), axis=axis)
+    return take_along_axis(x, Tensor._wrap(index), axis), Tensor._wrap(index.astype(convert_dtype(dtype)))
+
+
+def cummax(x, axis=None, dtype="int64", name=None):
+    return _cumulative_extremum(x, axis, dtype, np.maximum.accumulate, "cummax")
+
+
+def cummin(x, axis=None, dtype="int64", name=None):
+    return _cumulative_extremum(x, axis, dtype, np.minimum.accumulate, "cummin")
+
+
 TENSOR_METHODS = [
     "median", "nanmedian", "quantile", "nanquantile", "kthvalue", "mode", "unique", "unique_consecutive",
-    "bincount", "multinomial", "bucketize",
+    "bincount", "multinomial", "bucketize", "cummax", "cummin",
 ]  # fmt: skip
 TOP_LEVEL = TENSOR_METHODS + ["searchsorted", "bernoulli"]
