@@ -121,3 +121,18 @@ def test_an_onnx_model_is_evaluated_through_the_predictor(tmp_path, config_file)
     expected = float(((x @ w + b).argmax(axis=1) == task.labels[1500:]).mean())
     assert metrics["accuracy"] == pytest.approx(expected)
     assert metrics["error_rate"] == 0.0
+
+
+def test_eval_without_subcommand_evaluates_the_model(exported, config_file):
+    result = cli.invoke(app, ["--model", str(exported), "--task", "digits_task:DigitsTask", "-c", str(config_file)])
+    assert result.exit_code == 0, result.output
+    assert "accuracy" in result.output and "latency_p50_ms_bs1" in result.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--gate"], "pass --model DIR"), (["--model", "x", "run", "--model", "y"], "before a sub-command")],
+)
+def test_eval_without_subcommand_usage_errors(args, message):
+    result = cli.invoke(app, args)
+    assert result.exit_code == 2 and message in result.output

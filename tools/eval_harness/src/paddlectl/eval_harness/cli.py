@@ -115,6 +115,41 @@ def _served_task_name(model: Path) -> str:
         raise ConfigError(f"no task given and {exc}; pass --task NAME or set Global.task in the config") from None
 
 
+@app.callback(invoke_without_command=True)
+def evaluate_without_subcommand(
+    ctx: typer.Context,
+    model: Annotated[Path | None, typer.Option("--model", "-m", help="Exported model to evaluate.")] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", "-t", help="Task name or module:attribute (default Global.task).")
+    ] = None,
+    config: ConfigOpt = None,
+    override: OverrideOpt = [],  # noqa: B006 - typer copies it
+    output_dir: OutputOpt = None,
+    tracking_uri: UriOpt = None,
+    then_gate: Annotated[bool, typer.Option("--gate", help="Judge the new run against the champion.")] = False,
+) -> None:
+    """``paddlectl eval -c CFG --model OUT [--gate]`` is ``eval run`` (or ``eval gate --model``)."""
+    if ctx.invoked_subcommand is not None:
+        if model is not None or task is not None or then_gate:
+            _say(
+                "error: --model/--gate before a sub-command are not used; pass them after it (e.g. eval run --model DIR)"
+            )
+            raise typer.Exit(USAGE_ERROR)
+        return
+    if model is None:
+        _say(
+            "error: pass --model DIR (and -c CFG) to evaluate, or a sub-command: run, gate, promote, sync, compare, history"
+        )
+        raise typer.Exit(USAGE_ERROR)
+    common = dict(
+        model=model, task=task, config=config, override=override, output_dir=output_dir, tracking_uri=tracking_uri
+    )
+    if then_gate:
+        gate_cmd(**common)
+    else:
+        run(**common)
+
+
 @app.command()
 def run(
     model: Annotated[Path, typer.Option("--model", "-m", help="Exported model directory or .onnx file.")],
