@@ -65,6 +65,9 @@ def test_assign_copies_and_is_differentiable(real_paddle):
     out = ours.zeros([2, 3])
     assert ours.assign(ours.to_tensor(a), output=out) is out
     np.testing.assert_array_equal(out.numpy(), a)
+    w = ours.nn.Linear(3, 2).weight
+    ours.assign(np.ones((3, 2), "float32"), output=w)
+    assert not w.stop_gradient and isinstance(w, ours.Parameter) and w.numpy().sum() == 6
     with pytest.raises(ShapeError, match="output has shape"):
         ours.assign(ours.to_tensor(a), output=ours.zeros([3]))
 

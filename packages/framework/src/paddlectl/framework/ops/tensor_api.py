@@ -43,8 +43,10 @@ def assign(x, output=None) -> Tensor:
     if list(result.shape) != output.shape:
         raise ShapeError(f"assign: x has shape {result.shape}, output has shape {output.shape}; they must match")
     output._data = result._data.astype(output.dtype, copy=False)
-    output._node, output._out_index = result._node, result._out_index
-    output.stop_gradient = result.stop_gradient
+    if result._node is not None:
+        output._node, output._out_index, output.stop_gradient = result._node, result._out_index, False
+    else:  # a constant value: the tensor keeps its own stop_gradient (a parameter stays trainable)
+        output._node, output._out_index = None, 0
     return output
 
 
