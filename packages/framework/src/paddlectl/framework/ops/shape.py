@@ -106,23 +106,54 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return reshape(x, [0] * start + [-1] + shape[stop + 1 :])
 
 
+def _squeeze_forward(ctx, x, axes):
+    ctx.save(x.shape)
+    return np.squeeze(x, axis=axes)
+
+
+def _squeeze_infer(x: Spec, axes) -> Spec:
+    return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+
+squeeze_op = OpDef("squeeze", _squeeze_forward, lambda ctx, g: g.reshape(ctx.saved[0]), _squeeze_infer, OPAQUE)
+
+
 def squeeze(x, axis=None, name=None):
+    """Drop size-1 axes (all of them, or those in ``axis``; Paddle ignores listed axes not of size 1).
+
+    An op of its own rather than a reshape, so a traced program keeps its other dims symbolic."""
     shape = x.shape
     if axis is None:
         axes = {i for i, d in enumerate(shape) if d == 1}
     else:
         axes = {normalize_axis("squeeze", int(a), x.ndim) for a in ([axis] if isinstance(axis, int) else axis)}
-        axes = {a for a in axes if shape[a] == 1}  # Paddle ignores axes whose size is not 1
-    return reshape(x, [d for i, d in enumerate(shape) if i not in axes])
+        axes = {a for a in axes if shape[a] == 1}
+    return squeeze_op(x, axes=tuple(sorted(axes)))
+
+
+def _unsqueeze_forward(ctx, x, axes):
+    return np.expand_dims(x, axes)
+
+
+def _unsqueeze_infer(x: Spec, axes) -> Spec:
+    shape = list(x.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return Spec(tuple(shape), x.dtype)
+
+
+unsqueeze_op = OpDef(
+    "unsqueeze", _unsqueeze_forward, lambda ctx, g: np.squeeze(g, axis=ctx.attrs["axes"]), _unsqueeze_infer, OPAQUE
+)
 
 
 def unsqueeze(x, axis, name=None):
+    """Insert size-1 axes one after another, as Paddle does (each axis counts in the growing rank)."""
     axes = [axis] if isinstance(axis, int) else [int(a.item()) if isinstance(a, Tensor) else int(a) for a in axis]
-    shape = list(x.shape)
+    layout = [False] * x.ndim
     for a in axes:
-        a = normalize_axis("unsqueeze", a, len(shape) + 1)
-        shape.insert(a, 1)
-    return reshape(x, shape)
+        layout.insert(normalize_axis("unsqueeze", a, len(layout) + 1), True)
+    return unsqueeze_op(x, axes=tuple(i for i, new in enumerate(layout) if new))
 
 
 def _concat_forward(ctx, *xs, axis):
