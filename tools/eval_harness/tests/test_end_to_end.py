@@ -26,6 +26,7 @@ def test_run_evaluates_the_exported_model_with_cold_start_and_logs_it(exported, 
     m = out["metrics"]
     assert out["logged"] is True
     assert m["accuracy"] > 0.7 and m["error_rate"] == 0.0
+    assert m["planned_memory_mb"] > 0  # the predictor's own buffer plan, known before it ran
     # a fresh process pays imports and compilation before its first prediction
     assert m["cold_start_total_s"] > m["cold_start_first_run_s"] > 0
     assert m["cold_start_total_s"] > m["cold_start_import_s"] > 0

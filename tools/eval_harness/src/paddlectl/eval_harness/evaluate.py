@@ -122,6 +122,14 @@ def evaluate(
         return _evaluate(task, runner, settings, model_path=model_path, config=config, cold_start=cold_start)
 
 
+def _planned_bytes(runner, inputs) -> int | None:
+    """The predictor's own plan for one request's intermediates (None when it has no plan)."""
+    planned_bytes = getattr(runner, "planned_bytes", None)
+    if planned_bytes is None or inputs is None:
+        return None
+    return planned_bytes([np.shape(a) for a in inputs])
+
+
 def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tuple[Report, AccuracyPass]:
     acc = accuracy_pass(task, runner, settings)
     metrics: dict[str, float] = {}
@@ -159,6 +167,9 @@ def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tupl
     metrics["cost_per_1k"] = cost_per_1k(settings.cost, best_throughput)
     metrics["error_rate"] = errors / total if total else 0.0
     metrics["peak_rss_mb"] = peak_rss_bytes() / 2**20
+    planned = _planned_bytes(runner, acc.first_inputs)
+    if planned is not None:
+        metrics["planned_memory_mb"] = planned / 2**20
     if cold_start is not None and acc.first_inputs is not None:
         metrics.update({f"cold_start_{k}": v for k, v in cold_start(acc.first_inputs).items()})
     facts = environment.machine_facts()
