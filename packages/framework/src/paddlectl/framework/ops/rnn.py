@@ -24,7 +24,8 @@ def _step_forward(cell: str, xg: np.ndarray, hg: np.ndarray, h: np.ndarray, c: n
     if cell == "lstm":
         a = xg + hg
         H = h.shape[1]
-        i, f, o = _sigmoid(a[:, :H]), _sigmoid(a[:, H : 2 * H]), _sigmoid(a[:, 3 * H :])
+        s = _sigmoid(a)  # one pass over all four gates; the g slice of it goes unused
+        i, f, o = s[:, :H], s[:, H : 2 * H], s[:, 3 * H :]
         g = np.tanh(a[:, 2 * H : 3 * H])
         c_new = f * c + i * g
         tc = np.tanh(c_new)
