@@ -15,7 +15,7 @@ import numpy as np
 from ..core import symbolic
 from ..core.op import REGISTRY, Context
 from ..errors import DTypeError, ShapeError
-from .ir import Block, Operation, Program, Value
+from .ir import Block, Operation, Program, Value, last_uses
 from .verifier import verify
 
 
@@ -74,32 +74,13 @@ def _multiple_of(dim) -> tuple[str, int] | None:
     return None
 
 
-def _last_uses(block: Block) -> dict[int, int]:
-    """For each value read in ``block`` (or its sub-blocks), the index of the last op reading it."""
-    last: dict[int, int] = {}
-    for i, op in enumerate(block.ops):
-        for v in op.inputs:
-            if v is not None:
-                last[id(v)] = i
-        for sub in op.blocks:
-            for inner in sub.walk():
-                for v in inner.inputs:
-                    if v is not None:
-                        last[id(v)] = i
-            for v in sub.yields:
-                last[id(v)] = i
-    for v in block.yields:
-        last[id(v)] = len(block.ops)
-    return last
-
-
 class Executor:
     """Runs one program; thread-safe (no state changes after construction), weights shared read-only."""
 
     def __init__(self, program: Program, free_dead: bool = False) -> None:
         self.program = program
         self.free_dead = free_dead
-        self._last = {id(b): _last_uses(b) for b in program.block.blocks()} if free_dead else {}
+        self._last = {id(b): last_uses(b) for b in program.block.blocks()} if free_dead else {}
 
     def run(self, feeds: list) -> list[np.ndarray]:
         feeds = [np.asarray(f) for f in feeds]

@@ -269,3 +269,22 @@ def _freeze(value):
     if isinstance(value, float) and value != value:
         return ("nan",)
     return value
+
+
+def last_uses(block: Block) -> dict[int, int]:
+    """For each value read in ``block`` (or its sub-blocks), the index of the last op reading it."""
+    last: dict[int, int] = {}
+    for i, op in enumerate(block.ops):
+        for v in op.inputs:
+            if v is not None:
+                last[id(v)] = i
+        for sub in op.blocks:
+            for inner in sub.walk():
+                for v in inner.inputs:
+                    if v is not None:
+                        last[id(v)] = i
+            for v in sub.yields:
+                last[id(v)] = i
+    for v in block.yields:
+        last[id(v)] = len(block.ops)
+    return last

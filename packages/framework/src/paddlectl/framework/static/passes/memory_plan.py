@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core import symbolic
-from ..ir import SOURCE_OPS, Program
+from ..ir import SOURCE_OPS, Program, last_uses
 
 
 @dataclass
@@ -60,30 +60,12 @@ class MemoryPlan:
         )
 
 
-def _last_uses(block) -> dict[int, int]:
-    last: dict[int, int] = {}
-    for i, op in enumerate(block.ops):
-        for v in op.inputs:
-            if v is not None:
-                last[id(v)] = i
-        for sub in op.blocks:
-            for inner in sub.walk():
-                for v in inner.inputs:
-                    if v is not None:
-                        last[id(v)] = i
-            for v in sub.yields:
-                last[id(v)] = i
-    for v in block.yields:
-        last[id(v)] = len(block.ops)
-    return last
-
-
 class MemoryPlanner:
     """Liveness of a program's intermediates; ``plan(bindings)`` assigns buffers for one input shape."""
 
     def __init__(self, program: Program) -> None:
         block = program.block
-        last = _last_uses(block)
+        last = last_uses(block)
         self.intervals: list[Interval] = []
         by_value: dict[int, Interval] = {}
         for i, op in enumerate(block.ops):
