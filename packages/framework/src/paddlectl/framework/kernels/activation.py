@@ -116,20 +116,31 @@ def mish_grad(x, g, c):
     return out
 
 
+@njit(cache=True, inline="always")
+def _row_max(x, r):
+    m = -np.inf
+    for j in range(x.shape[1]):
+        if x[r, j] > m:
+            m = x[r, j]
+    return m
+
+
+@njit(cache=True, inline="always")
+def _shifted(v, m):
+    """``v - m`` clipped below at -64, as Paddle's CPU softmax kernels do."""
+    d = v - m
+    return _SHIFT_FLOOR if d < _SHIFT_FLOOR else d
+
+
 @parallel_kernel
 def softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
     for r in prange(rows):
-        m = -np.inf
-        for j in range(n):
-            if x[r, j] > m:
-                m = x[r, j]
+        m = _row_max(x, r)
         s = 0.0
         for j in range(n):
-            d = x[r, j] - m
-            if d < _SHIFT_FLOOR:
-                d = _SHIFT_FLOOR
+            d = _shifted(x[r, j], m)
             e = math.exp(d)
             out[r, j] = e
             s += e
@@ -157,15 +168,10 @@ def log_softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
     for r in prange(rows):
-        m = -np.inf
-        for j in range(n):
-            if x[r, j] > m:
-                m = x[r, j]
+        m = _row_max(x, r)
         s = 0.0
         for j in range(n):
-            d = x[r, j] - m
-            if d < _SHIFT_FLOOR:
-                d = _SHIFT_FLOOR
+            d = _shifted(x[r, j], m)
             out[r, j] = d
             s += math.exp(d)
         log_s = math.log(s)
