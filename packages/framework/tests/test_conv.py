@@ -45,6 +45,29 @@ def test_conv2d_depthwise_nhwc_and_no_bias(real_paddle):
     functional(real_paddle, "conv2d", randn(1, 3, 5, 5), randn(2, 3, 5, 5), rtol=1e-4, atol=1e-5)  # 1x1 output
 
 
+DIRECT_AND_POINTWISE_CASES = [  # (x, weight, kwargs): the direct depthwise kernels and the 1x1 GEMM-only path
+    ((2, 4, 9, 8), (4, 1, 3, 3), dict(groups=4, stride=2, padding=1)),
+    ((2, 4, 9, 8), (8, 1, 5, 5), dict(groups=4, padding=[2, 1], dilation=[1, 2])),  # multiplier 2
+    ((1, 6, 7, 9), (6, 1, 3, 3), dict(groups=6, stride=[1, 2], padding="SAME")),
+    ((3, 1, 8, 8), (5, 1, 3, 3), dict(padding=1)),
+    ((1, 2, 3, 2), (2, 1, 3, 3), dict(groups=2, stride=2, padding=2, dilation=2)),  # taps entirely in padding  # one input channel: direct kernel, groups=1
+    ((2, 6, 7, 9), (4, 6, 1, 1), dict()),
+    ((2, 6, 7, 9), (4, 6, 1, 1), dict(stride=2)),
+    ((1, 6, 7, 9), (6, 3, 1, 1), dict(stride=[2, 3], groups=2)),
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", DIRECT_AND_POINTWISE_CASES, ids=str)
+def test_depthwise_and_pointwise_match_paddle(real_paddle, x_shape, w_shape, kwargs):
+    functional(real_paddle, "conv2d", randn(*x_shape), randn(*w_shape), randn(w_shape[0]), rtol=1e-4, atol=1e-5,
+               **kwargs)  # fmt: skip
+
+
+def test_depthwise_transpose_matches_paddle(real_paddle):
+    functional(real_paddle, "conv2d_transpose", randn(2, 4, 5, 6), randn(4, 1, 3, 3), groups=4, stride=2, padding=1,
+               rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
 def test_conv2d_nhwc_with_bias_and_stride(real_paddle):
     functional(real_paddle, "conv2d", randn(2, 8, 7, 3), randn(4, 3, 3, 2), randn(4), stride=2, padding=[1, 0],
                data_format="NHWC", rtol=1e-4, atol=1e-5)  # fmt: skip
@@ -89,6 +112,9 @@ def test_conv_gradients_by_finite_differences(gradcheck):
     gradcheck(lambda x, w, b: F.conv2d_transpose(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
               randn(2, 4, 3, 4), randn(4, 1, 3, 3), randn(2))  # fmt: skip
     gradcheck(lambda x, w: F.conv1d(x, w, stride=2, padding=1), randn(2, 3, 7), randn(2, 3, 3))
+    gradcheck(lambda x, w: F.conv2d(x, w, stride=2, padding=[1, 2], dilation=[2, 1], groups=3),
+              randn(2, 3, 7, 6), randn(6, 1, 3, 2))  # fmt: skip
+    gradcheck(lambda x, w: F.conv2d(x, w, stride=[2, 1]), randn(2, 3, 5, 4), randn(2, 3, 1, 1))
 
 
 def test_non_contiguous_input(real_paddle):

@@ -11,59 +11,127 @@ import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels.conv import col2im, im2col
+from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, im2col
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
-# ----- the three GEMMs (x in NCHW, columns [N, G, C/G*kh*kw, OH*OW]) ------------------------------
+# ----- the three computations (x NCHW, weight [O, C/G, kh, kw], columns [C*kh*kw, N*OH*OW]) -------
 
 
-def _weights(w: np.ndarray, groups: int) -> np.ndarray:
-    """[O, Cg, kh, kw] as [G, O/G, Cg*kh*kw]."""
-    return w.reshape(groups, w.shape[0] // groups, -1)
+def _one_channel_per_output(w_shape) -> bool:
+    """Each output channel reads one input channel (depthwise, or a single-channel input): direct kernels."""
+    return w_shape[1] == 1
 
 
-def _columns(x, kernel, stride, pads, dil, outs):
-    return im2col(np.ascontiguousarray(x), *kernel, *stride, pads[0], pads[2], *dil, *outs)
+def _pointwise(kernel, pads) -> bool:
+    """A 1x1 kernel without padding: the (strided) input itself is the columns."""
+    return tuple(kernel) == (1, 1) and not any(pads)
 
 
-def _by_group(a: np.ndarray, groups: int) -> np.ndarray:
-    """[N, G*X, P] as [N, G, X, P] (a view)."""
-    return a.reshape(a.shape[0], groups, -1, a.shape[-1])
+def _channel_major(a: np.ndarray) -> np.ndarray:
+    """[N, X, ...] as [X, N*...] (a copy unless N == 1)."""
+    n, x = a.shape[:2]
+    if n == 1:
+        return a.reshape(x, -1)
+    return np.ascontiguousarray(a.reshape(n, x, -1).transpose(1, 0, 2)).reshape(x, -1)
+
+
+def _batch_major(a: np.ndarray, n: int) -> np.ndarray:
+    """The inverse of ``_channel_major``: [X, N*P] as [N, X, P]."""
+    x = a.shape[0]
+    if n == 1:
+        return a.reshape(1, x, -1)
+    return np.ascontiguousarray(a.reshape(x, n, -1).transpose(1, 0, 2))
+
+
+def _gemm(w2: np.ndarray, b: np.ndarray, groups: int, out=None) -> np.ndarray:
+    """Per-group ``w2 @ b`` for a [rows, K] weight and [K', P] operand, groups stacked along rows."""
+    if groups == 1:
+        return np.matmul(w2, b, out=out)
+    res = np.matmul(w2.reshape(groups, -1, w2.shape[1]), b.reshape(groups, -1, b.shape[1])).reshape(-1, b.shape[1])
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def _gemm_nt(a: np.ndarray, b: np.ndarray, groups: int) -> np.ndarray:
+    """Per-group ``a @ b.T`` for [O, P] and [G*Kg, P] operands: the [O, Kg] weight gradient."""
+    if groups == 1:
+        return a @ b.T
+    by_group = b.reshape(groups, -1, b.shape[1]).transpose(0, 2, 1)
+    return np.matmul(a.reshape(groups, -1, a.shape[1]), by_group).reshape(a.shape[0], -1)
+
+
+_BLOCK_BYTES = 2 << 20
+"""Columns are built and multiplied in blocks of about this size (a range of output rows across the
+batch), so a block stays in cache and a large image never holds its whole column matrix."""
+
+
+def _blocks(k: int, rows: int, ow: int, itemsize: int) -> list[tuple[int, int]]:
+    step = max(1, _BLOCK_BYTES // (k * ow * itemsize))
+    return [(q, min(q + step, rows)) for q in range(0, rows, step)]
 
 
 def _forward(x, w, stride, pads, dil, groups, outs):
-    """Convolution of NCHW ``x`` with [O, C/G, kh, kw] ``w``: the NCHW output, and the columns."""
-    cols = _columns(x, w.shape[2:], stride, pads, dil, outs)
-    if groups == 1:
-        out = np.matmul(w.reshape(w.shape[0], -1), cols)
+    """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
+    when they were built as one block, else x)."""
+    geometry = (*stride, pads[0], pads[2], *dil)
+    n, o = x.shape[0], w.shape[0]
+    if _one_channel_per_output(w.shape):
+        return depthwise(np.ascontiguousarray(x), np.ascontiguousarray(w), *geometry, *outs), x
+    w2 = w.reshape(o, -1)
+    if _pointwise(w.shape[2:], pads):
+        cols = _channel_major(x[:, :, :: stride[0], :: stride[1]])
+        out = _gemm(w2, cols, groups)
     else:
-        out = np.matmul(_weights(w, groups), _by_group(cols, groups))
-    return out.reshape(x.shape[0], w.shape[0], *outs), cols
-
-
-_KEEP_COLUMNS_BYTES = 32 << 20
-"""Columns up to this size are kept for the weight gradient; larger ones are rebuilt from x (memory)."""
-
-
-def _for_weight_grad(cols: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return cols if cols.nbytes <= _KEEP_COLUMNS_BYTES else x
+        xc, ow = np.ascontiguousarray(x), outs[1]
+        out = np.empty((o, n * outs[0] * ow), dtype=x.dtype)
+        for q0, q1 in _blocks(w2.shape[1] * groups, n * outs[0], ow, x.itemsize):
+            cols = im2col(xc, *w.shape[2:], *geometry, *outs, q0, q1)
+            _gemm(w2, cols, groups, out=out[:, q0 * ow : q1 * ow])
+        if cols.shape[1] != out.shape[1]:
+            cols = x
+    return _batch_major(out, n).reshape(n, o, *outs), cols
 
 
 def _input_grad(g, w, x_shape, stride, pads, dil, groups):
-    """The adjoint of ``_forward`` in x, from the NCHW output gradient: GEMM to columns, then col2im."""
+    """The adjoint of ``_forward`` in x, from the NCHW output gradient."""
     n, c, h, wd = x_shape
+    geometry = (*stride, pads[0], pads[2], *dil)
+    if _one_channel_per_output(w.shape):
+        return depthwise_input_grad(np.ascontiguousarray(g), np.ascontiguousarray(w), c, h, wd, *geometry)
+    o = w.shape[0]
+    w_t = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
+    g2 = _channel_major(g)
     oh, ow = g.shape[2:]
-    g3 = np.ascontiguousarray(g).reshape(n, groups, -1, oh * ow)
-    cols = np.matmul(_weights(w, groups).transpose(0, 2, 1), g3).reshape(n, -1, oh * ow)
-    return col2im(cols, n, c, h, wd, *w.shape[2:], *stride, pads[0], pads[2], *dil, oh, ow)
+    if _pointwise(w.shape[2:], pads):
+        dx = _batch_major(_gemm(w_t, g2, groups), n).reshape(n, c, oh, ow)
+        if (oh, ow) == (h, wd):
+            return dx
+        full = np.zeros(x_shape, dtype=g.dtype)
+        full[:, :, :: stride[0], :: stride[1]] = dx
+        return full
+    dx = np.zeros(x_shape, dtype=g.dtype)
+    for q0, q1 in _blocks(w_t.shape[0], n * oh, ow, g.itemsize):
+        cols = _gemm(w_t, g2[:, q0 * ow : q1 * ow], groups)
+        col2im(cols, dx, *w.shape[2:], *geometry, oh, ow, q0, q1)
+    return dx
 
 
 def _weight_grad(saved, g, w_shape, stride, pads, dil, groups):
-    """``saved`` is the forward's columns (2-D) or its NCHW input, whose columns are rebuilt."""
-    cols = saved if saved.ndim == 3 else _columns(saved, w_shape[2:], stride, pads, dil, g.shape[2:])
-    n, p = cols.shape[0], cols.shape[2]
-    g4 = np.ascontiguousarray(g).reshape(n, groups, -1, p)
-    return np.matmul(g4, _by_group(cols, groups).transpose(0, 1, 3, 2)).sum(axis=0).reshape(w_shape)
+    """``saved`` is the forward's columns (2-D) or its NCHW input (4-D), whose columns are rebuilt."""
+    geometry = (*stride, pads[0], pads[2], *dil)
+    if _one_channel_per_output(w_shape):
+        return depthwise_weight_grad(np.ascontiguousarray(saved), np.ascontiguousarray(g), *w_shape[2:], *geometry)
+    g2 = _channel_major(g)
+    if saved.ndim == 2:
+        return _gemm_nt(g2, saved, groups).reshape(w_shape)
+    xc, (oh, ow) = np.ascontiguousarray(saved), g.shape[2:]
+    dw = np.zeros((w_shape[0], int(np.prod(w_shape[1:]))), dtype=g.dtype)
+    for q0, q1 in _blocks(dw.shape[1] * groups, xc.shape[0] * oh, ow, g.itemsize):
+        cols = im2col(xc, *w_shape[2:], *geometry, oh, ow, q0, q1)
+        dw += _gemm_nt(g2[:, q0 * ow : q1 * ow], cols, groups)
+    return dw.reshape(w_shape)
 
 
 # ----- argument checks and layout ---------------------------------------------------------------
@@ -153,7 +221,7 @@ def _conv2d_forward(ctx, x, w, bias, stride, padding, dilation, groups, data_for
         raise DTypeError(f"conv2d: x is {x.dtype} but weight is {w.dtype}; cast one so they match")
     xc = _to_nchw(x, data_format)
     out, cols = _forward(xc, w, stride, pads, dil, groups, outs)
-    ctx.save(_for_weight_grad(cols, xc) if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
+    ctx.save(cols if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
     out = _from_nchw(out, data_format)
     return _add_bias(out, bias, data_format)
 
