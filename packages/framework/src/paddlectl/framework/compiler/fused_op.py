@@ -22,6 +22,7 @@ from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes, normalize_axes
 from ..errors import ShapeError
+from ..static.lowering import lowering
 from .codegen import check_body
 from .kernel_cache import get_kernel
 from .scalar_exprs import REDUCTIONS
@@ -66,10 +67,8 @@ def _rows(shape: list[int], strides: list[list[int]]):
     return [n // inner, inner], [[s[0] * inner, s[0]] for s in strides]
 
 
-@functools.lru_cache(maxsize=4096)
 def _iteration(shapes: tuple, full: tuple, split: int | None):
-    """(shape, strides, materialise) for inputs of these shapes: computed once per shape combination,
-    so a warm run pays a dict lookup, not the coalescing, per fused op."""
+    """(shape, strides, materialise): the kernel's iteration space for inputs of these shapes."""
     strides = [_broadcast_strides(s, full) for s in shapes]
     if split is None:
         shape, strides = _rows(*_coalesce(list(full), strides))
@@ -86,14 +85,6 @@ def _iteration(shapes: tuple, full: tuple, split: int | None):
     return np.asarray(shape, np.int64), np.asarray(strides, np.int64).reshape(len(shapes), -1), False
 
 
-def layout(arrays: list[np.ndarray], full: tuple, split: int | None = None):
-    """(flat inputs, shape, strides) for the kernel: ``split`` dims (the reduced ones) stay the inner one."""
-    shape, strides, materialise = _iteration(tuple(a.shape for a in arrays), tuple(full), split)
-    if materialise:
-        arrays = [np.broadcast_to(a, full) for a in arrays]
-    return [np.ascontiguousarray(a).reshape(-1) for a in arrays], shape, strides
-
-
 def _reduced(shape: tuple, axis, keepdim: bool) -> tuple:
     axes = normalize_axes("fused_elementwise", axis, len(shape))
     if keepdim:
@@ -108,31 +99,71 @@ def _check_trailing(axis, ndim: int) -> int:
     return ndim - len(axes)
 
 
+class Launch:
+    """One fused op at fixed input shapes and dtypes: its kernel, iteration space and result shape,
+    worked out once, so a call only allocates (or takes over its ``inplace`` input) and runs the kernel."""
+
+    def __init__(self, body, ops, dtypes, shapes, dtype, reduce, axis, keepdim, inplace) -> None:
+        self.shapes = shapes
+        self.dtype = np.dtype(dtype)
+        self.function = get_kernel(body, dtypes, self.dtype, reduce).function
+        try:
+            full = np.broadcast_shapes(*shapes)
+        except ValueError:
+            listed = ", ".join(str(list(s)) for s in shapes)
+            raise ShapeError(
+                f"fused_elementwise ({'+'.join(ops)}): inputs {listed} do not broadcast together"
+            ) from None
+        self.full = full
+        split = None if reduce is None else _check_trailing(axis, len(full))
+        self.out_shape = full if reduce is None else _reduced(full, axis, keepdim)
+        self.inplace = inplace if reduce is None and inplace is not None and shapes[inplace] == full else None
+        self.shape, self.strides, self.materialise = _iteration(shapes, full, split)
+        self.empty = math.prod(self.out_shape) == 0
+
+    def __call__(self, *arrays) -> np.ndarray:
+        out = None
+        if self.inplace is not None:
+            target = arrays[self.inplace]
+            flags = target.flags
+            if target.dtype == self.dtype and flags.c_contiguous and flags.writeable:
+                out = target
+        if out is None:
+            out = np.empty(self.out_shape, self.dtype)
+        if self.empty:
+            return out
+        if self.materialise:
+            arrays = [np.broadcast_to(a, self.full) for a in arrays]
+        flat = [a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1) for a in arrays]
+        self.function(out.reshape(-1), self.shape, self.strides, *flat)
+        return out
+
+
+@functools.lru_cache(maxsize=4096)
+def launch(body, ops, dtypes, shapes, dtype, reduce=None, axis=None, keepdim=False, inplace=None) -> Launch:
+    """The Launch for these attrs (``ops`` and ``axis`` as tuples) and input shapes/dtypes, made once."""
+    return Launch(body, ops, dtypes, shapes, dtype, reduce, axis, keepdim, inplace)
+
+
 def _forward(ctx, *arrays, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):
-    dtype = np.dtype(dtype)
-    kernel = get_kernel(body, [a.dtype for a in arrays], dtype, reduce)
-    try:
-        full = np.broadcast_shapes(*(a.shape for a in arrays))
-    except ValueError:
-        shapes = ", ".join(str(list(a.shape)) for a in arrays)
-        raise ShapeError(f"fused_elementwise ({'+'.join(ops)}): inputs {shapes} do not broadcast together") from None
-    if reduce is None:
-        split = None
-        target = arrays[inplace] if inplace is not None else None
-        if (
-            target is not None and target.shape == full and target.dtype == dtype
-            and target.flags.c_contiguous and target.flags.writeable
-        ):  # fmt: skip
-            out = target
-        else:
-            out = np.empty(full, dtype)
-    else:
-        split = _check_trailing(axis, len(full))
-        out = np.empty(_reduced(full, axis, keepdim), dtype)
-    flat, shape, strides = layout(list(arrays), full, split)
-    if out.size:
-        kernel.function(out.reshape(-1), shape, strides, *flat)
-    return out
+    return launch(
+        body, tuple(ops), tuple(a.dtype for a in arrays), tuple(a.shape for a in arrays), np.dtype(dtype), reduce,
+        _hashable(axis), keepdim, inplace,
+    )(*arrays)  # fmt: skip
+
+
+def _hashable(axis):
+    return tuple(axis) if isinstance(axis, list | tuple) else axis
+
+
+@lowering("fused_elementwise")
+def _lower(attrs, in_types, out_types) -> Launch:
+    """The executor's per-shape form: the Launch itself, made before the first run of a feed shape."""
+    return launch(
+        attrs["body"], tuple(attrs["ops"]), tuple(t[1] for t in in_types), tuple(t[0] for t in in_types),
+        np.dtype(attrs["dtype"]), attrs.get("reduce"), _hashable(attrs.get("axis")), attrs.get("keepdim", False),
+        attrs.get("inplace"),
+    )  # fmt: skip
 
 
 def _infer(*specs, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):

@@ -3,7 +3,8 @@
 Pass switches are recorded by name (``delete_pass``) and read by the pass manager through
 ``disabled_passes``; ``ir_optim`` says whether passes run at all. ``enable_memory_optim`` makes
 the executor drop each intermediate array after its last use. The CPU thread count bounds the
-Numba kernels' thread pool while a predictor runs.
+Numba kernels' thread pool and the BLAS threads (NumPy's matmul) while a predictor runs
+(``inference.threads``).
 """
 
 from __future__ import annotations

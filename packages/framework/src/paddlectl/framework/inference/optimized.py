@@ -1,11 +1,11 @@
-"""What a predictor runs: the saved program after the pass pipeline, with its compile report and
-memory plans.
+"""What a predictor runs: the saved program after the pass pipeline, its executor (shared by
+predictor clones), compile report and memory plans.
 
 ``Config.switch_ir_optim(False)`` runs the program as saved; otherwise every pass runs except
 those ``Config.delete_pass`` named (Paddle's pass names are accepted too). The memory plan is
 made once per input shape (per binding of the symbolic dims): at load time for a fixed-shape
-(re-specialised) model, before the first run of each new shape otherwise, so
-``predictor.memory_plan(shapes)`` answers before anything runs.
+(re-specialised) model, before the first run of each new shape otherwise (the executor asks when
+it first sees a feed shape), so ``predictor.memory_plan(shapes)`` answers before anything runs.
 """
 
 from __future__ import annotations
@@ -15,21 +15,24 @@ import threading
 import numpy as np
 
 from ..compiler.report import CompileReport
-from ..static.executor import bind_inputs
+from ..static.executor import Executor, bind_inputs
 from ..static.ir import Program
 from ..static.passes import OptimizeResult, PassManager
 from ..static.passes.memory_plan import MemoryPlan
 
 
 class OptimizedModel:
-    """The optimised program (shared read-only by predictor clones) and its reports."""
+    """The optimised program and its executor (both shared read-only by predictor clones) and reports.
+    With a memory plan, or ``memory_optim``, each result is freed after its last use."""
 
-    def __init__(self, program: Program, ir_optim: bool, disabled=()) -> None:
+    def __init__(self, program: Program, ir_optim: bool, disabled=(), memory_optim: bool = False) -> None:
         self.source = program
         self.result: OptimizeResult | None = PassManager(disabled=disabled).run(program) if ir_optim else None
         self.program = self.result.program if self.result is not None else program
         self._plans: dict[tuple, MemoryPlan] = {}
         self._lock = threading.Lock()
+        free_dead = memory_optim or self.planner is not None
+        self.executor = Executor(self.program, free_dead=free_dead, on_bind=self.plan)
 
     @property
     def planner(self):

@@ -8,30 +8,15 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 
-import numba
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
-from ..kernels import layer_is_thread_safe
-from ..static.executor import Executor, bind_inputs
 from .config import Config
 from .optimized import OptimizedModel
-
-_WORKQUEUE_LOCK = threading.Lock()
-
-
-def _kernel_guard():
-    """Under Numba's ``workqueue`` threading layer (the fallback when OpenMP and TBB are missing, see
-    ``kernels``) parallel kernels run from two threads at once abort the process, so clones running
-    in threads take turns there; under OpenMP or TBB they run concurrently."""
-    if layer_is_thread_safe():
-        return contextlib.nullcontext()
-    return _WORKQUEUE_LOCK
+from .threads import call_limited
 
 
 def _load(path) -> SavedModel:
@@ -103,9 +88,9 @@ class Predictor:
     def __init__(self, config: Config, saved: SavedModel | None = None, _model: OptimizedModel | None = None) -> None:
         self._config = config
         self._saved = saved if saved is not None else _load(config.model_dir())
-        self._model = _model or OptimizedModel(self._saved.program, config.ir_optim(), config.disabled_passes)
-        planned = self._model.planner is not None  # run by the plan's liveness: free each result after its last use
-        self._executor = Executor(self._model.program, free_dead=config.memory_optim_enabled() or planned)
+        self._model = _model or OptimizedModel(
+            self._saved.program, config.ir_optim(), config.disabled_passes, config.memory_optim_enabled()
+        )
         meta = self._saved.meta
         self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}
         self._outputs = {s["name"]: Tensor(s["name"], s, False) for s in meta["outputs"]}
@@ -188,15 +173,9 @@ class Predictor:
         return self._execute([h._data for h in self._inputs.values()])
 
     def _execute(self, arrays: list) -> list[np.ndarray]:
-        self._model.plan(bind_inputs(self._saved.program, arrays))  # a new input shape is planned before it runs
-        threads = min(self._config.cpu_math_library_num_threads(), numba.config.NUMBA_NUM_THREADS)
-        with _kernel_guard():
-            previous = numba.get_num_threads()
-            numba.set_num_threads(threads)
-            try:
-                return self._executor.run(arrays)
-            finally:
-                numba.set_num_threads(previous)
+        """The model's executor under the config's thread cap; a new input shape is checked and planned
+        (memory) before its first run, by the executor."""
+        return call_limited(self._config.cpu_math_library_num_threads(), self._model.executor.run, arrays)
 
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""

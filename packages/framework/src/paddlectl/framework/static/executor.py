@@ -1,21 +1,30 @@
 """Runs a Program on arrays: each op's own ``forward``, in program order.
 
-Feeds are checked against the input types first (rank, dtype, static dims, and one size per
-symbol across all inputs), so a wrong feed fails with a clear message instead of deep inside an
-op. ``specialize`` substitutes concrete sizes for the symbols, giving a program with fixed
-shapes (a loaded model re-specialised to one input shape). With ``free_dead=True`` an
-intermediate array is dropped right after its last use, which bounds peak memory by the live
-set instead of the whole program.
+The program is compiled once into a flat list of steps over a frame (a list with one slot per
+value): each step is a closure holding its op's kernel, attrs and the slots it reads and writes,
+run in a tight loop; weights and constants sit in the frame from the start. Feeds are checked
+against the input types (rank, dtype, static dims, and one size per symbol across all inputs), so
+a wrong feed fails with a clear message instead of deep inside an op, once per distinct feed
+signature (shapes and dtypes): the sizes found then are kept with a specialisation of the steps,
+in which ops with a lowering (``lowering``) run a callable prepared for those shapes. ``specialize``
+substitutes concrete sizes for the symbols, giving a program with fixed shapes (a loaded model
+re-specialised to one input shape). With ``free_dead=True`` an intermediate array is dropped
+right after its last use, which bounds peak memory by the live set instead of the whole program.
+Nothing here records gradients: ops run their ``forward`` with a context that needs none.
 """
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 import numpy as np
 
 from ..core import symbolic
 from ..core.op import REGISTRY, Context
 from ..errors import DTypeError, ShapeError
-from .ir import Block, Operation, Program, Value, last_uses
+from .ir import CONTROL_OPS, SOURCE_OPS, Block, Operation, Program, Value, last_uses
+from .lowering import LOWERINGS
 from .verifier import verify
 
 
@@ -74,63 +83,187 @@ def _multiple_of(dim) -> tuple[str, int] | None:
     return None
 
 
-class Executor:
-    """Runs one program; thread-safe (no state changes after construction), weights shared read-only."""
+_MAX_SPECIALISATIONS = 64
+"""Feed signatures kept per executor; past that the oldest is dropped (a model fed ever-new shapes)."""
 
-    def __init__(self, program: Program, free_dead: bool = False) -> None:
+
+class Executor:
+    """Runs one program; thread-safe (each run has its own frame), weights shared read-only and read
+    when the executor is made. ``on_bind(bindings)`` is called once per new feed signature, before
+    its first run (a predictor plans memory there)."""
+
+    def __init__(self, program: Program, free_dead: bool = False, on_bind: Callable | None = None) -> None:
         self.program = program
         self.free_dead = free_dead
-        self._last = {id(b): last_uses(b) for b in program.block.blocks()} if free_dead else {}
+        self._on_bind = on_bind
+        values = list(program.values())
+        self._slot = {id(v): i for i, v in enumerate(values)}
+        self._none = len(values)  # the slot of an absent optional input, always None
+        self._template: list = [None] * (len(values) + 1)
+        for op in program.walk():
+            if op.name == "param":
+                self._template[self._slot[id(op.outputs[0])]] = program.weights[op.attrs["name"]]
+            elif op.name == "constant":
+                self._template[self._slot[id(op.outputs[0])]] = op.attrs["value"]
+        self._feeds = [self._slot[id(v)] for v in program.inputs]
+        self._yields = [self._slot[id(v)] for v in program.outputs]
+        self._ops, self._dead = self._ops_and_dead(program.block)
+        self._steps = [self._step(op, dead) for op, dead in zip(self._ops, self._dead, strict=True)]
+        self._specialised: dict[tuple, list] = {}
+        self._lock = threading.Lock()
 
     def run(self, feeds: list) -> list[np.ndarray]:
         feeds = [np.asarray(f) for f in feeds]
-        bind_inputs(self.program, feeds)
-        env: dict[int, np.ndarray] = {}
-        by_name = dict(zip(self.program.input_names, feeds, strict=True))
-        return self._block(self.program.block, env, by_name)
+        steps = self._specialised.get(tuple((f.shape, f.dtype) for f in feeds))
+        if steps is None:
+            steps = self._specialise(feeds)
+        frame = self._template.copy()
+        for slot, array in zip(self._feeds, feeds, strict=True):
+            frame[slot] = array
+        for step in steps:
+            step(frame)
+        return [frame[s] for s in self._yields]
 
-    def _block(self, block: Block, env: dict, feeds: dict) -> list[np.ndarray]:
-        last = self._last.get(id(block))
-        for i, op in enumerate(block.ops):
-            self._op(op, env, feeds)
-            if last is not None:
-                for v in op.inputs:
-                    if v is not None and last.get(id(v)) == i and v.owner is not None and v.owner.name != "param":
-                        env.pop(id(v), None)
-        return [env[id(v)] for v in block.yields]
+    # ----- compiling -------------------------------------------------------------------------------
+    def _ops_and_dead(self, block: Block) -> tuple[list[Operation], list[tuple[int, ...]]]:
+        """The block's compute and control ops, and per op the slots to free after it: results and
+        arguments of this block whose last reader it is (a result nothing reads goes right after its
+        op). Sources stay (a loop body runs again); no freeing unless ``free_dead``."""
+        ops = [op for op in block.ops if op.name not in SOURCE_OPS]
+        if not self.free_dead:
+            return ops, [()] * len(ops)
+        last = last_uses(block)
+        position = {id(op): k for k, op in enumerate(ops)}
+        dead: list[list[int]] = [[] for _ in ops]
+        defined = [(v, i) for i, op in enumerate(block.ops) if op.name not in SOURCE_OPS for v in op.outputs]
+        for v, made in [*defined, *((a, None) for a in block.args)]:
+            end = last.get(id(v), made)
+            if end is not None and end < len(block.ops):  # yields live to the end of the block
+                dead[position[id(block.ops[end])]].append(self._slot[id(v)])
+        return ops, [tuple(d) for d in dead]
 
-    def _op(self, op: Operation, env: dict, feeds: dict) -> None:
-        name = op.name
-        if name == "input":
-            env[id(op.outputs[0])] = feeds[op.attrs["name"]]
-            return
-        if name == "param":
-            env[id(op.outputs[0])] = self.program.weights[op.attrs["name"]]
-            return
-        if name == "constant":
-            env[id(op.outputs[0])] = op.attrs["value"]
-            return
-        args = [None if v is None else env[id(v)] for v in op.inputs]
-        if name == "cond":
-            branch = op.blocks[0] if bool(np.asarray(args[0]).reshape(-1)[0]) else op.blocks[1]
-            outs = self._block(branch, dict(env), feeds)
-        elif name == "while":
-            outs = args
-            cond, body = op.blocks
-            while True:
-                inner = dict(env)
-                inner.update((id(a), x) for a, x in zip(cond.args, outs, strict=True))
-                if not bool(np.asarray(self._block(cond, inner, feeds)[0]).reshape(-1)[0]):
-                    break
-                inner = dict(env)
-                inner.update((id(a), x) for a, x in zip(body.args, outs, strict=True))
-                outs = self._block(body, inner, feeds)
+    def _step(self, op: Operation, dead: tuple[int, ...], run: Callable | None = None, types=None) -> Callable:
+        """``step(frame)`` for one op: read its slots, run it (``run`` while the inputs have the
+        (shape, dtype) ``types`` it was prepared for, else ``forward``), write its results, free ``dead``."""
+        ins = tuple(self._none if v is None else self._slot[id(v)] for v in op.inputs)
+        outs = tuple(self._slot[id(v)] for v in op.outputs)
+        if op.name in CONTROL_OPS:
+            body = self._cond(op, ins, outs) if op.name == "cond" else self._while(op, ins, outs)
         else:
-            ctx = Context((False,) * len(args), op.attrs)
-            out = REGISTRY[name].forward(ctx, *args, **op.attrs)
-            outs = out if isinstance(out, tuple) else (out,)
-        for v, a in zip(op.outputs, outs, strict=True):
-            env[id(v)] = a
+            forward, attrs, needs = REGISTRY[op.name].forward, op.attrs, (False,) * len(ins)
+
+            def call(args):
+                return forward(Context(needs, attrs), *args, **attrs)
+
+            if run is not None:
+                generic = call
+
+                def call(args):
+                    return run(*args) if [(a.shape, a.dtype) for a in args] == types else generic(args)
+
+            if len(outs) == 1:
+                (out,) = outs
+
+                def body(frame):
+                    frame[out] = call([frame[i] for i in ins])
+
+            else:
+
+                def body(frame):
+                    for slot, array in zip(outs, call([frame[i] for i in ins]), strict=True):
+                        frame[slot] = array
+
+        if not dead:
+            return body
+
+        def step(frame):
+            body(frame)
+            for slot in dead:
+                frame[slot] = None
+
+        return step
+
+    def _block_steps(self, block: Block) -> list[Callable]:
+        ops, dead = self._ops_and_dead(block)
+        return [self._step(op, d) for op, d in zip(ops, dead, strict=True)]
+
+    def _cond(self, op: Operation, ins: tuple, outs: tuple) -> Callable:
+        (pred,) = ins
+        branches = [(self._block_steps(b), [self._slot[id(v)] for v in b.yields]) for b in op.blocks]
+
+        def body(frame):
+            steps, yields = branches[0] if bool(np.asarray(frame[pred]).reshape(-1)[0]) else branches[1]
+            for step in steps:
+                step(frame)
+            results = [frame[s] for s in yields]
+            for slot, array in zip(outs, results, strict=True):
+                frame[slot] = array
+
+        return body
+
+    def _while(self, op: Operation, ins: tuple, outs: tuple) -> Callable:
+        cond, loop = op.blocks
+        cond_args, loop_args = ([self._slot[id(a)] for a in b.args] for b in (cond, loop))
+        cond_steps, loop_steps = self._block_steps(cond), self._block_steps(loop)
+        (test,) = (self._slot[id(v)] for v in cond.yields)
+        loop_yields = [self._slot[id(v)] for v in loop.yields]
+
+        def body(frame):
+            carried = [frame[i] for i in ins]
+            while True:
+                for slot, array in zip(cond_args, carried, strict=True):
+                    frame[slot] = array
+                for step in cond_steps:
+                    step(frame)
+                if not bool(np.asarray(frame[test]).reshape(-1)[0]):
+                    break
+                for slot, array in zip(loop_args, carried, strict=True):
+                    frame[slot] = array
+                for step in loop_steps:
+                    step(frame)
+                carried = [frame[s] for s in loop_yields]
+            for slot, array in zip(outs, carried, strict=True):
+                frame[slot] = array
+
+        return body
+
+    # ----- specialising ------------------------------------------------------------------------------
+    def _specialise(self, feeds: list) -> list[Callable]:
+        """Check the feeds (raising on a bad one), then the main block's steps with every op that has a
+        lowering and fully known shapes at these sizes prepared for them; kept per feed signature."""
+        bindings = bind_inputs(self.program, feeds)
+        if self._on_bind is not None:
+            self._on_bind(bindings)
+        sizes: dict = {}
+
+        def concrete(value: Value) -> tuple | None:
+            """(shape, dtype) at these sizes, or None where a dim is data-dependent (unknown until run)."""
+            for d in value.shape:
+                if isinstance(d, str) and d not in sizes:
+                    try:
+                        sizes[d] = symbolic.evaluate(d, bindings)
+                    except ShapeError:
+                        sizes[d] = None
+            shape = tuple(sizes[d] if isinstance(d, str) else d for d in value.shape)
+            return None if None in shape else (shape, value.dtype)
+
+        steps = list(self._steps)
+        for k, (op, dead) in enumerate(zip(self._ops, self._dead, strict=True)):
+            lower = LOWERINGS.get(op.name)
+            if lower is None or any(v is None for v in op.inputs):
+                continue
+            ins = [concrete(v) for v in op.inputs]
+            outs = [concrete(v) for v in op.outputs]
+            if None in ins or None in outs:
+                continue
+            run = lower(op.attrs, ins, outs)
+            if run is not None:
+                steps[k] = self._step(op, dead, run, ins)
+        with self._lock:
+            if len(self._specialised) >= _MAX_SPECIALISATIONS:
+                del self._specialised[next(iter(self._specialised))]
+            self._specialised[tuple((f.shape, f.dtype) for f in feeds)] = steps
+        return steps
 
 
 def run_program(program: Program, feeds: list) -> list[np.ndarray]:

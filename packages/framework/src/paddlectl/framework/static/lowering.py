@@ -1,0 +1,34 @@
+"""Lowerings: ops the executor runs through a callable prepared once per input shape.
+
+When the executor specialises a program to one feed signature every value's shape is known, so
+an op whose ``forward`` spends its time working layouts out from shapes (a fused kernel's
+iteration space, reshape's 0 and -1 rules) can do that work once. ``LOWERINGS[name](attrs,
+in_types, out_types)`` (lists of ``(shape, dtype)``) returns ``run(*arrays)`` for those types, or
+None to keep ``forward``; the executor calls ``run`` only while the arrays have exactly those
+shapes and dtypes (else ``forward``), so a lowering may rely on them. A lowering computes what ``forward`` computes: same kernels, same
+results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+LOWERINGS: dict[str, Callable] = {}
+"""Op name -> ``lower(attrs, in_types, out_types)``; the compiler registers ``fused_elementwise``."""
+
+
+def lowering(name: str):
+    """Decorator registering ``lower`` for the op ``name``."""
+
+    def register(lower: Callable) -> Callable:
+        LOWERINGS[name] = lower
+        return lower
+
+    return register
+
+
+@lowering("reshape")
+def _reshape(attrs, in_types, out_types):
+    """At a known output shape the 0/-1 rules are resolved already: a plain C-order reshape."""
+    shape = out_types[0][0]
+    return lambda x: x.reshape(shape)
