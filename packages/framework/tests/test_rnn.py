@@ -41,7 +41,8 @@ def test_recurrent_layers_match_paddle(real_paddle, kind, direction, layers, wit
 
 
 @pytest.mark.parametrize("cell", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
-def test_rnn_layer_gradients_match_finite_differences(gradcheck, cell):
+@pytest.mark.parametrize("reverse, hidden_bias", [(True, True), (False, False)])
+def test_rnn_layer_gradients_match_finite_differences(gradcheck, cell, reverse, hidden_bias):
     from paddlectl.framework.ops.rnn import GATES, rnn_layer
 
     g, H = GATES[cell], 3
@@ -49,8 +50,9 @@ def test_rnn_layer_gradients_match_finite_differences(gradcheck, cell):
 
     def fn(x, w_ih, w_hh, b, h0):
         c0 = h0 * 0.5 if cell == "lstm" else None
-        out = rnn_layer(x, w_ih, w_hh, b, b * 2, h0, c0, mask, cell=cell, reverse=True)
-        return out[0].sum(axis=2) + out[1].sum(axis=1, keepdim=True)
+        b_hh = b * 2 if hidden_bias else None
+        out = rnn_layer(x, w_ih, w_hh, b, b_hh, h0, c0, mask, cell=cell, reverse=reverse)
+        return out[0].sum(axis=2) + sum(s.sum(axis=1, keepdim=True) for s in out[1:])
 
     gradcheck(
         fn,
@@ -60,6 +62,53 @@ def test_rnn_layer_gradients_match_finite_differences(gradcheck, cell):
         RNG.standard_normal(g * H),
         RNG.standard_normal((2, H)),
     )
+
+
+@pytest.mark.parametrize("kind, kwargs", [("SimpleRNN", {"activation": "relu"}), ("GRU", {})])
+def test_initial_state_and_relu_match_paddle(real_paddle, kind, kwargs):
+    # (no biasless case: real paddle 3.3.1 segfaults on bias_hh_attr=False; gradcheck covers it)
+    x = RNG.standard_normal((3, 6, 4)).astype("float32")
+    h0 = RNG.standard_normal((1, 3, 5)).astype("float32")
+    ours, theirs = getattr(paddle.nn, kind)(4, 5, **kwargs), getattr(real_paddle.nn, kind)(4, 5, **kwargs)
+    _copy_weights(ours, theirs)
+    xo, ho = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(h0, stop_gradient=False)
+    xt, ht = real_paddle.to_tensor(x, stop_gradient=False), real_paddle.to_tensor(h0, stop_gradient=False)
+    out_o, last_o = ours(xo, ho)
+    out_t, last_t = theirs(xt, ht)
+    np.testing.assert_allclose(out_o.numpy(), out_t.numpy(), rtol=1e-5, atol=1e-6)
+    (out_o.sum() + last_o.sum()).backward()
+    (out_t.sum() + last_t.sum()).backward()
+    for a, b in ((xo, xt), (ho, ht)):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_float32_gate_activations_stay_within_two_ulp():
+    """The step kernels' own float32 sigmoid and tanh (vectorisable, unlike Numba's libm calls)."""
+    from numba import njit
+
+    from paddlectl.framework.kernels.rnn import sigmoid, tanh
+
+    @njit
+    def both(x, s, t):
+        for i in range(x.size):
+            s[i] = sigmoid(x[i])
+            t[i] = tanh(x[i])
+
+    x = np.concatenate([np.linspace(-100, 100, 400_001), np.linspace(-1, 1, 20_001)]).astype("float32")
+    s, t = np.empty_like(x), np.empty_like(x)
+    both(x, s, t)
+    x64, eps = x.astype("float64"), np.finfo("float32").eps
+    ref_s, ref_t = 1 / (1 + np.exp(-x64)), np.tanh(x64)
+    normal = ref_s > np.finfo("float32").tiny
+    assert np.all(np.abs(s - ref_s)[normal] <= 2 * eps * ref_s[normal])
+    assert np.all(np.abs(s - ref_s)[~normal] <= 1e-37)
+    nonzero = ref_t != 0
+    assert np.all(np.abs(t - ref_t)[nonzero] <= 2 * eps * np.abs(ref_t[nonzero]))
+    special = np.array([np.inf, -np.inf, np.nan, 0.0], dtype="float32")
+    s, t = np.empty_like(special), np.empty_like(special)
+    both(special, s, t)
+    np.testing.assert_array_equal(s, [1, 0, np.nan, 0.5])
+    np.testing.assert_array_equal(t, [1, -1, np.nan, 0])
 
 
 @pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "SimpleRNNCell"])

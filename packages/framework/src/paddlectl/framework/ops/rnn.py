@@ -11,129 +11,91 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Spec
+from ..kernels import rnn as kernels
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (np.tanh(0.5 * x) + 1)  # overflow-free logistic
-
-
-def _step_forward(cell: str, xg: np.ndarray, hg: np.ndarray, h: np.ndarray, c: np.ndarray | None):
-    """One time step from precomputed input gates ``xg`` and hidden gates ``hg``; returns (h, c, cache)."""
-    if cell == "lstm":
-        a = xg + hg
-        H = h.shape[1]
-        s = _sigmoid(a)  # one pass over all four gates; the g slice of it goes unused
-        i, f, o = s[:, :H], s[:, H : 2 * H], s[:, 3 * H :]
-        g = np.tanh(a[:, 2 * H : 3 * H])
-        c_new = f * c + i * g
-        tc = np.tanh(c_new)
-        return o * tc, c_new, (i, f, g, o, tc)
-    if cell == "gru":
-        H = h.shape[1]
-        r = _sigmoid(xg[:, :H] + hg[:, :H])
-        z = _sigmoid(xg[:, H : 2 * H] + hg[:, H : 2 * H])
-        cand = np.tanh(xg[:, 2 * H :] + r * hg[:, 2 * H :])
-        return (h - cand) * z + cand, None, (r, z, cand, hg[:, 2 * H :])
-    a = xg + hg
-    out = np.tanh(a) if cell == "rnn_tanh" else np.maximum(a, 0)
-    return out, None, (out,)
-
-
-def _step_backward(cell: str, dh: np.ndarray, dc, cache, h_prev, c_prev):
-    """Gradients of one step: (d input-gates, d hidden-gates, dh_prev contribution, dc_prev)."""
-    if cell == "lstm":
-        i, f, g, o, tc = cache
-        dc_new = dc + dh * o * (1 - tc * tc)
-        da = np.concatenate(
-            [dc_new * g * i * (1 - i), dc_new * c_prev * f * (1 - f), dc_new * i * (1 - g * g), dh * tc * o * (1 - o)],
-            axis=1,
-        )
-        return da, da, 0, dc_new * f
-    if cell == "gru":
-        r, z, cand, h_c = cache
-        d_cand = dh * (1 - z) * (1 - cand * cand)
-        dz = dh * (h_prev - cand) * z * (1 - z)
-        dr = d_cand * h_c * r * (1 - r)
-        dxg = np.concatenate([dr, dz, d_cand], axis=1)
-        dhg = np.concatenate([dr, dz, d_cand * r], axis=1)
-        return dxg, dhg, dh * z, None
-    (out,) = cache
-    da = dh * ((1 - out * out) if cell == "rnn_tanh" else (out > 0))
-    return da, da, 0, None
+def _slots(t: int, reverse: bool) -> tuple[int, int]:
+    """Where step t reads its old state and writes its new one in the [B, T + 1, H] state arrays."""
+    return (t + 1, t) if reverse else (t, t + 1)
 
 
 def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
     B, T, _ = x.shape
-    xg_all = np.matmul(x, w_ih.T)
+    G, H = w_hh.shape
+    dtype = x.dtype
+    xg = np.matmul(x, w_ih.T)  # the input projection of every step in one GEMM
     if b_ih is not None:
-        xg_all += b_ih
-    h = h0
-    c = c0
-    ys = np.zeros((B, T, h0.shape[1]), dtype=x.dtype)
-    caches, states = [], []
-    steps = range(T - 1, -1, -1) if reverse else range(T)
-    for t in steps:
-        hg = h @ w_hh.T
-        if b_hh is not None:
-            hg = hg + b_hh
-        h_new, c_new, cache = _step_forward(cell, xg_all[:, t], hg, h, c)
-        states.append((h, c))
-        caches.append(cache)
-        if mask is not None:
-            m = mask[:, t : t + 1]
-            ys[:, t] = h_new * m
-            h = m * h_new + (1 - m) * h
-            c = None if c_new is None else m * c_new + (1 - m) * c
+        xg += b_ih
+    b_hh = np.zeros(G, dtype) if b_hh is None else np.ascontiguousarray(b_hh)
+    mask = np.ones((B, T), dtype) if mask is None else np.ascontiguousarray(mask, dtype)
+    w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
+    first = T if reverse else 0
+    hs = np.empty((B, T + 1, H), dtype)
+    hs[:, first] = h0
+    ys = np.empty((B, T, H), dtype)
+    gates = np.empty((B, T, G), dtype)
+    cs = aux = None
+    if cell == "lstm":
+        cs = np.empty_like(hs)
+        cs[:, first] = c0
+        aux = np.empty_like(ys)
+    elif cell == "gru":
+        aux = np.empty_like(ys)
+    hg = np.empty((B, G), dtype)
+    kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
+    for t in range(T - 1, -1, -1) if reverse else range(T):
+        src, dst = _slots(t, reverse)
+        np.matmul(hs[:, src], w_hh_t, out=hg)
+        if cell == "lstm":
+            kernels.lstm_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, cs, ys, gates, aux)
+        elif cell == "gru":
+            kernels.gru_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, aux)
         else:
-            ys[:, t] = h_new
-            h, c = h_new, c_new
-    ctx.save(x, w_ih, w_hh, caches, states, list(steps))
-    outputs = (ys, h) if c is None else (ys, h, c)
-    return outputs
+            kernels.rnn_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, kind)
+    ctx.save(x, w_ih, w_hh, mask, hs, cs, gates, aux)
+    last = 0 if reverse else T
+    if cs is None:
+        return ys, hs[:, last].copy()
+    return ys, hs[:, last].copy(), cs[:, last].copy()
 
 
 def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
-    x, w_ih, w_hh, caches, states, steps = ctx.saved
-    cell, mask = ctx.attrs["cell"], ctx.mask
+    x, w_ih, w_hh, mask, hs, cs, gates, aux = ctx.saved
+    cell, reverse = ctx.attrs["cell"], ctx.attrs.get("reverse", False)
     B, T, _ = x.shape
     G, H = w_hh.shape
-    dxg_all = np.zeros((B, T, G), dtype=x.dtype)
-    # Per-step hidden-gate gradients and the states they multiply, so the weight gradient is
-    # one large GEMM after the loop instead of T small ones inside it.
-    dhg_all = np.empty((len(steps), B, G), dtype=x.dtype)
-    h_prev_all = np.empty((len(steps), B, H), dtype=x.dtype)
-    dh = dh_last.copy()
-    dc = None if dc_last is None else dc_last.copy()
-    for k in range(len(steps) - 1, -1, -1):
-        t = steps[k]
-        h_prev, c_prev = states[k]
-        m = None if mask is None else mask[:, t : t + 1]
-        dh_new = dys[:, t] + dh if m is None else m * (dys[:, t] + dh)
-        dc_new = dc if (dc is None or m is None) else m * dc
-        dxg, dhg, dh_direct, dc_prev = _step_backward(cell, dh_new, dc_new, caches[k], h_prev, c_prev)
-        dxg_all[:, t] = dxg
-        dhg_all[k] = dhg
-        h_prev_all[k] = h_prev
-        carried = dhg @ w_hh + dh_direct
-        dh = carried if m is None else carried + (1 - m) * dh
-        if dc is not None:
-            dc = dc_prev if m is None else dc_prev + (1 - m) * dc
+    dtype = x.dtype
+    dys = np.ascontiguousarray(dys, dtype)
+    dh = np.array(dh_last, dtype)  # a fresh copy: the kernels update it in place
+    dc = None if dc_last is None else np.array(dc_last, dtype)
+    carried = np.zeros((B, H), dtype)  # the previous step's dgates @ W_hh
+    dxg = np.empty((B, T, G), dtype)
+    # GRU's hidden-gate gradients differ from the input-gate ones; LSTM's and RNN's are equal.
+    dhg = np.empty_like(dxg) if cell == "gru" else dxg
+    kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
+    for t in range(T) if reverse else range(T - 1, -1, -1):
+        src, _ = _slots(t, reverse)
+        if cell == "lstm":
+            kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+        elif cell == "gru":
+            kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+        else:
+            kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+        np.matmul(dhg[:, t], w_hh, out=carried)
     needs = ctx.needs_input_grad
-    flat_dxg = dxg_all.reshape(-1, G)
+    # The weight gradients as one large GEMM each over all steps, not T small ones.
+    flat_dxg = dxg.reshape(-1, G)
     dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else None
     dw_ih = flat_dxg.T @ x.reshape(-1, x.shape[2]) if needs[1] else None
     db_ih = flat_dxg.sum(axis=0) if needs[3] else None
-    flat_dhg = dhg_all.reshape(-1, G)
-    dw_hh = flat_dhg.T @ h_prev_all.reshape(-1, H) if needs[2] else None
+    flat_dhg = dhg.reshape(-1, G)
+    h_prev = hs[:, 1:] if reverse else hs[:, :T]  # the state each step read, at [b, t]
+    dw_hh = flat_dhg.T @ h_prev.reshape(-1, H) if needs[2] else None
     db_hh = flat_dhg.sum(axis=0) if needs[4] else None
-    return dx, dw_ih, dw_hh, db_ih, db_hh, dh if needs[5] else None, dc if needs[6] else None, None
-
-
-def _forward_with_mask(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
-    ctx.mask = mask
-    return _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse)
+    dh0 = carried + dh if needs[5] else None
+    return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] else None, None
 
 
 def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0: Spec, c0, mask, cell, reverse=False):
@@ -144,7 +106,7 @@ def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0: Spec, c0, mask, 
     return (y, state, state) if cell == "lstm" else (y, state)
 
 
-rnn_layer_op = OpDef("rnn_layer", _forward_with_mask, _rnn_vjp, _rnn_infer, OPAQUE)
+rnn_layer_op = OpDef("rnn_layer", _rnn_forward, _rnn_vjp, _rnn_infer, OPAQUE)
 
 
 def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0=None, mask=None, cell: str = "lstm", reverse: bool = False):
@@ -154,4 +116,6 @@ def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0=None, mask=None, cell: str = "ls
     """
     if cell not in GATES:
         raise ValueError(f"rnn_layer: cell must be one of {sorted(GATES)}, got {cell!r}")
+    if cell == "lstm" and c0 is None:
+        raise ValueError("rnn_layer: an LSTM needs an initial cell state c0 (zeros for none)")
     return rnn_layer_op(x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell=cell, reverse=bool(reverse))

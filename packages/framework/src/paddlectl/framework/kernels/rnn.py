@@ -1,0 +1,269 @@
+"""Fused time-step kernels for the recurrent cells; ops/rnn.py runs the loop over time.
+
+A step is one small matmul ``h @ W_hh^T`` (NumPy's BLAS: Numba reaches BLAS only through SciPy,
+which the framework does not depend on) and elementwise work: hidden bias, gate
+nonlinearities, state update, sequence mask, and saving what BPTT needs. Each kernel here does
+that elementwise part of one step in one call, where NumPy needed a dozen calls and temporaries.
+
+Arrays are batch-major like the op: ``xg``/``gates`` [B, T, G], ``ys``/``aux`` [B, T, H]; the
+states ``hs``/``cs`` are [B, T + 1, H], slot ``src`` holding the state before step ``t`` and
+``dst`` the one after, so the matmul input of every step stays saved for the weight gradient.
+``mask`` [B, T] is 1 inside a sequence, 0 past its end (the state is frozen, the output zero).
+
+Numba has no vectorised libm without Intel SVML, and at ~15 ns a scalar ``tanhf`` would make a
+step's nonlinearities cost ten times its matmul; so float32 uses the exp and tanh below (plain
+arithmetic that LLVM vectorises, within 2 ulp of libm), while float64 keeps libm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.extending import overload
+
+_F = np.float32
+_LOG2E = _F(1.4426950408889634)
+_LN2_HI = _F(0.693359375)  # ln 2 split so that n * _LN2_HI is exact (Cody-Waite)
+_LN2_LO = _F(-2.12194440e-4)
+_EXP_LO, _EXP_HI = _F(-87.0), _F(88.0)  # exp stays a normal float32 in between
+_ZERO, _INF = _F(0.0), _F(np.inf)
+_EXP_POLY = tuple(_F(1.0 / math.factorial(k)) for k in range(8))  # degree 7: error < 1e-8 on |r| < ln2/2
+_TANH_SMALL = _F(0.625)  # below, 1 - 2 / (1 + e^2x) cancels: an odd polynomial instead
+_TANH_POLY = tuple(_F(c) for c in (1.0, -0.3333326280117035, 0.13331149518489838, -0.05372267961502075,
+                                   0.020595679059624672, -0.005664775148034096))  # fmt: skip
+"""tanh(x) / x as a polynomial in x^2, least-squares fit on [0, 0.625] (error < 4e-9)."""
+_ONE, _TWO, _HALF = _F(1.0), _F(2.0), _F(0.5)
+_BIAS, _MANTISSA = np.int32(127), np.int32(23)
+
+
+@njit(cache=True)
+def _exp32(x):
+    """exp(x) = 2^n * e^r with |r| <= ln2 / 2; 2^n is built from its exponent bits."""
+    v = min(max(x, _EXP_LO), _EXP_HI)
+    n = np.floor(v * _LOG2E + _HALF)
+    r = v - n * _LN2_HI - n * _LN2_LO
+    c0, c1, c2, c3, c4, c5, c6, c7 = _EXP_POLY
+    p = c0 + r * (c1 + r * (c2 + r * (c3 + r * (c4 + r * (c5 + r * (c6 + r * c7))))))
+    scale = np.int32((np.int32(n) + _BIAS) << _MANTISSA).view(np.float32)
+    if x > _EXP_HI:
+        return _INF
+    if x < _EXP_LO:
+        return _ZERO  # true value below 1.7e-38
+    return p * scale if x == x else x
+
+
+def sigmoid(x):
+    """Logistic function of a scalar inside kernels (float32 vectorisable, float64 libm)."""
+
+
+def tanh(x):
+    """tanh of a scalar inside kernels (float32 vectorisable, float64 libm)."""
+
+
+@overload(sigmoid)
+def _sigmoid_impl(x):
+    if x == types.float32:
+        return lambda x: _ONE / (_ONE + _exp32(-x))
+    return lambda x: 1.0 / (1.0 + math.exp(-x))
+
+
+@overload(tanh)
+def _tanh_impl(x):
+    if x == types.float32:
+
+        def tanh32(x):
+            s = x * x
+            t1, t3, t5, t7, t9, t11 = _TANH_POLY
+            p = t1 + s * (t3 + s * (t5 + s * (t7 + s * (t9 + s * t11))))
+            big = _ONE - _TWO / (_ONE + _exp32(_TWO * abs(x)))
+            if abs(x) < _TANH_SMALL:
+                return x * p
+            return big if x >= 0 else -big
+
+        return tanh32
+    return lambda x: math.tanh(x)
+
+
+# Each step works row by row, in loops that store to one array over one gate block: a loop
+# storing to several arrays needs more runtime alias checks than LLVM allows and stays scalar.
+
+SIGMOID, TANH, RELU = 0, 1, 2
+
+
+@njit(cache=True, error_model="numpy")
+def _activate(out, xg, hg, bias, kind):
+    """out = act(xg + (hg + bias)), act one of SIGMOID, TANH, RELU."""
+    if kind == SIGMOID:
+        for j in range(out.size):
+            out[j] = sigmoid(xg[j] + (hg[j] + bias[j]))
+    elif kind == TANH:
+        for j in range(out.size):
+            out[j] = tanh(xg[j] + (hg[j] + bias[j]))
+    else:
+        for j in range(out.size):
+            a = xg[j] + (hg[j] + bias[j])
+            out[j] = _ZERO if a <= 0 else a  # NaN stays NaN
+
+
+@njit(cache=True, error_model="numpy")
+def _tanh_into(out, x):
+    for j in range(out.size):
+        out[j] = tanh(x[j])
+
+
+@njit(cache=True)
+def _commit(hs, ys, b, t, src, dst, keep):
+    """Row b's new state is already in ys[b, t]: keep it, or past the sequence end keep the old."""
+    if keep:
+        hs[b, dst] = ys[b, t]
+    else:
+        hs[b, dst] = hs[b, src]
+        ys[b, t] = 0
+
+
+@njit(cache=True)
+def _upstream(dh, carried, dys, b, t, keep):
+    """dh[b] becomes the gradient reaching step t's new state (or, past the end, the old one)."""
+    dh_row, c_row = dh[b], carried[b]
+    if keep:
+        dy = dys[b, t]
+        for j in range(dh_row.size):
+            dh_row[j] = dy[j] + (c_row[j] + dh_row[j])
+    else:
+        for j in range(dh_row.size):
+            dh_row[j] = c_row[j] + dh_row[j]
+
+
+@njit(cache=True, error_model="numpy")
+def lstm_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, cs, ys, gates, tcs):
+    """One LSTM step (gates [i, f, g, o]); saves the activated gates and tanh(c)."""
+    B, H = hg.shape[0], hs.shape[2]
+    for b in range(B):
+        gr, x, h = gates[b, t], xg[b, t], hg[b]
+        _activate(gr[: 2 * H], x[: 2 * H], h[: 2 * H], b_hh[: 2 * H], SIGMOID)
+        _activate(gr[2 * H : 3 * H], x[2 * H : 3 * H], h[2 * H : 3 * H], b_hh[2 * H : 3 * H], TANH)
+        _activate(gr[3 * H :], x[3 * H :], h[3 * H :], b_hh[3 * H :], SIGMOID)
+        i, f, g, o = gr[:H], gr[H : 2 * H], gr[2 * H : 3 * H], gr[3 * H :]
+        c_prev, c_new, tc, y = cs[b, src], cs[b, dst], tcs[b, t], ys[b, t]
+        for j in range(H):
+            c_new[j] = f[j] * c_prev[j] + i[j] * g[j]
+        _tanh_into(tc, c_new)
+        for j in range(H):
+            y[j] = o[j] * tc[j]
+        keep = mask[b, t] != 0
+        if not keep:
+            c_new[:] = c_prev
+        _commit(hs, ys, b, t, src, dst, keep)
+
+
+@njit(cache=True, error_model="numpy")
+def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgates):
+    """BPTT through one LSTM step: dgates[:, t]; dh, dc become the gradients of the old state
+    except the part through W_hh (the caller's next ``carried = dgates[:, t] @ W_hh``)."""
+    B, H = dh.shape
+    for b in range(B):
+        keep = mask[b, t] != 0
+        _upstream(dh, carried, dys, b, t, keep)
+        dg = dgates[b, t]
+        if not keep:
+            dg[:] = 0
+            continue
+        gr, tc, c_prev, dh_row, dc_row = gates[b, t], tcs[b, t], cs[b, src], dh[b], dc[b]
+        i, f, g, o = gr[:H], gr[H : 2 * H], gr[2 * H : 3 * H], gr[3 * H :]
+        for j in range(H):
+            dc_row[j] = dc_row[j] + dh_row[j] * o[j] * (_ONE - tc[j] * tc[j])
+        di, df, dgg, do = dg[:H], dg[H : 2 * H], dg[2 * H : 3 * H], dg[3 * H :]
+        for j in range(H):
+            di[j] = dc_row[j] * g[j] * i[j] * (_ONE - i[j])
+        for j in range(H):
+            df[j] = dc_row[j] * c_prev[j] * f[j] * (_ONE - f[j])
+        for j in range(H):
+            dgg[j] = dc_row[j] * i[j] * (_ONE - g[j] * g[j])
+        for j in range(H):
+            do[j] = dh_row[j] * tc[j] * o[j] * (_ONE - o[j])
+        for j in range(H):
+            dc_row[j] = dc_row[j] * f[j]
+        dh_row[:] = 0
+
+
+@njit(cache=True, error_model="numpy")
+def gru_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, hcs):
+    """One GRU step (gates [r, z, c], reset applied after the hidden matmul); saves the
+    activated gates and the candidate's hidden part hc = (h @ W_hc^T + b_hc)."""
+    B, H = hg.shape[0], hs.shape[2]
+    for b in range(B):
+        gr, x, h, hc = gates[b, t], xg[b, t], hg[b], hcs[b, t]
+        _activate(gr[: 2 * H], x[: 2 * H], h[: 2 * H], b_hh[: 2 * H], SIGMOID)
+        hh, bc = h[2 * H :], b_hh[2 * H :]
+        for j in range(H):
+            hc[j] = hh[j] + bc[j]
+        r, z, cand, xc = gr[:H], gr[H : 2 * H], gr[2 * H :], x[2 * H :]
+        for j in range(H):
+            cand[j] = tanh(xc[j] + r[j] * hc[j])
+        h_prev, y = hs[b, src], ys[b, t]
+        for j in range(H):
+            y[j] = (h_prev[j] - cand[j]) * z[j] + cand[j]
+        _commit(hs, ys, b, t, src, dst, mask[b, t] != 0)
+
+
+@njit(cache=True, error_model="numpy")
+def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
+    """BPTT through one GRU step: input-gate and hidden-gate gradients (they differ in the
+    candidate block, scaled by r on the hidden side); dh as in ``lstm_backward_step``."""
+    B, H = dh.shape
+    for b in range(B):
+        keep = mask[b, t] != 0
+        _upstream(dh, carried, dys, b, t, keep)
+        dx_row, dh_g = dxg[b, t], dhg[b, t]
+        if not keep:
+            dx_row[:] = 0
+            dh_g[:] = 0
+            continue
+        gr, hc, h_prev, dh_row = gates[b, t], hcs[b, t], hs[b, src], dh[b]
+        r, z, cand = gr[:H], gr[H : 2 * H], gr[2 * H :]
+        dr, dz, dcand = dx_row[:H], dx_row[H : 2 * H], dx_row[2 * H :]
+        for j in range(H):
+            dcand[j] = dh_row[j] * (_ONE - z[j]) * (_ONE - cand[j] * cand[j])
+        for j in range(H):
+            dz[j] = dh_row[j] * (h_prev[j] - cand[j]) * z[j] * (_ONE - z[j])
+        for j in range(H):
+            dr[j] = dcand[j] * hc[j] * r[j] * (_ONE - r[j])
+        dh_g[: 2 * H] = dx_row[: 2 * H]
+        dh_c = dh_g[2 * H :]
+        for j in range(H):
+            dh_c[j] = dcand[j] * r[j]
+        for j in range(H):
+            dh_row[j] = dh_row[j] * z[j]
+
+
+@njit(cache=True, error_model="numpy")
+def rnn_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, outs, kind):
+    """One SimpleRNN step, activation TANH or RELU; saves the unmasked output."""
+    for b in range(hg.shape[0]):
+        out = outs[b, t]
+        _activate(out, xg[b, t], hg[b], b_hh, kind)
+        ys[b, t] = out
+        _commit(hs, ys, b, t, src, dst, mask[b, t] != 0)
+
+
+@njit(cache=True, error_model="numpy")
+def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
+    """BPTT through one SimpleRNN step; dh as in ``lstm_backward_step``."""
+    for b in range(dh.shape[0]):
+        keep = mask[b, t] != 0
+        _upstream(dh, carried, dys, b, t, keep)
+        dg = dgates[b, t]
+        if not keep:
+            dg[:] = 0
+            continue
+        out, dh_row = outs[b, t], dh[b]
+        if kind == TANH:
+            for j in range(dg.size):
+                dg[j] = dh_row[j] * (_ONE - out[j] * out[j])
+        else:
+            for j in range(dg.size):
+                dg[j] = dh_row[j] * (_ONE if out[j] > 0 else _ZERO)
+        dh_row[:] = 0
