@@ -50,7 +50,11 @@ DIRECT_AND_POINTWISE_CASES = [  # (x, weight, kwargs): the direct depthwise kern
     ((2, 4, 9, 8), (8, 1, 5, 5), dict(groups=4, padding=[2, 1], dilation=[1, 2])),  # multiplier 2
     ((1, 6, 7, 9), (6, 1, 3, 3), dict(groups=6, stride=[1, 2], padding="SAME")),
     ((3, 1, 8, 8), (5, 1, 3, 3), dict(padding=1)),
-    ((1, 2, 3, 2), (2, 1, 3, 3), dict(groups=2, stride=2, padding=2, dilation=2)),  # taps entirely in padding  # one input channel: direct kernel, groups=1
+    (
+        (1, 2, 3, 2),
+        (2, 1, 3, 3),
+        dict(groups=2, stride=2, padding=2, dilation=2),
+    ),  # taps entirely in padding  # one input channel: direct kernel, groups=1
     ((2, 6, 7, 9), (4, 6, 1, 1), dict()),
     ((2, 6, 7, 9), (4, 6, 1, 1), dict(stride=2)),
     ((1, 6, 7, 9), (6, 3, 1, 1), dict(stride=[2, 3], groups=2)),
@@ -215,3 +219,27 @@ def test_lenet_shapes_train():
     assert out.shape == [4, 10]
     out.sum().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+@pytest.mark.parametrize(
+    "w_shape, kwargs",
+    [((6, 4, 3, 3), dict(padding=1)), ((6, 2, 3, 2), dict(stride=2, padding=[1, 0], groups=2, dilation=[1, 2]))],
+    ids=str,
+)
+def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
+    """Columns built in many small blocks (rebuilt for the weight gradient) equal one block."""
+    from paddlectl.framework.ops import conv as conv_ops
+
+    x, w = randn(3, 4, 9, 8), randn(*w_shape)
+
+    def run():
+        xt, wt = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(w, stop_gradient=False)
+        out = F.conv2d(xt, wt, **kwargs)
+        (out * out).sum().backward()
+        return out.numpy(), xt.grad.numpy(), wt.grad.numpy()
+
+    whole = run()
+    monkeypatch.setattr(conv_ops, "_BLOCK_BYTES", 64)
+    monkeypatch.setattr(conv_ops, "_KEEP_COLUMNS_BYTES", 0)
+    for got, expected in zip(run(), whole, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

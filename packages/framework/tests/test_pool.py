@@ -78,6 +78,11 @@ def test_masks_match_paddle(real_paddle):
         np.testing.assert_array_equal(mask.numpy(), ref_mask.numpy())
         assert mask.dtype == np.int32
         np.testing.assert_array_equal(out.numpy(), ref_out.numpy())
+    ties = rng.integers(0, 3, (2, 3, 8, 6)).astype("float32")  # the 2x2 kernel keeps the first maximum
+    out, mask = F.max_pool2d(paddle.to_tensor(ties), 2, return_mask=True)
+    ref_out, ref_mask = real_paddle.nn.functional.max_pool2d(real_paddle.to_tensor(ties), 2, return_mask=True)
+    np.testing.assert_array_equal(mask.numpy(), ref_mask.numpy())
+    np.testing.assert_array_equal(out.numpy(), ref_out.numpy())
     out, mask = F.max_pool1d(paddle.to_tensor(randn(2, 3, 8)), 2, return_mask=True)
     assert out.shape == mask.shape == [2, 3, 4]
 
@@ -86,6 +91,7 @@ def test_gradients_by_finite_differences(gradcheck):
     # distinct values so the max is unique and differentiable
     x = rng.permutation(2 * 2 * 5 * 6).reshape(2, 2, 5, 6) / 7.0
     gradcheck(lambda t: F.max_pool2d(t, 3, 2, 1, ceil_mode=True), x)
+    gradcheck(lambda t: F.max_pool2d(t, 2), x)
     gradcheck(lambda t: F.avg_pool2d(t, [2, 3], [1, 2], [1, 0], ceil_mode=True, exclusive=False), x)
     gradcheck(lambda t: F.adaptive_avg_pool2d(t, (3, 4)), x)
     gradcheck(lambda t: F.adaptive_max_pool2d(t, (2, 4)), x)

@@ -32,6 +32,15 @@ def _sigmoid(v, one):
 
 
 @parallel_kernel
+def relu_grad(out, g, c):
+    """``g * (out > 0)`` in one pass (a NaN gradient stays NaN, as with Paddle's multiply)."""
+    res = np.empty_like(g)
+    for i in prange(g.size):
+        res[i] = g[i] * (c[0] if out[i] > 0 else c[0] - c[0])
+    return res
+
+
+@parallel_kernel
 def gelu_erf(x, c):
     out = np.empty_like(x)
     for i in prange(x.size):

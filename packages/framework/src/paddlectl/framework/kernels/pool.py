@@ -34,6 +34,32 @@ def max_pool(x, hs, he, ws, we):
 
 
 @parallel_kernel
+def max_pool_2x2(x, oh, ow):
+    """``max_pool`` for the common 2x2, stride-2 windows without padding: four loads and three
+    compares per output instead of a window loop (same first-maximum rule for the mask)."""
+    p, _, w = x.shape
+    out = np.empty((p, oh, ow), dtype=x.dtype)
+    mask = np.empty((p, oh, ow), dtype=np.int32)
+    for c in prange(p):
+        for i in range(oh):
+            for j in range(ow):
+                k = 2 * i * w + 2 * j
+                best = x[c, 2 * i, 2 * j]
+                v = x[c, 2 * i, 2 * j + 1]
+                if v > best:
+                    best, k = v, 2 * i * w + 2 * j + 1
+                v = x[c, 2 * i + 1, 2 * j]
+                if v > best:
+                    best, k = v, (2 * i + 1) * w + 2 * j
+                v = x[c, 2 * i + 1, 2 * j + 1]
+                if v > best:
+                    best, k = v, (2 * i + 1) * w + 2 * j + 1
+                out[c, i, j] = best
+                mask[c, i, j] = k
+    return out, mask
+
+
+@parallel_kernel
 def max_pool_grad(g, mask, h, w):
     p, oh, ow = g.shape
     dx = np.zeros((p, h * w), dtype=g.dtype)

@@ -55,7 +55,12 @@ def _mask_grad(g, mask):
     return g * mask
 
 
-relu_op = activation("relu", lambda x: np.maximum(x, _zero(x)), lambda g, x, o: _mask_grad(g, o > 0), save_input=False)
+relu_op = activation(
+    "relu",
+    lambda x: np.maximum(x, _zero(x)),
+    lambda g, x, o: run_kernel(K.relu_grad, K.UNIT_CONSTS, o, g),
+    save_input=False,
+)
 relu6_op = activation(
     "relu6",
     lambda x: np.clip(x, _zero(x), x.dtype.type(6)),

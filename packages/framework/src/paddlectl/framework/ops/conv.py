@@ -67,14 +67,20 @@ _BLOCK_BYTES = 2 << 20
 batch), so a block stays in cache and a large image never holds its whole column matrix."""
 
 
-def _blocks(k: int, rows: int, ow: int, itemsize: int) -> list[tuple[int, int]]:
-    step = max(1, _BLOCK_BYTES // (k * ow * itemsize))
+_KEEP_COLUMNS_BYTES = 32 << 20
+"""When the weight gradient will be needed, columns up to this size are built as one block and kept
+for it instead of being rebuilt from x."""
+
+
+def _blocks(k: int, rows: int, ow: int, itemsize: int, keep: bool = False) -> list[tuple[int, int]]:
+    per_row = k * ow * itemsize
+    step = rows if keep and per_row * rows <= _KEEP_COLUMNS_BYTES else max(1, _BLOCK_BYTES // per_row)
     return [(q, min(q + step, rows)) for q in range(0, rows, step)]
 
 
-def _forward(x, w, stride, pads, dil, groups, outs):
+def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
-    when they were built as one block, else x)."""
+    when they were built as one block, else x); ``keep_columns`` asks for one block where it fits."""
     geometry = (*stride, pads[0], pads[2], *dil)
     n, o = x.shape[0], w.shape[0]
     if _one_channel_per_output(w.shape):
@@ -86,7 +92,7 @@ def _forward(x, w, stride, pads, dil, groups, outs):
     else:
         xc, ow = np.ascontiguousarray(x), outs[1]
         out = np.empty((o, n * outs[0] * ow), dtype=x.dtype)
-        for q0, q1 in _blocks(w2.shape[1] * groups, n * outs[0], ow, x.itemsize):
+        for q0, q1 in _blocks(w2.shape[1] * groups, n * outs[0], ow, x.itemsize, keep_columns):
             cols = im2col(xc, *w.shape[2:], *geometry, *outs, q0, q1)
             _gemm(w2, cols, groups, out=out[:, q0 * ow : q1 * ow])
         if cols.shape[1] != out.shape[1]:
@@ -220,7 +226,7 @@ def _conv2d_forward(ctx, x, w, bias, stride, padding, dilation, groups, data_for
     if w.dtype != x.dtype:
         raise DTypeError(f"conv2d: x is {x.dtype} but weight is {w.dtype}; cast one so they match")
     xc = _to_nchw(x, data_format)
-    out, cols = _forward(xc, w, stride, pads, dil, groups, outs)
+    out, cols = _forward(xc, w, stride, pads, dil, groups, outs, keep_columns=ctx.needs_input_grad[1])
     ctx.save(cols if ctx.needs_input_grad[1] else None, w, xc.shape, pads, dil)
     out = _from_nchw(out, data_format)
     return _add_bias(out, bias, data_format)

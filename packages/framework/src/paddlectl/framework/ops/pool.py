@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_grad
+from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_2x2, max_pool_grad
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 from .shape import squeeze, unsqueeze
 
@@ -120,10 +120,19 @@ def _infer(op, x: Spec, attrs) -> tuple:
 # ----- ops ----------------------------------------------------------------------------------------------
 
 
+def _tiles_2x2(hs, he, ws, we) -> bool:
+    """Whether the windows are the 2x2 tiles ``[2i, 2i+2)`` in both dims (the specialised kernel)."""
+    return all(np.array_equal(s, 2 * np.arange(s.size)) and np.all(e - s == 2) for s, e in ((hs, he), (ws, we)))
+
+
 def _max_forward(ctx, x, **attrs):
     _check("max_pool2d", x, attrs["data_format"])
     planes, nchw = _planes(x, attrs["data_format"])
-    out, mask = max_pool(planes, *_plan(nchw[2:], attrs)[:4])
+    hs, he, ws, we, _ = _plan(nchw[2:], attrs)
+    if _tiles_2x2(hs, he, ws, we):
+        out, mask = max_pool_2x2(planes, hs.size, ws.size)
+    else:
+        out, mask = max_pool(planes, hs, he, ws, we)
     ctx.save(mask, nchw)
     fmt = attrs["data_format"]
     return _unplanes(out, nchw, fmt), _unplanes(mask, nchw, fmt)
