@@ -1,4 +1,5 @@
-"""Window pooling over [planes, H, W] arrays; each plane (image x channel) is one parallel task.
+"""Window pooling over [planes, H, W] arrays, and the nearest-neighbour gather resizing uses;
+each plane (image x channel) is one parallel task.
 
 Windows are given per output row/column as clipped ``[start, end)`` bounds, so the same kernels
 serve fixed-size pooling (with padding and ceil mode) and adaptive pooling.
@@ -100,3 +101,17 @@ def avg_pool_grad(g, hs, he, ws, we, divisor, h, w):
                     for z in range(ws[j], we[j]):
                         dx[c, y, z] += v
     return dx
+
+
+@parallel_kernel
+def gather_grid(x, rows, cols):
+    """``out[p, i, j] = x[p, rows[i], cols[j]]``: nearest-neighbour resizing of [planes, H, W]."""
+    p = x.shape[0]
+    out = np.empty((p, rows.size, cols.size), dtype=x.dtype)
+    for c in prange(p):
+        for i in range(rows.size):
+            src = x[c, rows[i]]
+            dst = out[c, i]
+            for j in range(cols.size):
+                dst[j] = src[cols[j]]
+    return out

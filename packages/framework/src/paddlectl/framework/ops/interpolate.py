@@ -15,6 +15,7 @@ from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
+from ..kernels.pool import gather_grid
 
 MODES = ("nearest", "bilinear")
 
@@ -73,7 +74,8 @@ def _forward(ctx, x, size, scale, mode, align_corners, align_mode, data_format):
     ]
     ctx.save(*mats)
     if mode == "nearest":  # one-hot rows: a gather gives the same values without two dense matmuls
-        out = np.take(np.take(xc, mats[0].argmax(1), axis=2), mats[1].argmax(1), axis=3)
+        planes = np.ascontiguousarray(xc).reshape(-1, *xc.shape[2:])
+        out = gather_grid(planes, mats[0].argmax(1), mats[1].argmax(1)).reshape(*xc.shape[:2], *size)
     else:
         out = np.matmul(np.matmul(mats[0], xc), mats[1].T)
     return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
