@@ -102,3 +102,23 @@ def test_corrupted_directory_is_refused(tmp_path):
     (path / "model.json").write_text("not json")
     with pytest.raises(CheckpointError):
         inference.create_predictor(inference.Config(str(path)))
+
+
+def test_the_thread_count_caps_blas_during_a_run_and_is_restored():
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    predictor = _predictor()  # 2 threads
+    before = blas_threads()
+    executor = predictor._model.executor
+    seen = []
+
+    def spy(arrays):
+        seen.append(blas_threads())
+        return type(executor).run(executor, arrays)
+
+    executor.run = spy
+    predictor.run([SAMPLE["image"]])
+    assert seen == [[2] * len(before)] and blas_threads() == before

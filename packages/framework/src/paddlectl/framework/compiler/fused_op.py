@@ -101,12 +101,11 @@ def _check_trailing(axis, ndim: int) -> int:
 
 class Launch:
     """One fused op at fixed input shapes and dtypes: its kernel, iteration space and result shape,
-    worked out once, so a call only allocates (or takes over its ``inplace`` input) and runs the kernel."""
+    worked out once, so a call only runs the kernel, over its ``inplace`` input (the in-place kernel,
+    see ``codegen``) or into a new array (that input is read-only or not contiguous, or none is)."""
 
     def __init__(self, body, ops, dtypes, shapes, dtype, reduce, axis, keepdim, inplace) -> None:
-        self.shapes = shapes
         self.dtype = np.dtype(dtype)
-        self.function = get_kernel(body, dtypes, self.dtype, reduce).function
         try:
             full = np.broadcast_shapes(*shapes)
         except ValueError:
@@ -117,25 +116,29 @@ class Launch:
         self.full = full
         split = None if reduce is None else _check_trailing(axis, len(full))
         self.out_shape = full if reduce is None else _reduced(full, axis, keepdim)
-        self.inplace = inplace if reduce is None and inplace is not None and shapes[inplace] == full else None
+        usable = inplace is not None and reduce is None and shapes[inplace] == full and dtypes[inplace] == self.dtype
+        self.inplace = inplace if usable else None
+        self._kernel = functools.partial(get_kernel, body, dtypes, self.dtype, reduce)
+        self.function = self._kernel(self.inplace).function
+        self._copying = None if self.inplace is not None else self.function
         self.shape, self.strides, self.materialise = _iteration(shapes, full, split)
         self.empty = math.prod(self.out_shape) == 0
 
     def __call__(self, *arrays) -> np.ndarray:
-        out = None
-        if self.inplace is not None:
-            target = arrays[self.inplace]
-            flags = target.flags
-            if target.dtype == self.dtype and flags.c_contiguous and flags.writeable:
-                out = target
-        if out is None:
-            out = np.empty(self.out_shape, self.dtype)
         if self.empty:
-            return out
+            return np.empty(self.out_shape, self.dtype)
         if self.materialise:
             arrays = [np.broadcast_to(a, self.full) for a in arrays]
         flat = [a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1) for a in arrays]
-        self.function(out.reshape(-1), self.shape, self.strides, *flat)
+        if self.inplace is not None:
+            target = arrays[self.inplace]
+            if target.flags.c_contiguous and target.flags.writeable:
+                self.function(self.shape, self.strides, *flat)
+                return target
+        if self._copying is None:  # compiled on first need: a fused epilogue's input is almost always fresh
+            self._copying = self._kernel(None).function
+        out = np.empty(self.out_shape, self.dtype)
+        self._copying(out.reshape(-1), self.shape, self.strides, *flat)
         return out
 
 

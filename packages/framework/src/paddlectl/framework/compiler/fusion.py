@@ -132,7 +132,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     if epilogue is not None:
         saved.append(_nbytes(out))
     try:
-        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce)
+        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce, attrs.get("inplace"))
     except (OSError, NumbaError) as exc:  # no cache directory, or Numba refuses: the ops keep their kernels
         report.skipped.append(f"{'+'.join(attrs['ops'])}: {exc}")
         return

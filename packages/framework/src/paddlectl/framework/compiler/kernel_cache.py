@@ -63,11 +63,14 @@ def kernel_key(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:24]
 
 
-def _signature(input_dtypes, out_dtype):
-    """Inputs typed read-only (weights are), which writable arrays convert to: one compile serves both."""
-    leaves = [numba.types.Array(numba.from_dtype(d), 1, "C", readonly=True) for d in input_dtypes]
-    out = numba.types.Array(numba.from_dtype(out_dtype), 1, "C")
-    return (out, numba.types.int64[::1], numba.types.int64[:, ::1], *leaves)
+def _signature(input_dtypes, out_dtype, inplace=None):
+    """Inputs typed read-only (weights are), which writable arrays convert to: one compile serves both;
+    an in-place kernel's target leaf is writable and there is no ``out``."""
+    leaves = [numba.types.Array(numba.from_dtype(d), 1, "C", readonly=i != inplace) for i, d in enumerate(input_dtypes)]
+    index = (numba.types.int64[::1], numba.types.int64[:, ::1])
+    if inplace is not None:
+        return (*index, *leaves)
+    return (numba.types.Array(numba.from_dtype(out_dtype), 1, "C"), *index, *leaves)
 
 
 def _write_module(path: Path, source: str) -> None:
@@ -80,18 +83,19 @@ def _write_module(path: Path, source: str) -> None:
             f.write(source)
 
 
-def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None) -> Kernel:
-    """The compiled kernel for a group, from this process, Numba's disk cache, or a fresh compile."""
+def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None, inplace: int | None = None) -> Kernel:
+    """The compiled kernel for a group (writing over leaf ``inplace`` if given, see ``codegen``), from
+    this process, Numba's disk cache, or a fresh compile."""
     input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
     out_dtype = np.dtype(out_dtype)
-    memo = (body, input_dtypes, out_dtype, reduce)
+    memo = (body, input_dtypes, out_dtype, reduce, inplace)
     with _LOCK:
         kernel = _LOADED.get(memo)
         if kernel is not None:
             return Kernel(
                 kernel.key, kernel.path, kernel.function, KernelStats(kernel.key, str(kernel.path), "memory", 0.0)
             )
-        source = kernel_source(body, list(input_dtypes), out_dtype, reduce)
+        source = kernel_source(body, list(input_dtypes), out_dtype, reduce, inplace)
         key = kernel_key(source)
         directory = cache_dir()
         try:
@@ -112,7 +116,7 @@ def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None) ->
         spec.loader.exec_module(module)
         function = module.kernel
         hits = sum(function.stats.cache_hits.values())
-        function.compile(_signature(input_dtypes, out_dtype))
+        function.compile(_signature(input_dtypes, out_dtype, inplace))
         function.disable_compile()  # writable inputs convert to the read-only signature: no second compile
         seconds = time.perf_counter() - start
         from_disk = sum(function.stats.cache_hits.values()) > hits

@@ -1,0 +1,74 @@
+"""The executor: control flow with results freed after their last use, one specialisation per feed
+shape (checked once, re-made for a new shape), and lowered ops equal to their ``forward``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import DTypeError, ShapeError
+from paddlectl.framework.jit import InputSpec, to_static
+from paddlectl.framework.static import Executor, parse_program
+from paddlectl.framework.static.lowering import LOWERINGS
+
+
+def _loop(x, n):
+    s = paddle.sum(x)
+    y = paddle.static.cond(s > 0, lambda: x * 2.0, lambda: x - 1.0)
+    i = paddle.zeros([1], "int64")
+    # the body reads x, defined outside the loop: it must survive every iteration
+    (i, y) = paddle.static.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * 0.5 + x), [i, y])
+    return paddle.reshape(y, [0, -1]) + 1.0
+
+
+def _eager(x, n):
+    y = x * 2.0 if x.sum() > 0 else x - 1.0
+    for _ in range(int(n[0])):
+        y = y * 0.5 + x
+    return y + 1.0
+
+
+@pytest.mark.parametrize("free_dead", [False, True])
+def test_control_flow_runs_with_and_without_freeing(free_dead):
+    spec = [InputSpec([None, 3], "float32", "x"), InputSpec([1], "int64", "n")]
+    program = to_static(_loop, input_spec=spec).program
+    executor = Executor(program, free_dead=free_dead)
+    rng = np.random.default_rng(0)
+    for rows, sign, n in [(2, 1, 3), (5, -1, 0), (2, -1, 4)]:
+        x = (sign * np.abs(rng.standard_normal((rows, 3)))).astype("float32")
+        count = np.array([n], "int64")
+        np.testing.assert_allclose(executor.run([x, count])[0], _eager(x, count), rtol=1e-6)
+
+
+def test_each_feed_shape_is_checked_once_and_respecialised():
+    text = '%x: f32[N,4] = input "x"\n%1: f32[N,2,2] = reshape(%x) {shape=[0,2,-1]}\n%2: f32[N,2,2] = relu(%1)\nreturn %2\n'
+    seen = []
+    executor = Executor(parse_program(text, {}), on_bind=seen.append)
+    for rows in (1, 3, 1, 3):
+        x = np.arange(rows * 4, dtype="float32").reshape(rows, 4) - 5
+        np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x.reshape(rows, 2, 2), 0))
+    assert seen == [{"N": 1}, {"N": 3}]
+    with pytest.raises(DTypeError, match="expected dtype float32"):
+        executor.run([np.zeros((1, 4))])
+    with pytest.raises(ShapeError, match="expected shape"):
+        executor.run([np.zeros((1, 5), "float32")])
+    with pytest.raises(ShapeError, match="takes 1 inputs"):
+        executor.run([np.zeros((1, 4), "float32")] * 2)
+
+
+def test_a_lowered_op_equals_its_forward(monkeypatch):
+    """A registered lowering is prepared once per feed shape, with the concrete input types."""
+    calls = []
+
+    def lower(attrs, in_types, out_types):
+        calls.append(in_types)
+        return lambda x: np.maximum(x, 0) + 0.0
+
+    monkeypatch.setitem(LOWERINGS, "relu", lower)
+    text = '%x: f32[2,N] = input "x"\n%1: f32[2,N] = relu(%x)\nreturn %1\n'
+    executor = Executor(parse_program(text, {}))
+    x = np.array([[-1.0, 2.0], [3.0, -4.0]], "float32")
+    for _ in range(2):
+        np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x, 0))
+    assert calls == [[((2, 2), np.dtype("float32"))]]
