@@ -243,3 +243,24 @@ def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
     monkeypatch.setattr(conv_ops, "_KEEP_COLUMNS_BYTES", 0)
     for got, expected in zip(run(), whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs",
+    [((3, 4, 9, 8), (6, 4, 3, 3), dict(padding=1)), ((2, 3, 12, 11), (5, 3, 3, 2), dict(padding=[2, 1, 0, 3], dilation=[2, 1])),
+     ((1, 2, 16, 16), (3, 2, 5, 5), dict(padding="SAME"))],
+    ids=str,
+)  # fmt: skip
+def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs):
+    """Without a weight gradient, small stride-1 convolutions run as shifted GEMMs (no columns)."""
+    from paddlectl.framework.ops import conv as conv_ops
+
+    calls = []
+    shifted = conv_ops._shifted_forward
+    monkeypatch.setattr(conv_ops, "_shifted_forward", lambda *a: calls.append(1) or shifted(*a))
+    x, w = randn(*x_shape), randn(*w_shape)
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), **kwargs).numpy()
+    assert calls, "the shifted-GEMM path did not run"
+    expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), **kwargs).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

@@ -20,6 +20,7 @@ from . import (
     vision,
 )
 from . import ops as _ops  # declares every op and attaches the Tensor methods
+from .core.allocator import retain_freed_memory as _retain_freed_memory
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
     bool_ as bool,  # noqa: A004 - Paddle's name
@@ -134,6 +135,7 @@ from .ops.tensor_api import assign, create_parameter, is_tensor, numel, shape  #
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
 
+_retain_freed_memory()
 globals().update(_BINARY)
 globals().update(_UNARY)
 globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})

@@ -56,13 +56,6 @@ def _axpy(dst, k, src):
         dst[q] += k * src[q]
 
 
-@njit(cache=True, inline="always")
-def _fma(dst, a, b):
-    """``dst += a * b`` over 1-D views."""
-    for q in range(dst.size):
-        dst[q] += a[q] * b[q]
-
-
 @parallel_kernel
 def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
     """Columns of output rows ``q0 <= q < q1``, where q = image * OH + y runs over the whole batch."""
@@ -117,29 +110,70 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
                         )
 
 
+@njit(cache=True, fastmath=True)
+def _dot(a, b):
+    """Dot product of two 1-D views in float64; fastmath lets the reduction vectorise."""
+    acc = 0.0
+    for q in range(a.size):
+        acc += np.float64(a[q]) * np.float64(b[q])
+    return acc
+
+
+# Stride-1 depthwise planes are handled "flat": the input plane is zero-padded into rows of the
+# padded width wp = OW + (kw-1)*dw, and the output is computed over rows of that same width (the
+# last (kw-1)*dw columns of each row are junk, cropped at the end). Every tap (i, j) is then ONE
+# contiguous multiply-add over the whole plane, at offset i*dh*wp + j*dw, instead of a short run
+# per output row: a 5x5 kernel on 80-wide rows does 25 long vector loops, not 25 * OH short ones.
+
+
+@njit(cache=True, inline="always")
+def _flat_padded(src, pt, pl, hp, wp, slack):
+    """``src`` [h, w] at (pt, pl) in zeros of ``hp`` rows of ``wp``, plus ``slack`` trailing zeros."""
+    buf = np.zeros(hp * wp + slack, dtype=src.dtype)
+    for y in range(min(src.shape[0], hp - pt)):
+        _copy(buf[(pt + y) * wp + pl : (pt + y) * wp + min(pl + src.shape[1], wp)], src[y])
+    return buf
+
+
+@njit(cache=True, inline="always")
+def _flat_rows(src, wp):
+    """[oh, ow] rows spread to a stride of ``wp`` with zeros between (the junk columns)."""
+    buf = np.zeros(src.shape[0] * wp, dtype=src.dtype)
+    for y in range(src.shape[0]):
+        _copy(buf[y * wp : y * wp + src.shape[1]], src[y])
+    return buf
+
+
 @parallel_kernel
 def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
-    """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights;
-    each output row takes all its taps while it sits in L1."""
+    """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights."""
     n, c, h, wd = x.shape
     o_ch, _, kh, kw = w.shape
     mult = o_ch // c
     out = np.zeros((n, o_ch, oh, ow), dtype=x.dtype)
+    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
     for t in prange(n * o_ch):
         b = t // o_ch
         o = t % o_ch
         ci = o // mult
-        for y in range(oh):
+        if sh == 1 and sw == 1:
+            plane = _flat_padded(x[b, ci], pt, pl, hp, wp, (kw - 1) * dw)
+            ext = np.zeros(oh * wp, dtype=x.dtype)
+            for i in range(kh):
+                for j in range(kw):
+                    start = i * dh * wp + j * dw
+                    _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
+            for y in range(oh):
+                _copy(out[b, o, y], ext[y * wp : y * wp + ow])
+            continue
+        for y in range(oh):  # strided: each output row takes all its taps while it sits in L1
             for i in range(kh):
                 row = y * sh - pt + i * dh
                 if row < 0 or row >= h:
                     continue
                 for j in range(kw):
                     lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                    if sw == 1:
-                        _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo + off : hi + off])
-                    else:
-                        _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
+                    _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
     return out
 
 
@@ -150,9 +184,21 @@ def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
     _, _, kh, kw = w.shape
     mult = o_ch // c
     dx = np.zeros((n, c, h, wd), dtype=g.dtype)
+    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
     for t in prange(n * c):
         b = t // c
         ci = t % c
+        if sh == 1 and sw == 1:
+            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=g.dtype)
+            for o in range(ci * mult, (ci + 1) * mult):
+                ext = _flat_rows(g[b, o], wp)
+                for i in range(kh):
+                    for j in range(kw):
+                        start = i * dh * wp + j * dw
+                        _axpy(plane[start : start + oh * wp], w[o, 0, i, j], ext)
+            for y in range(min(h, hp - pt)):
+                _copy(dx[b, ci, y, : min(wd, wp - pl)], plane[(pt + y) * wp + pl : (pt + y + 1) * wp])
+            continue
         for o in range(ci * mult, (ci + 1) * mult):
             for y in range(oh):
                 for i in range(kh):
@@ -163,29 +209,31 @@ def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
                         lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
                         if hi == lo:  # an empty run's strided slice bounds would wrap around
                             continue
-                        if sw == 1:
-                            _axpy(dx[b, ci, row, lo + off : hi + off], w[o, 0, i, j], g[b, o, y, lo:hi])
-                        else:
-                            _axpy(
-                                dx[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw],
-                                w[o, 0, i, j],
-                                g[b, o, y, lo:hi],
-                            )
+                        dst = dx[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw]
+                        _axpy(dst, w[o, 0, i, j], g[b, o, y, lo:hi])
     return dx
 
 
 @parallel_kernel
 def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
-    """``dw[o, 0, i, j]``: one task per output channel (no races), summed over the batch through
-    per-tap row accumulators so the inner loop is a vectorisable multiply-add."""
+    """``dw[o, 0, i, j]``: one task per output channel (no races), summed over the batch."""
     n, c, h, wd = x.shape
     _, o_ch, oh, ow = g.shape
     mult = o_ch // c
     dwt = np.empty((o_ch, 1, kh, kw), dtype=x.dtype)
+    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
     for o in prange(o_ch):
         ci = o // mult
-        acc = np.zeros((kh, kw, ow), dtype=x.dtype)
+        acc = np.zeros((kh, kw))
         for b in range(n):
+            if sh == 1 and sw == 1:
+                plane = _flat_padded(x[b, ci], pt, pl, hp, wp, (kw - 1) * dw)
+                ext = _flat_rows(g[b, o], wp)
+                for i in range(kh):
+                    for j in range(kw):
+                        start = i * dh * wp + j * dw
+                        acc[i, j] += _dot(ext, plane[start : start + oh * wp])
+                continue
             for y in range(oh):
                 for i in range(kh):
                     row = y * sh - pt + i * dh
@@ -193,11 +241,8 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
                         continue
                     for j in range(kw):
                         lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                        if sw == 1:
-                            _fma(acc[i, j, lo:hi], g[b, o, y, lo:hi], x[b, ci, row, lo + off : hi + off])
-                        else:
-                            _fma(acc[i, j, lo:hi], g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
+                        acc[i, j] += _dot(g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
         for i in range(kh):
             for j in range(kw):
-                dwt[o, 0, i, j] = acc[i, j].sum()
+                dwt[o, 0, i, j] = acc[i, j]
     return dwt

@@ -78,6 +78,41 @@ def _blocks(k: int, rows: int, ow: int, itemsize: int, keep: bool = False) -> li
     return [(q, min(q + step, rows)) for q in range(0, rows, step)]
 
 
+_SHIFT_MAX_PADDED_RATIO = 1.6
+"""Stride-1 convolutions whose padded image is at most this much larger than their output run as
+shifted GEMMs (``_shifted_forward``); past it the junk positions cost more than columns do."""
+
+
+def _shifted_forward(x, w, pads, dil, outs):
+    """Stride 1, one group, no columns: the zero-padded batch is laid out channel-major as
+    [C, N*hp*wp], and each kernel tap (i, j) adds the GEMM of ``w[:, :, i, j]`` with that buffer
+    shifted by ``i*dh*wp + j*dw``. Outputs come out at every padded position; those past the valid
+    rows and columns are junk and cropped. For small images this beats building columns (whose
+    short rows cost more to copy than the arithmetic they feed)."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    pt, pb, pl, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    span = n * hp * wp
+    padded = np.zeros((c, span + (kh - 1) * dil[0] * wp + (kw - 1) * dil[1]), dtype=x.dtype)
+    padded[:, :span].reshape(c, n, hp, wp)[:, :, pt : pt + h, pl : pl + wd] = x.transpose(1, 0, 2, 3)
+    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
+    out = np.empty((o, span), dtype=x.dtype)
+    tap_out = np.empty_like(out)
+    for t, (i, j) in enumerate(np.ndindex(kh, kw)):
+        shift = i * dil[0] * wp + j * dil[1]
+        np.matmul(taps[i, j], padded[:, shift : shift + span], out=tap_out if t else out)
+        if t:
+            out += tap_out
+    valid = out.reshape(o, n, hp, wp)[:, :, : outs[0], : outs[1]]
+    return np.ascontiguousarray(valid.transpose(1, 0, 2, 3))
+
+
+def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
+    padded = (x_shape[2] + pads[0] + pads[1]) * (x_shape[3] + pads[2] + pads[3])
+    return groups == 1 and tuple(stride) == (1, 1) and padded <= _SHIFT_MAX_PADDED_RATIO * outs[0] * outs[1]
+
+
 def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
     when they were built as one block, else x); ``keep_columns`` asks for one block where it fits."""
@@ -86,6 +121,8 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if _one_channel_per_output(w.shape):
         return depthwise(np.ascontiguousarray(x), np.ascontiguousarray(w), *geometry, *outs), x
     w2 = w.reshape(o, -1)
+    if not keep_columns and not _pointwise(w.shape[2:], pads) and _shifts_pay(x.shape, stride, pads, groups, outs):
+        return _shifted_forward(x, w, pads, dil, outs), x
     if _pointwise(w.shape[2:], pads):
         cols = _channel_major(x[:, :, :: stride[0], :: stride[1]])
         out = _gemm(w2, cols, groups)
