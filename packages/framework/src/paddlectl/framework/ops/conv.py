@@ -79,8 +79,10 @@ def _blocks(k: int, rows: int, ow: int, itemsize: int, keep: bool = False) -> li
 
 
 _SHIFT_MAX_PADDED_RATIO = 1.6
-"""Stride-1 convolutions whose padded image is at most this much larger than their output run as
-shifted GEMMs (``_shifted_forward``); past it the junk positions cost more than columns do."""
+_SHIFT_MAX_WIDTH = 32
+"""Stride-1 convolutions with output rows up to this wide (where short column runs are costly to
+copy) and a padded image at most ``_SHIFT_MAX_PADDED_RATIO`` times their output (past it the junk
+positions cost more than columns do) run as shifted GEMMs (``_shifted_forward``)."""
 
 
 def _shifted_forward(x, w, pads, dil, outs):
@@ -110,7 +112,8 @@ def _shifted_forward(x, w, pads, dil, outs):
 
 def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
     padded = (x_shape[2] + pads[0] + pads[1]) * (x_shape[3] + pads[2] + pads[3])
-    return groups == 1 and tuple(stride) == (1, 1) and padded <= _SHIFT_MAX_PADDED_RATIO * outs[0] * outs[1]
+    small = outs[1] <= _SHIFT_MAX_WIDTH and padded <= _SHIFT_MAX_PADDED_RATIO * outs[0] * outs[1]
+    return groups == 1 and tuple(stride) == (1, 1) and small
 
 
 def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
