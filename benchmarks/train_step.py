@@ -158,7 +158,11 @@ def worker(framework: str, workload: str, steps: int) -> dict:
 
 
 def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    """One worker process. Its Numba and Python bytecode caches live under ``cache_dir`` (empty at
+    the first run, warm at the next), and bytecode is written even where PYTHONDONTWRITEBYTECODE is
+    set, as on a user's machine: otherwise every start recompiles every module from source."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPYCACHEPREFIX=os.path.join(cache_dir, "pyc"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     proc = subprocess.run(
         [sys.executable, __file__, "--worker", framework, workload, "--steps", str(steps)],
         capture_output=True, text=True, env=env,
