@@ -197,6 +197,20 @@ def test_fold_batchnorm_into_linear(bias):
     np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+def test_fold_batchnorm_into_conv_transpose(groups):
+    paddle.seed(0)
+    layer = nn.Sequential(nn.Conv2DTranspose(4, 6, 2, stride=2, groups=groups), nn.BatchNorm2D(6))
+    stats = {"1._mean": _data(6) * 0.3, "1._variance": np.abs(_data(6)) + 0.5, "1.weight": _data(6), "1.bias": _data(6)}
+    layer.set_state_dict(stats)
+    layer.eval()
+    program = _trace(layer.forward, [None, 4, 5, 5], layer)
+    result = PassManager(pipeline=["fold_batchnorm", "dce"]).run(program)
+    assert "batch_norm" not in _op_names(result.program)
+    x = _data(2, 4, 5, 5)
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
+
+
 def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
     conv = nn.Conv2D(2, 3, 3, padding=1)
     bn = nn.BatchNorm2D(3)

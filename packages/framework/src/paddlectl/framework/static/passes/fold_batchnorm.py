@@ -1,8 +1,10 @@
-"""Fold inference-mode batch_norm into the conv2d or matmul(+add) before it.
+"""Fold inference-mode batch_norm into the conv2d, conv2d_transpose or matmul(+add) before it.
 
 With frozen statistics, ``batch_norm(y) = (y - mean) * s + beta`` where ``s = gamma / sqrt(var +
 eps)`` is a per-channel affine map, so it moves into the producer's weights: a conv's output
-channel ``c`` scales ``W[c]`` by ``s[c]`` and the bias becomes ``(b - mean) * s + beta``. For a
+channel ``c`` scales ``W[c]`` by ``s[c]`` (a transposed conv's weight is [in, out/groups, kh, kw],
+so there output channel ``g*out/groups + k`` scales ``W[g-th in-slice, k]``) and the bias becomes
+``(b - mean) * s + beta``. For a
 matmul the channel must be the matmul's last axis (a ``[N, C]`` BatchNorm1D input), the weight's
 output columns are scaled, and the bias goes into the following ``add`` (or a new one).
 
@@ -44,6 +46,14 @@ def _only_reader(value, op, use_map) -> bool:
     return use_map.get(id(value), []) == [op]
 
 
+def _scale_output_channels(conv, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
+    if conv.name == "conv2d":
+        return weight * s.reshape(-1, *([1] * (weight.ndim - 1)))
+    groups = conv.attrs.get("groups", 1)
+    by_group = weight.reshape(groups, weight.shape[0] // groups, *weight.shape[1:])
+    return (by_group * s.reshape(groups, 1, -1, *([1] * (weight.ndim - 2)))).reshape(weight.shape)
+
+
 def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
     x, w, bias = conv.inputs
     nchw = conv.attrs.get("data_format", "NCHW") == "NCHW"
@@ -53,7 +63,7 @@ def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
         return False
     weight = program.weights[producer(w).attrs["name"]]
     b0 = 0.0 if bias is None else program.weights[producer(bias).attrs["name"]].astype(np.float64).reshape(-1)
-    new_w = (weight.astype(np.float64) * s.reshape(-1, *([1] * (weight.ndim - 1)))).astype(weight.dtype)
+    new_w = _scale_output_channels(conv, weight.astype(np.float64), s).astype(weight.dtype)
     new_b = (b0 * s + shift).astype(weight.dtype)
     block = conv.parent
     index = block.ops.index(conv)
@@ -110,7 +120,7 @@ def fold_batchnorm(program: Program, ctx) -> int:
         if affine is None:
             continue
         s, shift = affine
-        if prev.name == "conv2d":
+        if prev.name in ("conv2d", "conv2d_transpose"):
             done = _fold_conv(program, ctx, bn, prev, s, shift)
             result = prev.outputs[0]
         elif prev.name in ("matmul", "add"):
