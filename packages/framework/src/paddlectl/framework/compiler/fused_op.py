@@ -8,7 +8,9 @@ read by nothing else; the group is then that op's epilogue and needs no buffer o
 
 At run time the inputs are viewed as flat arrays with per-dim strides in elements (0 where an
 input broadcasts), and dims that are contiguous for every input are merged, so an all-same-shape
-group is one flat loop whatever its rank.
+group is one flat loop whatever its rank. That layout and the kernel are worked out once per input
+shapes and dtypes (a ``Launch``, cached by ``launch``); the executor makes it before a feed shape's
+first run (``static.lowering``), so a run only calls the kernel.
 """
 
 from __future__ import annotations
