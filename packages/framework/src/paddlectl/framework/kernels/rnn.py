@@ -5,7 +5,7 @@ which the framework does not depend on) and elementwise work: hidden bias, gate
 nonlinearities, state update, sequence mask, and saving what BPTT needs. Each kernel here does
 that elementwise part of one step in one call, where NumPy needed a dozen calls and temporaries.
 
-Arrays are batch-major like the op: ``xg``/``gates`` [B, T, G], ``ys``/``aux`` [B, T, H]; the
+Arrays are batch-major like the op: ``xg`` (x @ W_ih^T, no bias)/``gates`` [B, T, G], ``ys``/``aux`` [B, T, H]; the
 states ``hs``/``cs`` are [B, T + 1, H], slot ``src`` holding the state before step ``t`` and
 ``dst`` the one after, so the matmul input of every step stays saved for the weight gradient.
 ``mask`` [B, T] is 1 inside a sequence, 0 past its end (the state is frozen, the output zero).
@@ -94,18 +94,19 @@ SIGMOID, TANH, RELU = 0, 1, 2
 
 
 @njit(cache=True, error_model="numpy")
-def _activate(out, xg, hg, bias, kind):
-    """out = act(xg + (hg + bias)), act one of SIGMOID, TANH, RELU."""
+def _activate(out, xg, b_ih, hg, b_hh, lo, hi, kind):
+    """out = act((xg + b_ih) + (hg + b_hh)) over [lo, hi), act one of SIGMOID, TANH, RELU."""
+    o, x, bi, h, bh = out[lo:hi], xg[lo:hi], b_ih[lo:hi], hg[lo:hi], b_hh[lo:hi]
     if kind == SIGMOID:
-        for j in range(out.size):
-            out[j] = sigmoid(xg[j] + (hg[j] + bias[j]))
+        for j in range(o.size):
+            o[j] = sigmoid((x[j] + bi[j]) + (h[j] + bh[j]))
     elif kind == TANH:
-        for j in range(out.size):
-            out[j] = tanh(xg[j] + (hg[j] + bias[j]))
+        for j in range(o.size):
+            o[j] = tanh((x[j] + bi[j]) + (h[j] + bh[j]))
     else:
-        for j in range(out.size):
-            a = xg[j] + (hg[j] + bias[j])
-            out[j] = _ZERO if a <= 0 else a  # NaN stays NaN
+        for j in range(o.size):
+            a = (x[j] + bi[j]) + (h[j] + bh[j])
+            o[j] = _ZERO if a <= 0 else a  # NaN stays NaN
 
 
 @njit(cache=True, error_model="numpy")
@@ -115,13 +116,26 @@ def _tanh_into(out, x):
 
 
 @njit(cache=True)
+def _copy(out, src):
+    """out[:] = src as a plain loop: Numba's slice assignment takes seconds to compile."""
+    for j in range(out.size):
+        out[j] = src[j]
+
+
+@njit(cache=True)
+def _zero(out):
+    for j in range(out.size):
+        out[j] = 0
+
+
+@njit(cache=True)
 def _commit(hs, ys, b, t, src, dst, keep):
     """Row b's new state is already in ys[b, t]: keep it, or past the sequence end keep the old."""
     if keep:
-        hs[b, dst] = ys[b, t]
+        _copy(hs[b, dst], ys[b, t])
     else:
-        hs[b, dst] = hs[b, src]
-        ys[b, t] = 0
+        _copy(hs[b, dst], hs[b, src])
+        _zero(ys[b, t])
 
 
 @njit(cache=True)
@@ -138,14 +152,14 @@ def _upstream(dh, carried, dys, b, t, keep):
 
 
 @njit(cache=True, error_model="numpy")
-def lstm_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, cs, ys, gates, tcs):
+def lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, tcs):
     """One LSTM step (gates [i, f, g, o]); saves the activated gates and tanh(c)."""
     B, H = hg.shape[0], hs.shape[2]
     for b in range(B):
         gr, x, h = gates[b, t], xg[b, t], hg[b]
-        _activate(gr[: 2 * H], x[: 2 * H], h[: 2 * H], b_hh[: 2 * H], SIGMOID)
-        _activate(gr[2 * H : 3 * H], x[2 * H : 3 * H], h[2 * H : 3 * H], b_hh[2 * H : 3 * H], TANH)
-        _activate(gr[3 * H :], x[3 * H :], h[3 * H :], b_hh[3 * H :], SIGMOID)
+        _activate(gr, x, b_ih, h, b_hh, 0, 2 * H, SIGMOID)
+        _activate(gr, x, b_ih, h, b_hh, 2 * H, 3 * H, TANH)
+        _activate(gr, x, b_ih, h, b_hh, 3 * H, 4 * H, SIGMOID)
         i, f, g, o = gr[:H], gr[H : 2 * H], gr[2 * H : 3 * H], gr[3 * H :]
         c_prev, c_new, tc, y = cs[b, src], cs[b, dst], tcs[b, t], ys[b, t]
         for j in range(H):
@@ -155,7 +169,7 @@ def lstm_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, cs, ys, gates, tcs):
             y[j] = o[j] * tc[j]
         keep = mask[b, t] != 0
         if not keep:
-            c_new[:] = c_prev
+            _copy(c_new, c_prev)
         _commit(hs, ys, b, t, src, dst, keep)
 
 
@@ -169,7 +183,7 @@ def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgate
         _upstream(dh, carried, dys, b, t, keep)
         dg = dgates[b, t]
         if not keep:
-            dg[:] = 0
+            _zero(dg)
             continue
         gr, tc, c_prev, dh_row, dc_row = gates[b, t], tcs[b, t], cs[b, src], dh[b], dc[b]
         i, f, g, o = gr[:H], gr[H : 2 * H], gr[2 * H : 3 * H], gr[3 * H :]
@@ -186,23 +200,23 @@ def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgate
             do[j] = dh_row[j] * tc[j] * o[j] * (_ONE - o[j])
         for j in range(H):
             dc_row[j] = dc_row[j] * f[j]
-        dh_row[:] = 0
+        _zero(dh_row)
 
 
 @njit(cache=True, error_model="numpy")
-def gru_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, hcs):
+def gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, hcs):
     """One GRU step (gates [r, z, c], reset applied after the hidden matmul); saves the
     activated gates and the candidate's hidden part hc = (h @ W_hc^T + b_hc)."""
     B, H = hg.shape[0], hs.shape[2]
     for b in range(B):
         gr, x, h, hc = gates[b, t], xg[b, t], hg[b], hcs[b, t]
-        _activate(gr[: 2 * H], x[: 2 * H], h[: 2 * H], b_hh[: 2 * H], SIGMOID)
-        hh, bc = h[2 * H :], b_hh[2 * H :]
+        _activate(gr, x, b_ih, h, b_hh, 0, 2 * H, SIGMOID)
+        hh, bhc = h[2 * H :], b_hh[2 * H :]
         for j in range(H):
-            hc[j] = hh[j] + bc[j]
-        r, z, cand, xc = gr[:H], gr[H : 2 * H], gr[2 * H :], x[2 * H :]
+            hc[j] = hh[j] + bhc[j]
+        r, z, cand, xc, bic = gr[:H], gr[H : 2 * H], gr[2 * H :], x[2 * H :], b_ih[2 * H :]
         for j in range(H):
-            cand[j] = tanh(xc[j] + r[j] * hc[j])
+            cand[j] = tanh((xc[j] + bic[j]) + r[j] * hc[j])
         h_prev, y = hs[b, src], ys[b, t]
         for j in range(H):
             y[j] = (h_prev[j] - cand[j]) * z[j] + cand[j]
@@ -219,8 +233,8 @@ def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
         _upstream(dh, carried, dys, b, t, keep)
         dx_row, dh_g = dxg[b, t], dhg[b, t]
         if not keep:
-            dx_row[:] = 0
-            dh_g[:] = 0
+            _zero(dx_row)
+            _zero(dh_g)
             continue
         gr, hc, h_prev, dh_row = gates[b, t], hcs[b, t], hs[b, src], dh[b]
         r, z, cand = gr[:H], gr[H : 2 * H], gr[2 * H :]
@@ -231,7 +245,7 @@ def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
             dz[j] = dh_row[j] * (h_prev[j] - cand[j]) * z[j] * (_ONE - z[j])
         for j in range(H):
             dr[j] = dcand[j] * hc[j] * r[j] * (_ONE - r[j])
-        dh_g[: 2 * H] = dx_row[: 2 * H]
+        _copy(dh_g[: 2 * H], dx_row[: 2 * H])
         dh_c = dh_g[2 * H :]
         for j in range(H):
             dh_c[j] = dcand[j] * r[j]
@@ -240,12 +254,12 @@ def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
 
 
 @njit(cache=True, error_model="numpy")
-def rnn_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, outs, kind):
+def rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, outs, kind):
     """One SimpleRNN step, activation TANH or RELU; saves the unmasked output."""
     for b in range(hg.shape[0]):
         out = outs[b, t]
-        _activate(out, xg[b, t], hg[b], b_hh, kind)
-        ys[b, t] = out
+        _activate(out, xg[b, t], b_ih, hg[b], b_hh, 0, out.size, kind)
+        _copy(ys[b, t], out)
         _commit(hs, ys, b, t, src, dst, mask[b, t] != 0)
 
 
@@ -257,7 +271,7 @@ def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
         _upstream(dh, carried, dys, b, t, keep)
         dg = dgates[b, t]
         if not keep:
-            dg[:] = 0
+            _zero(dg)
             continue
         out, dh_row = outs[b, t], dh[b]
         if kind == TANH:
@@ -266,4 +280,4 @@ def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
         else:
             for j in range(dg.size):
                 dg[j] = dh_row[j] * (_ONE if out[j] > 0 else _ZERO)
-        dh_row[:] = 0
+        _zero(dh_row)

@@ -25,10 +25,8 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     B, T, _ = x.shape
     G, H = w_hh.shape
     dtype = x.dtype
-    xg = np.matmul(x, w_ih.T)  # the input projection of every step in one GEMM
-    if b_ih is not None:
-        xg += b_ih
-    b_hh = np.zeros(G, dtype) if b_hh is None else np.ascontiguousarray(b_hh)
+    xg = np.matmul(x, w_ih.T)  # the input projection of every step in one GEMM (biases: in the kernels)
+    b_ih, b_hh = (np.zeros(G, dtype) if b is None else np.ascontiguousarray(b) for b in (b_ih, b_hh))
     mask = np.ones((B, T), dtype) if mask is None else np.ascontiguousarray(mask, dtype)
     w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     first = T if reverse else 0
@@ -49,11 +47,11 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
         src, dst = _slots(t, reverse)
         np.matmul(hs[:, src], w_hh_t, out=hg)
         if cell == "lstm":
-            kernels.lstm_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, cs, ys, gates, aux)
+            kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
         elif cell == "gru":
-            kernels.gru_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, aux)
+            kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
         else:
-            kernels.rnn_forward_step(t, src, dst, xg, hg, b_hh, mask, hs, ys, gates, kind)
+            kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
     ctx.save(x, w_ih, w_hh, mask, hs, cs, gates, aux)
     last = 0 if reverse else T
     if cs is None:
@@ -93,7 +91,9 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     flat_dhg = dhg.reshape(-1, G)
     h_prev = hs[:, 1:] if reverse else hs[:, :T]  # the state each step read, at [b, t]
     dw_hh = flat_dhg.T @ h_prev.reshape(-1, H) if needs[2] else None
-    db_hh = flat_dhg.sum(axis=0) if needs[4] else None
+    db_hh = None
+    if needs[4]:  # for LSTM and RNN the same sum as db_ih
+        db_hh = db_ih.copy() if dhg is dxg and db_ih is not None else flat_dhg.sum(axis=0)
     dh0 = carried + dh if needs[5] else None
     return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] else None, None
 
