@@ -67,6 +67,14 @@ def test_depthwise_and_pointwise_match_paddle(real_paddle, x_shape, w_shape, kwa
                **kwargs)  # fmt: skip
 
 
+@pytest.mark.parametrize("kwargs", [dict(padding=1), dict(stride=[1, 2], padding=[1, 2]), dict(groups=3, stride=2)],
+                         ids=str)  # fmt: skip
+def test_wide_rows_match_paddle(real_paddle, kwargs):
+    """Rows wider than the kernels' short-row cutoff take the vectorised copy paths."""
+    functional(real_paddle, "conv2d", randn(2, 3, 5, 75), randn(6, 3 // kwargs.get("groups", 1), 3, 3), randn(6),
+               rtol=1e-4, atol=1e-5, **kwargs)  # fmt: skip
+
+
 def test_depthwise_transpose_matches_paddle(real_paddle):
     functional(real_paddle, "conv2d_transpose", randn(2, 4, 5, 6), randn(4, 1, 3, 3), groups=4, stride=2, padding=1,
                rtol=1e-4, atol=1e-5)  # fmt: skip

@@ -56,6 +56,11 @@ def _axpy(dst, k, src):
         dst[q] += k * src[q]
 
 
+_SHORT_ROW = 32
+"""Output rows up to this wide are copied element by element: making the 1-D views that let a long
+run vectorise costs more than a short run itself."""
+
+
 @parallel_kernel
 def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
     """Columns of output rows ``q0 <= q < q1``, where q = image * OH + y runs over the whole batch."""
@@ -72,6 +77,11 @@ def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
             base = (q - q0) * ow
             if row < 0 or row >= h:
                 _zero(cols[r, base : base + ow])
+                continue
+            if ow <= _SHORT_ROW:
+                for xo in range(ow):
+                    col = xo * sw + off
+                    cols[r, base + xo] = x[b, ci, row, col] if lo <= xo < hi else 0
                 continue
             _zero(cols[r, base : base + lo])
             if sw == 1:
@@ -101,7 +111,10 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
                 for j in range(kw):
                     r = (ci * kh + i) * kw + j
                     lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
-                    if sw == 1:
+                    if ow <= _SHORT_ROW:
+                        for xo in range(lo, hi):
+                            out[b, ci, row, xo * sw + off] += cols[r, base + xo]
+                    elif sw == 1:
                         _add(out[b, ci, row, lo + off : hi + off], cols[r, base + lo : base + hi])
                     elif hi > lo:  # an empty run's strided slice bounds would wrap around
                         _add(

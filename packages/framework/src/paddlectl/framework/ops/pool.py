@@ -7,6 +7,8 @@ divisor) tells them which pixels each output sees. 1-D pooling is 2-D pooling on
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Spec
@@ -36,8 +38,19 @@ def _adaptive_axis(size, n):
     return lo, hi, hi - lo
 
 
+def _frozen(value):
+    return tuple(_frozen(v) for v in value) if isinstance(value, list | tuple) else value
+
+
 def _plan(sizes, attrs):
-    """(hs, he, ws, we, divisor) for an image of spatial ``sizes``."""
+    """(hs, he, ws, we, divisor) for an image of spatial ``sizes``: read-only arrays, made once per
+    (sizes, window) and reused, since at small sizes planning costs more than pooling."""
+    return _cached_plan(tuple(sizes), tuple(sorted((k, _frozen(v)) for k, v in attrs.items())))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_plan(sizes, frozen_attrs):
+    attrs = dict(frozen_attrs)
     if attrs["output_size"] is not None:
         axes = [_adaptive_axis(sizes[i], attrs["output_size"][i] or sizes[i]) for i in range(2)]
     else:
@@ -64,8 +77,10 @@ def _plan(sizes, attrs):
     divisor = np.outer(hc, wc).astype(np.float64)
     if attrs.get("divisor_override"):
         divisor[:] = attrs["divisor_override"]
-    as_i64 = np.ascontiguousarray
-    return as_i64(hs, np.int64), as_i64(he, np.int64), as_i64(ws, np.int64), as_i64(we, np.int64), divisor
+    plan = tuple(np.ascontiguousarray(a, np.int64) for a in (hs, he, ws, we)) + (divisor,)
+    for a in plan:
+        a.flags.writeable = False
+    return plan
 
 
 def _out_spatial(sizes, attrs):
