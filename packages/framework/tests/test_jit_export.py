@@ -150,6 +150,21 @@ def test_to_static_forms_call_and_decorator():
     np.testing.assert_allclose(out.numpy(), np.maximum(x @ net.fc.weight.numpy() + net.fc.bias.numpy(), 0), rtol=1e-6)
 
 
+def test_to_static_follows_weights_changed_by_training_and_by_set_state_dict():
+    layer = nn.Linear(4, 2)
+    static = to_static(layer, input_spec=[InputSpec([None, 4])])
+    x = paddle.to_tensor(_data(3, 4))
+    static(x)
+    opt = paddle.optimizer.SGD(learning_rate=0.5, parameters=layer.parameters())
+    loss = (x.matmul(layer.weight) + layer.bias).sum()
+    loss.backward()
+    opt.step()
+    expected = x.numpy() @ layer.weight.numpy() + layer.bias.numpy()
+    np.testing.assert_allclose(static(x).numpy(), expected, rtol=1e-6)
+    layer.set_state_dict({"weight": np.ones((4, 2), "float32"), "bias": np.zeros(2, "float32")})
+    np.testing.assert_allclose(static(x).numpy(), x.numpy() @ np.ones((4, 2)), rtol=1e-6)
+
+
 def test_cond_and_while_loop_run_eagerly_and_traced():
     def f(x):
         y = paddle.static.cond(paddle.mean(x) > 0, lambda: x + 1.0, lambda: x * 0.0)

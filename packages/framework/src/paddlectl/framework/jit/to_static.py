@@ -29,6 +29,7 @@ class StaticFunction:
         self._layer = layer
         self.input_spec = list(input_spec) if input_spec is not None else None
         self._programs: dict = {}
+        self._executors: dict[int, tuple[Executor, tuple]] = {}
         self.output_structure = "tensor"
         functools.update_wrapper(self, function)
 
@@ -70,12 +71,21 @@ class StaticFunction:
             raise ConversionError("to_static: no program yet; call the function once or give input_spec")
         return self._last
 
+    def _executor(self, program: Program) -> Executor:
+        """One executor per program, made again only when a weight array was replaced (an executor
+        binds the arrays it was made with, and making one costs a compile of its steps)."""
+        weights = tuple(map(id, program.weights.values()))
+        made = self._executors.get(id(program))
+        if made is None or made[1] != weights:
+            made = self._executors[id(program)] = (Executor(program), weights)
+        return made[0]
+
     def __call__(self, *args):
         arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
         program = self.concrete_program(*args)
         if self._layer is not None:
             refresh_weights(program, self._layer)
-        outs = [Tensor._wrap(o) for o in Executor(program).run(arrays)]
+        outs = [Tensor._wrap(o) for o in self._executor(program).run(arrays)]
         if self.output_structure == "tensor":
             return outs[0]
         return tuple(outs) if self.output_structure == "tuple" else outs
