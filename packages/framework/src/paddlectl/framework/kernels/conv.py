@@ -66,29 +66,31 @@ def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
     """Columns of output rows ``q0 <= q < q1``, where q = image * OH + y runs over the whole batch."""
     n, c, h, w = x.shape
     cols = np.empty((c * kh * kw, (q1 - q0) * ow), dtype=x.dtype)
+    flat_cols, flat_x = cols.reshape(-1), x.reshape(-1)  # short rows index flat: less address math
     for r in prange(c * kh * kw):
         ci = r // (kh * kw)
         i = (r // kw) % kh
         j = r % kw
         lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
-        for q in range(q0, q1):
-            b = q // oh
-            row = (q % oh) * sh - pt + i * dh
-            base = (q - q0) * ow
-            if row < 0 or row >= h:
-                _zero(cols[r, base : base + ow])
-                continue
-            if ow <= _SHORT_ROW:
-                for xo in range(ow):
-                    col = xo * sw + off
-                    cols[r, base + xo] = x[b, ci, row, col] if lo <= xo < hi else 0
-                continue
-            _zero(cols[r, base : base + lo])
-            if sw == 1:
-                _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo + off : hi + off])
-            else:
-                _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo * sw + off :: sw])
-            _zero(cols[r, base + hi : base + ow])
+        for b in range(q0 // oh, (q1 - 1) // oh + 1):  # (image, row) loops: no divisions per row
+            for y in range(max(q0 - b * oh, 0), min(q1 - b * oh, oh)):
+                row = y * sh - pt + i * dh
+                base = (b * oh + y - q0) * ow
+                inside = 0 <= row < h
+                if ow <= _SHORT_ROW:
+                    dst, src = r * cols.shape[1] + base, ((b * c + ci) * h + row) * w + off
+                    for xo in range(ow):
+                        flat_cols[dst + xo] = flat_x[src + xo * sw] if inside and lo <= xo < hi else 0
+                    continue
+                if not inside:
+                    _zero(cols[r, base : base + ow])
+                    continue
+                _zero(cols[r, base : base + lo])
+                if sw == 1:
+                    _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo + off : hi + off])
+                else:
+                    _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo * sw + off :: sw])
+                _zero(cols[r, base + hi : base + ow])
     return cols
 
 
