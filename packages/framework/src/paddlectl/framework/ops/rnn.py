@@ -75,7 +75,9 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     # GRU's hidden-gate gradients differ from the input-gate ones; LSTM's and RNN's are equal.
     dhg = np.empty_like(dxg) if cell == "gru" else dxg
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
-    for t in range(T) if reverse else range(T - 1, -1, -1):
+    needs = ctx.needs_input_grad
+    steps = range(T) if reverse else range(T - 1, -1, -1)
+    for t in steps:
         src, _ = _slots(t, reverse)
         if cell == "lstm":
             kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
@@ -83,8 +85,8 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
             kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
         else:
             kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
-        np.matmul(dhg[:, t], w_hh, out=carried)
-    needs = ctx.needs_input_grad
+        if t != steps[-1] or needs[5]:  # after the first step it only feeds dh0
+            np.matmul(dhg[:, t], w_hh, out=carried)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
     dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else None
