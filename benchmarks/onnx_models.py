@@ -133,10 +133,16 @@ def main() -> None:
     print(f"BLAS: {blas_info()}")
     print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
     rows, profiles = [], {}
+    env = dict(os.environ)
+    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")  # workers import NumPy first; see the README
     for case in CASES:
         for engine in ("onnxruntime", "paddlectl"):
             out = subprocess.run(
-                [sys.executable, __file__, "--worker", engine, case], capture_output=True, text=True, check=True
+                [sys.executable, __file__, "--worker", engine, case],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
             )
             r = json.loads(out.stdout.strip().splitlines()[-1])
             rows.append((case, engine, r))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+# isort: off
+import paddlectl.framework as ours  # before NumPy, as users should: OpenBLAS's idle threads then sleep
+
+# isort: on
 import importlib
 import importlib.util
 
 import numpy as np
 import pytest
-
-import paddlectl.framework as ours
 
 
 def _oracle(module: str, requirement: str):

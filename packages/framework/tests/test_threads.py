@@ -1,17 +1,19 @@
 """Parallel Numba kernels may be called from several Python threads (a user's thread pool of
 predictors, a web server): the threading layer must be a thread-safe one."""
 
+import os
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 SCRIPT = textwrap.dedent(
     """
     import threading
+    import paddlectl.framework as paddle  # before NumPy: OpenBLAS's idle threads then sleep
     import numba
-    import paddlectl.framework as paddle
     from paddlectl.framework.kernels import layer_is_thread_safe
 
     x = paddle.randn([32, 6, 28, 28])  # large enough for the parallel kernel variants
@@ -42,6 +44,7 @@ def test_serial_kernels_picks_the_serial_variant_of_big_inputs(monkeypatch):
     from paddlectl.framework.kernels.pool import max_pool_2x2
 
     calls = []
+    monkeypatch.setattr(kernels, "blas_threads_spin", lambda: False)
     monkeypatch.setattr(max_pool_2x2, "serial", lambda *a: calls.append("serial"))
     monkeypatch.setattr(max_pool_2x2, "parallel", lambda *a: calls.append("parallel"))
     big = np.zeros((4, 256, 256), np.float32)
@@ -50,3 +53,35 @@ def test_serial_kernels_picks_the_serial_variant_of_big_inputs(monkeypatch):
         max_pool_2x2(big, 128, 128)
     max_pool_2x2(big, 128, 128)
     assert calls == ["parallel", "serial", "parallel"]
+
+
+SPIN_PROBE = """
+import sys
+if sys.argv[1] == "numpy-first":
+    import numpy
+import paddlectl.framework
+from paddlectl.framework.kernels import blas_threads_spin
+import os
+print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), blas_threads_spin())
+"""
+
+
+def _spin_probe(order: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", SPIN_PROBE, order], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_importing_the_framework_first_makes_openblas_threads_sleep():
+    assert _spin_probe("framework-first") == ["1", "False"]
+
+
+def test_numpy_first_leaves_openblas_spinning_and_kernels_go_serial():
+    from threadpoolctl import threadpool_info
+
+    if not any(
+        i.get("internal_api") == "openblas" and i.get("threading_layer") == "pthreads" for i in threadpool_info()
+    ):
+        pytest.skip("NumPy's BLAS here is not a pthreads OpenBLAS")
+    assert _spin_probe("numpy-first") == ["None", "True"]

@@ -6,6 +6,7 @@
 from importlib.metadata import version
 
 from . import (
+    _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
     device,  # noqa: F401 - paddle.device
     hapi,
     inference,

@@ -13,6 +13,7 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import contextlib  # noqa: E402
+import functools  # noqa: E402
 import threading  # noqa: E402
 import types  # noqa: E402
 
@@ -39,6 +40,25 @@ the work (and on a loaded machine a descheduled worker stalls the whole region).
 _LOCAL = threading.local()
 
 
+@functools.cache
+def blas_threads_spin() -> bool:
+    """Whether NumPy's BLAS is a threaded OpenBLAS whose idle threads busy-wait (NumPy was imported
+    before paddlectl.framework could set ``OPENBLAS_THREAD_TIMEOUT``, see ``_blas_env``): then a
+    parallel kernel between two GEMMs fights a spinning BLAS thread for a core, and the serial
+    variants run instead. Asked once, at the first kernel call big enough to go parallel."""
+    from .. import _blas_env
+
+    timeout = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "")
+    if not _blas_env.NUMPY_LOADED_FIRST or (timeout.isdigit() and int(timeout) <= 4):
+        return False
+    from threadpoolctl import threadpool_info
+
+    return any(
+        i.get("internal_api") == "openblas" and i.get("threading_layer") == "pthreads" and i.get("num_threads", 1) > 1
+        for i in threadpool_info()
+    )
+
+
 @contextlib.contextmanager
 def serial_kernels():
     """Within it, this Python thread runs every kernel's serial variant: under a one-thread cap a
@@ -54,7 +74,8 @@ def serial_kernels():
 class SizeDispatched:
     """One kernel compiled twice, parallel and serial (``prange`` is ``range`` there); each call
     picks by the size of its first argument. Both variants are cached on disk under their own
-    names. A thread inside ``serial_kernels()`` always gets the serial variant."""
+    names. A thread inside ``serial_kernels()``, or any thread while ``blas_threads_spin()``, gets
+    the serial variant."""
 
     def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE) -> None:
         self.parallel = numba.njit(cache=True, parallel=True)(fn)
@@ -69,7 +90,8 @@ class SizeDispatched:
 
     def __call__(self, *args):
         big = getattr(args[0], "size", 0) >= self.min_size
-        kernel = self.parallel if big and not getattr(_LOCAL, "serial", False) else self.serial
+        parallel = big and not getattr(_LOCAL, "serial", False) and not blas_threads_spin()
+        kernel = self.parallel if parallel else self.serial
         return kernel(*args)
 
 
