@@ -1,11 +1,9 @@
-"""Convolution kernels (NCHW): im2col / col2im for the GEMM path, and direct depthwise kernels.
+"""Convolution kernels (NCHW): col2im for the GEMM path's input gradient, and direct depthwise kernels.
 
-Columns are ``[C*kh*kw, rows*OW]``: one row per (channel, kernel tap) holding that tap's input
-over a range of output rows that may span several images, so small images batch into one large
-GEMM with the ``[O, C*kh*kw]`` weight instead of N small ones (small GEMMs leave BLAS far below
-its peak), and large ones split into column blocks that stay in cache. Rows are filled by
-contiguous runs along the output width: the padding's zero margins are found once per row, and at
-stride 1 a run is a straight copy.
+Columns are ``[C*kh*kw, rows*OW]`` (see ``ops.conv``: one row per (channel, kernel tap) over a
+range of output rows that may span several images); building them is a NumPy strided copy, and
+their adjoint, adding overlapping windows back, is ``col2im``: contiguous runs along the output
+width, the padding's margins found once per row.
 
 Depthwise convolution (one input channel per group) has too little arithmetic per byte for a
 GEMM, so it runs directly: each output plane accumulates its kh*kw shifted, scaled input planes.
@@ -39,12 +37,6 @@ def _copy(dst, src):
 
 
 @njit(cache=True, inline="always")
-def _zero(dst):
-    for q in range(dst.size):
-        dst[q] = 0
-
-
-@njit(cache=True, inline="always")
 def _add(dst, src):
     for q in range(dst.size):
         dst[q] += src[q]
@@ -57,41 +49,8 @@ def _axpy(dst, k, src):
 
 
 _SHORT_ROW = 32
-"""Output rows up to this wide are copied element by element: making the 1-D views that let a long
+"""Output rows up to this wide are added element by element: making the 1-D views that let a long
 run vectorise costs more than a short run itself."""
-
-
-@parallel_kernel
-def im2col(x, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
-    """Columns of output rows ``q0 <= q < q1``, where q = image * OH + y runs over the whole batch."""
-    n, c, h, w = x.shape
-    cols = np.empty((c * kh * kw, (q1 - q0) * ow), dtype=x.dtype)
-    flat_cols, flat_x = cols.reshape(-1), x.reshape(-1)  # short rows index flat: less address math
-    for r in prange(c * kh * kw):
-        ci = r // (kh * kw)
-        i = (r // kw) % kh
-        j = r % kw
-        lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
-        for b in range(q0 // oh, (q1 - 1) // oh + 1):  # (image, row) loops: no divisions per row
-            for y in range(max(q0 - b * oh, 0), min(q1 - b * oh, oh)):
-                row = y * sh - pt + i * dh
-                base = (b * oh + y - q0) * ow
-                inside = 0 <= row < h
-                if ow <= _SHORT_ROW:
-                    dst, src = r * cols.shape[1] + base, ((b * c + ci) * h + row) * w + off
-                    for xo in range(ow):
-                        flat_cols[dst + xo] = flat_x[src + xo * sw] if inside and lo <= xo < hi else 0
-                    continue
-                if not inside:
-                    _zero(cols[r, base : base + ow])
-                    continue
-                _zero(cols[r, base : base + lo])
-                if sw == 1:
-                    _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo + off : hi + off])
-                else:
-                    _copy(cols[r, base + lo : base + hi], x[b, ci, row, lo * sw + off :: sw])
-                _zero(cols[r, base + hi : base + ow])
-    return cols
 
 
 @parallel_kernel

@@ -8,10 +8,11 @@ and ``_weight_grad``. ``conv1d`` is ``conv2d`` on a height-1 image.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, im2col
+from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
 # ----- the three computations (x NCHW, weight [O, C/G, kh, kw], columns [C*kh*kw, N*OH*OW]) -------
@@ -72,10 +73,44 @@ _KEEP_COLUMNS_BYTES = 32 << 20
 for it instead of being rebuilt from x."""
 
 
-def _blocks(k: int, rows: int, ow: int, itemsize: int, keep: bool = False) -> list[tuple[int, int]]:
+def _blocks(k: int, n: int, oh: int, ow: int, itemsize: int, keep: bool = False) -> list[tuple[int, int]]:
+    """Ranges [q0, q1) of flat output rows (q = image * OH + y), each whole images or rows of one image."""
     per_row = k * ow * itemsize
-    step = rows if keep and per_row * rows <= _KEEP_COLUMNS_BYTES else max(1, _BLOCK_BYTES // per_row)
-    return [(q, min(q + step, rows)) for q in range(0, rows, step)]
+    if keep and per_row * n * oh <= _KEEP_COLUMNS_BYTES:
+        return [(0, n * oh)]
+    step = max(1, _BLOCK_BYTES // per_row)
+    if step >= oh:
+        images = step // oh
+        return [(b * oh, min(b + images, n) * oh) for b in range(0, n, images)]
+    return [(b * oh + y, b * oh + min(y + step, oh)) for b in range(n) for y in range(0, oh, step)]
+
+
+def _windows(x, kernel, stride, pads, dil, outs) -> np.ndarray:
+    """A read-only [C, kh, kw, N, OH, OW] view of the zero-padded NCHW input whose element
+    (c, i, j, n, y, x) is kernel tap (i, j) of output (y, x): a block of it, copied out, is that
+    block's columns (NumPy's strided copy, 3x faster than a Numba loop over 10-wide rows)."""
+    if any(pads):
+        pt, pb, pl, pr = pads
+        n, c, h, w = x.shape
+        padded = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
+        padded[:, :, pt : pt + h, pl : pl + w] = x
+        x = padded
+    s = x.strides
+    shape = (x.shape[1], *kernel, x.shape[0], *outs)
+    strides = (s[1], s[2] * dil[0], s[3] * dil[1], s[0], s[2] * stride[0], s[3] * stride[1])
+    return as_strided(x, shape=shape, strides=strides, writeable=False)
+
+
+def _block_columns(windows: np.ndarray, q0: int, q1: int) -> np.ndarray:
+    """The [C*kh*kw, (q1-q0)*OW] columns of a ``_blocks`` range."""
+    oh = windows.shape[4]
+    if (q1 - q0) % oh == 0 and q0 % oh == 0:
+        block = windows[:, :, :, q0 // oh : q1 // oh]
+    else:
+        b, y = divmod(q0, oh)
+        block = windows[:, :, :, b : b + 1, y : y + q1 - q0]
+    k = windows.shape[0] * windows.shape[1] * windows.shape[2]
+    return np.ascontiguousarray(block).reshape(k, -1)
 
 
 _SHIFT_MAX_PADDED_RATIO = 1.6
@@ -130,10 +165,10 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         cols = _channel_major(x[:, :, :: stride[0], :: stride[1]])
         out = _gemm(w2, cols, groups)
     else:
-        xc, ow = np.ascontiguousarray(x), outs[1]
+        ow, windows = outs[1], _windows(x, w.shape[2:], stride, pads, dil, outs)
         out = np.empty((o, n * outs[0] * ow), dtype=x.dtype)
-        for q0, q1 in _blocks(w2.shape[1] * groups, n * outs[0], ow, x.itemsize, keep_columns):
-            cols = im2col(xc, *w.shape[2:], *geometry, *outs, q0, q1)
+        for q0, q1 in _blocks(w2.shape[1] * groups, n, outs[0], ow, x.itemsize, keep_columns):
+            cols = _block_columns(windows, q0, q1)
             _gemm(w2, cols, groups, out=out[:, q0 * ow : q1 * ow])
         if cols.shape[1] != out.shape[1]:
             cols = x
@@ -158,7 +193,7 @@ def _input_grad(g, w, x_shape, stride, pads, dil, groups):
         full[:, :, :: stride[0], :: stride[1]] = dx
         return full
     dx = np.zeros(x_shape, dtype=g.dtype)
-    for q0, q1 in _blocks(w_t.shape[0], n * oh, ow, g.itemsize):
+    for q0, q1 in _blocks(w_t.shape[0], n, oh, ow, g.itemsize):
         cols = _gemm(w_t, g2[:, q0 * ow : q1 * ow], groups)
         col2im(cols, dx, *w.shape[2:], *geometry, oh, ow, q0, q1)
     return dx
@@ -172,11 +207,10 @@ def _weight_grad(saved, g, w_shape, stride, pads, dil, groups):
     g2 = _channel_major(g)
     if saved.ndim == 2:
         return _gemm_nt(g2, saved, groups).reshape(w_shape)
-    xc, (oh, ow) = np.ascontiguousarray(saved), g.shape[2:]
+    (oh, ow), windows = g.shape[2:], _windows(saved, w_shape[2:], stride, pads, dil, g.shape[2:])
     dw = np.zeros((w_shape[0], int(np.prod(w_shape[1:]))), dtype=g.dtype)
-    for q0, q1 in _blocks(dw.shape[1] * groups, xc.shape[0] * oh, ow, g.itemsize):
-        cols = im2col(xc, *w_shape[2:], *geometry, oh, ow, q0, q1)
-        dw += _gemm_nt(g2[:, q0 * ow : q1 * ow], cols, groups)
+    for q0, q1 in _blocks(dw.shape[1] * groups, saved.shape[0], oh, ow, g.itemsize):
+        dw += _gemm_nt(g2[:, q0 * ow : q1 * ow], _block_columns(windows, q0, q1), groups)
     return dw.reshape(w_shape)
 
 
