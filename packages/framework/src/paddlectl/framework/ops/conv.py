@@ -1,4 +1,10 @@
-"""Convolution: ``conv2d`` and ``conv2d_transpose`` as im2col + one (batched, per group) BLAS GEMM.
+"""Convolution: ``conv2d`` and ``conv2d_transpose``, each shape on the path that suits it.
+
+* one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
+* 1x1 without padding: the (strided) input is already the GEMM operand;
+* small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
+* otherwise im2col: columns of cache-sized blocks of output rows across the batch, one BLAS GEMM
+  per block (per group).
 
 The transposed convolution is the input-gradient of a convolution and vice versa, so both ops are
 built from the same three computations: ``_forward`` (conv), ``_input_grad`` (its adjoint on x)
