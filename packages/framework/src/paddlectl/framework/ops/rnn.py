@@ -85,7 +85,7 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
             kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
         else:
             kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
-        if t != steps[-1] or needs[5]:  # after the first step it only feeds dh0
+        if t != steps[-1] or needs[5]:  # the last product would only feed dh0
             np.matmul(dhg[:, t], w_hh, out=carried)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
