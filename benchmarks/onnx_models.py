@@ -134,7 +134,7 @@ def main() -> None:
     print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
     rows, profiles = [], {}
     env = dict(os.environ)
-    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")  # workers import NumPy first; see the README
+    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "16")  # workers import NumPy first; see the README
     for case in CASES:
         for engine in ("onnxruntime", "paddlectl"):
             out = subprocess.run(

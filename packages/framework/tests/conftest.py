@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # isort: off
-import paddlectl.framework as ours  # before NumPy, as users should: OpenBLAS's idle threads then sleep
+import paddlectl.framework as ours  # before NumPy, as users should: OpenBLAS threads then spin briefly
 
 # isort: on
 import importlib

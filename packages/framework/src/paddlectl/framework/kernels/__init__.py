@@ -49,7 +49,7 @@ def blas_threads_spin() -> bool:
     from .. import _blas_env
 
     timeout = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "")
-    if not _blas_env.NUMPY_LOADED_FIRST or (timeout.isdigit() and int(timeout) <= 4):
+    if not _blas_env.NUMPY_LOADED_FIRST or (timeout.isdigit() and int(timeout) <= _blas_env.SPIN_LOG2_CYCLES):
         return False
     from threadpoolctl import threadpool_info
 
