@@ -272,3 +272,21 @@ def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, 
     assert calls, "the shifted-GEMM path did not run"
     expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), **kwargs).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("block_bytes", [64, 4096, 1 << 21], ids=["rows", "images", "one"])
+@pytest.mark.parametrize(
+    "w_shape, kwargs", [((5, 4, 1, 1), dict()), ((5, 4, 1, 1), dict(stride=2)), ((5, 4, 3, 3), dict(padding=1, stride=2))],
+    ids=str,
+)  # fmt: skip
+def test_inference_paths_match_paddle(real_paddle, monkeypatch, block_bytes, w_shape, kwargs):
+    """Without gradients: 1x1 as one GEMM per image, and column blocks written straight into the
+    NCHW output whether a block is rows of one image or several whole images."""
+    from paddlectl.framework.ops import conv as conv_ops
+
+    monkeypatch.setattr(conv_ops, "_BLOCK_BYTES", block_bytes)
+    x, w = randn(3, 4, 9, 8), randn(*w_shape)
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), **kwargs).numpy()
+    expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), **kwargs).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

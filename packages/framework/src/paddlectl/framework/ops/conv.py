@@ -168,17 +168,24 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if not keep_columns and not _pointwise(w.shape[2:], pads) and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
     if _pointwise(w.shape[2:], pads):
-        cols = _channel_major(x[:, :, :: stride[0], :: stride[1]])
-        out = _gemm(w2, cols, groups)
-    else:
-        ow, windows = outs[1], _windows(x, w.shape[2:], stride, pads, dil, outs)
-        out = np.empty((o, n * outs[0] * ow), dtype=x.dtype)
-        for q0, q1 in _blocks(w2.shape[1] * groups, n, outs[0], ow, x.itemsize, keep_columns):
-            cols = _block_columns(windows, q0, q1)
-            _gemm(w2, cols, groups, out=out[:, q0 * ow : q1 * ow])
-        if cols.shape[1] != out.shape[1]:
-            cols = x
-    return _batch_major(out, n).reshape(n, o, *outs), cols
+        strided = x[:, :, :: stride[0], :: stride[1]]
+        if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
+            return np.matmul(w2, strided.reshape(n, x.shape[1], -1)).reshape(n, o, *outs), x
+        cols = _channel_major(strided)
+        return _batch_major(_gemm(w2, cols, groups), n).reshape(n, o, *outs), cols
+    oh, ow = outs
+    windows = _windows(x, w.shape[2:], stride, pads, dil, outs)
+    out = np.empty((n, o, oh * ow), dtype=x.dtype)
+    for q0, q1 in _blocks(w2.shape[1] * groups, n, oh, ow, x.itemsize, keep_columns):
+        cols = _block_columns(windows, q0, q1)
+        b, y = divmod(q0, oh)
+        if q1 - q0 <= oh - y:  # rows of one image: the GEMM writes its NCHW slice directly
+            _gemm(w2, cols, groups, out=out[b, :, y * ow : y * ow + (q1 - q0) * ow])
+        else:  # whole images
+            out[b : q1 // oh] = _batch_major(_gemm(w2, cols, groups), q1 // oh - b)
+    if cols.shape[1] != n * oh * ow:
+        cols = x
+    return out.reshape(n, o, oh, ow), cols
 
 
 def _input_grad(g, w, x_shape, stride, pads, dil, groups):
