@@ -261,3 +261,23 @@ def test_nan_propagates_as_in_the_eager_ops():
             reduce=reduce, axis=[-1],
         )  # fmt: skip
         np.testing.assert_array_equal(got, getattr(np, reduce)(rows, axis=-1))
+
+
+@pytest.mark.parametrize("reduce", [None, "sum"])
+def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
+    from paddlectl.framework.compiler.fused_op import launch
+    from paddlectl.framework.kernels import serial_kernels
+
+    rng = np.random.default_rng(3)
+    x, bias = rng.standard_normal((64, 48, 40)).astype("float32"), rng.standard_normal((1, 1, 40)).astype("float32")
+    body = "t0 = x0 + x1; t1 = max(t0, T(0.0))"
+    run = launch(body, ("add", "relu"), ("float32", "float32"), (x.shape, bias.shape), np.dtype("float32"), reduce,
+                 (2,) if reduce else None)  # fmt: skip
+    assert run.big
+    with serial_kernels():
+        serial = run(x, bias)
+    parallel = run(x, bias)
+    assert run._own.module.kernel_parallel.signatures, "the parallel variant did not run"
+    np.testing.assert_allclose(parallel, serial, rtol=1e-6)
+    expected = np.maximum(x + bias, 0)
+    np.testing.assert_allclose(parallel, expected.sum(axis=2) if reduce else expected, rtol=1e-5, atol=1e-5)

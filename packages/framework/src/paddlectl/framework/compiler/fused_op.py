@@ -24,6 +24,7 @@ from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes, normalize_axes
 from ..errors import ShapeError
+from ..kernels import PARALLEL_MIN_SIZE, parallel_allowed
 from ..static.lowering import lowering
 from .codegen import check_body
 from .kernel_cache import get_kernel
@@ -121,10 +122,11 @@ class Launch:
         usable = inplace is not None and reduce is None and shapes[inplace] == full and dtypes[inplace] == self.dtype
         self.inplace = inplace if usable else None
         self._kernel = functools.partial(get_kernel, body, dtypes, self.dtype, reduce)
-        self.function = self._kernel(self.inplace).function
-        self._copying = None if self.inplace is not None else self.function
+        self._own = self._kernel(self.inplace)
+        self._copying = None if self.inplace is not None else self._own
         self.shape, self.strides, self.materialise = _iteration(shapes, full, split)
         self.empty = math.prod(self.out_shape) == 0
+        self.big = math.prod(full) >= PARALLEL_MIN_SIZE and math.prod(self.shape[:-1]) > 1
 
     def __call__(self, *arrays) -> np.ndarray:
         if self.empty:
@@ -135,13 +137,17 @@ class Launch:
         if self.inplace is not None:
             target = arrays[self.inplace]
             if target.flags.c_contiguous and target.flags.writeable:
-                self.function(self.shape, self.strides, *flat)
+                self._function(self._own)(self.shape, self.strides, *flat)
                 return target
         if self._copying is None:  # compiled on first need: a fused epilogue's input is almost always fresh
-            self._copying = self._kernel(None).function
+            self._copying = self._kernel(None)
         out = np.empty(self.out_shape, self.dtype)
-        self._copying(out.reshape(-1), self.shape, self.strides, *flat)
+        self._function(self._copying)(out.reshape(-1), self.shape, self.strides, *flat)
         return out
+
+    def _function(self, kernel):
+        """The parallel variant for large arrays (where this thread may run one), else the serial."""
+        return kernel.parallel_function() if self.big and parallel_allowed() else kernel.function
 
 
 @functools.lru_cache(maxsize=4096)

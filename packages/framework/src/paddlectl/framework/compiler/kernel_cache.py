@@ -49,10 +49,23 @@ class KernelStats:
 
 @dataclass
 class Kernel:
+    """A loaded kernel: ``function`` (serial, compiled when loaded) and, compiled on first use,
+    ``parallel_function()`` (rows split over Numba's threads, for large arrays)."""
+
     key: str
     path: Path
     function: object
     stats: KernelStats
+    module: object = None
+
+    def parallel_function(self):
+        function = self.module.kernel_parallel
+        if not function.signatures:
+            with _LOCK:
+                if not function.signatures:
+                    function.compile(self.function.signatures[0])  # the serial one's
+                    function.disable_compile()
+        return function
 
 
 _LOCK = threading.Lock()
@@ -92,9 +105,8 @@ def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None, in
     with _LOCK:
         kernel = _LOADED.get(memo)
         if kernel is not None:
-            return Kernel(
-                kernel.key, kernel.path, kernel.function, KernelStats(kernel.key, str(kernel.path), "memory", 0.0)
-            )
+            stats = KernelStats(kernel.key, str(kernel.path), "memory", 0.0)
+            return Kernel(kernel.key, kernel.path, kernel.function, stats, kernel.module)
         source = kernel_source(body, list(input_dtypes), out_dtype, reduce, inplace)
         key = kernel_key(source)
         directory = cache_dir()
@@ -121,7 +133,7 @@ def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None, in
         seconds = time.perf_counter() - start
         from_disk = sum(function.stats.cache_hits.values()) > hits
         stats = KernelStats(key, str(path), "disk" if from_disk else "compiled", seconds)
-        kernel = Kernel(key, path, function, stats)
+        kernel = Kernel(key, path, function, stats, module)
         _LOADED[memo] = kernel
         return kernel
 

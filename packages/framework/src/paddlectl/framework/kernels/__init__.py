@@ -71,6 +71,11 @@ def serial_kernels():
         _LOCAL.serial = before
 
 
+def parallel_allowed() -> bool:
+    """Whether this thread may run parallel variants now (see ``serial_kernels``, ``blas_threads_spin``)."""
+    return not getattr(_LOCAL, "serial", False) and not blas_threads_spin()
+
+
 class SizeDispatched:
     """One kernel compiled twice, parallel and serial (``prange`` is ``range`` there); each call
     picks by the size of its first argument. Both variants are cached on disk under their own
@@ -90,8 +95,7 @@ class SizeDispatched:
 
     def __call__(self, *args):
         big = getattr(args[0], "size", 0) >= self.min_size
-        parallel = big and not getattr(_LOCAL, "serial", False) and not blas_threads_spin()
-        kernel = self.parallel if parallel else self.serial
+        kernel = self.parallel if big and parallel_allowed() else self.serial
         return kernel(*args)
 
 
