@@ -12,7 +12,6 @@ import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Spec
 from ..kernels import rnn as kernels
-from ..kernels.blas import limited_blas
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
@@ -46,16 +45,15 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
         aux = np.empty_like(ys)
     hg = np.empty((B, G), dtype)
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
-    with limited_blas(1):  # per-step GEMMs too small to split across threads
-        for t in range(T - 1, -1, -1) if reverse else range(T):
-            src, dst = _slots(t, reverse)
-            np.matmul(hs[:, src], w_hh_t, out=hg)
-            if cell == "lstm":
-                kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
-            elif cell == "gru":
-                kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
-            else:
-                kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
+    for t in range(T - 1, -1, -1) if reverse else range(T):
+        src, dst = _slots(t, reverse)
+        np.matmul(hs[:, src], w_hh_t, out=hg)
+        if cell == "lstm":
+            kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
+        elif cell == "gru":
+            kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
+        else:
+            kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
     ctx.save(x, w_ih, w_hh, mask, hs, cs, gates, aux)
     last = 0 if reverse else T
     if cs is None:
@@ -79,17 +77,16 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
     needs = ctx.needs_input_grad
     steps = range(T) if reverse else range(T - 1, -1, -1)
-    with limited_blas(1):
-        for t in steps:
-            src, _ = _slots(t, reverse)
-            if cell == "lstm":
-                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
-            elif cell == "gru":
-                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
-            else:
-                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
-            if t != steps[-1] or needs[5]:  # the last product would only feed dh0
-                np.matmul(dhg[:, t], w_hh, out=carried)
+    for t in steps:
+        src, _ = _slots(t, reverse)
+        if cell == "lstm":
+            kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+        elif cell == "gru":
+            kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+        else:
+            kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+        if t != steps[-1] or needs[5]:  # the last product would only feed dh0
+            np.matmul(dhg[:, t], w_hh, out=carried)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
     dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else None
