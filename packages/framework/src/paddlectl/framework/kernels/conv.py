@@ -60,21 +60,26 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
     n, c, h, w = out.shape
     b0 = q0 // oh
     planes = ((q1 - 1) // oh - b0 + 1) * c
+    runs = np.empty((kw, 3), dtype=np.int64)  # (lo, hi, off) per kernel column, found once
+    for j in range(kw):
+        runs[j, 0], runs[j, 1], runs[j, 2] = _valid_run(j, dw, sw, pl, w, ow)
+    flat_out, flat_cols, width = out.reshape(-1), cols.reshape(-1), cols.shape[1]
     for t in prange(planes):
         b = b0 + t // c
         ci = t % c
         for q in range(max(q0, b * oh), min(q1, (b + 1) * oh)):
             base = (q - q0) * ow
             for i in range(kh):
-                row = (q % oh) * sh - pt + i * dh
+                row = (q - b * oh) * sh - pt + i * dh
                 if row < 0 or row >= h:
                     continue
                 for j in range(kw):
                     r = (ci * kh + i) * kw + j
-                    lo, hi, off = _valid_run(j, dw, sw, pl, w, ow)
-                    if ow <= _SHORT_ROW:
+                    lo, hi, off = runs[j, 0], runs[j, 1], runs[j, 2]
+                    if ow <= _SHORT_ROW:  # flat indices: less address arithmetic per element
+                        dst, src = ((b * c + ci) * h + row) * w + off, r * width + base
                         for xo in range(lo, hi):
-                            out[b, ci, row, xo * sw + off] += cols[r, base + xo]
+                            flat_out[dst + xo * sw] += flat_cols[src + xo]
                     elif sw == 1:
                         _add(out[b, ci, row, lo + off : hi + off], cols[r, base + lo : base + hi])
                     elif hi > lo:  # an empty run's strided slice bounds would wrap around
