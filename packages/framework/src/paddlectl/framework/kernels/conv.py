@@ -106,53 +106,55 @@ def _dot(a, b):
 
 
 @njit(cache=True, inline="always")
-def _flat_padded(src, pt, pl, hp, wp, slack):
-    """``src`` [h, w] at (pt, pl) in zeros of ``hp`` rows of ``wp``, plus ``slack`` trailing zeros."""
-    buf = np.zeros(hp * wp + slack, dtype=src.dtype)
-    for y in range(min(src.shape[0], hp - pt)):
+def _fill_padded(buf, src, pt, pl, wp):
+    """``src`` [h, w] into a zeroed flat buffer of rows of ``wp`` at (pt, pl); the border stays zero,
+    so one buffer per task serves every image it handles."""
+    for y in range(min(src.shape[0], buf.size // wp - pt)):
         _copy(buf[(pt + y) * wp + pl : (pt + y) * wp + min(pl + src.shape[1], wp)], src[y])
-    return buf
 
 
 @njit(cache=True, inline="always")
-def _flat_rows(src, wp):
-    """[oh, ow] rows spread to a stride of ``wp`` with zeros between (the junk columns)."""
-    buf = np.zeros(src.shape[0] * wp, dtype=src.dtype)
+def _fill_rows(buf, src, wp):
+    """[oh, ow] rows into a zeroed flat buffer at a stride of ``wp`` (the junk columns stay zero)."""
     for y in range(src.shape[0]):
         _copy(buf[y * wp : y * wp + src.shape[1]], src[y])
-    return buf
 
 
 @parallel_kernel
 def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
-    """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights."""
+    """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights;
+    one task per (image, input channel), its padded plane shared by the m outputs it feeds."""
     n, c, h, wd = x.shape
     o_ch, _, kh, kw = w.shape
     mult = o_ch // c
     out = np.zeros((n, o_ch, oh, ow), dtype=x.dtype)
     wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
-    for t in prange(n * o_ch):
-        b = t // o_ch
-        o = t % o_ch
-        ci = o // mult
-        if sh == 1 and sw == 1:
-            plane = _flat_padded(x[b, ci], pt, pl, hp, wp, (kw - 1) * dw)
-            ext = np.zeros(oh * wp, dtype=x.dtype)
-            for i in range(kh):
-                for j in range(kw):
-                    start = i * dh * wp + j * dw
-                    _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
-            for y in range(oh):
-                _copy(out[b, o, y], ext[y * wp : y * wp + ow])
-            continue
-        for y in range(oh):  # strided: each output row takes all its taps while it sits in L1
-            for i in range(kh):
-                row = y * sh - pt + i * dh
-                if row < 0 or row >= h:
-                    continue
-                for j in range(kw):
-                    lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                    _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
+    flat = sh == 1 and sw == 1
+    for t in prange(n * c):
+        b = t // c
+        ci = t % c
+        if flat:
+            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
+            _fill_padded(plane, x[b, ci], pt, pl, wp)
+            ext = np.empty(oh * wp, dtype=x.dtype)
+        for o in range(ci * mult, (ci + 1) * mult):
+            if flat:
+                ext[:] = 0
+                for i in range(kh):
+                    for j in range(kw):
+                        start = i * dh * wp + j * dw
+                        _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
+                for y in range(oh):
+                    _copy(out[b, o, y], ext[y * wp : y * wp + ow])
+                continue
+            for y in range(oh):  # strided: each output row takes all its taps while it sits in L1
+                for i in range(kh):
+                    row = y * sh - pt + i * dh
+                    if row < 0 or row >= h:
+                        continue
+                    for j in range(kw):
+                        lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
+                        _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
     return out
 
 
@@ -169,8 +171,9 @@ def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
         ci = t % c
         if sh == 1 and sw == 1:
             plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=g.dtype)
+            ext = np.zeros(oh * wp, dtype=g.dtype)
             for o in range(ci * mult, (ci + 1) * mult):
-                ext = _flat_rows(g[b, o], wp)
+                _fill_rows(ext, g[b, o], wp)
                 for i in range(kh):
                     for j in range(kw):
                         start = i * dh * wp + j * dw
@@ -204,10 +207,12 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
     for o in prange(o_ch):
         ci = o // mult
         acc = np.zeros((kh, kw))
+        plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
+        ext = np.zeros(oh * wp, dtype=x.dtype)
         for b in range(n):
             if sh == 1 and sw == 1:
-                plane = _flat_padded(x[b, ci], pt, pl, hp, wp, (kw - 1) * dw)
-                ext = _flat_rows(g[b, o], wp)
+                _fill_padded(plane, x[b, ci], pt, pl, wp)
+                _fill_rows(ext, g[b, o], wp)
                 for i in range(kh):
                     for j in range(kw):
                         start = i * dh * wp + j * dw
