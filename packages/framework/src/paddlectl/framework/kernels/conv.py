@@ -130,6 +130,11 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     out = np.zeros((n, o_ch, oh, ow), dtype=x.dtype)
     wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
     flat = sh == 1 and sw == 1
+    # Strided, undilated: split the padded input into sh*sw phase planes (rows y*sh+a, columns
+    # x*sw+b), each of hq rows of wq; tap (i, j) is then a stride-1 tap of phase (i%sh, j%sw) at
+    # offset (i//sh, j//sw), one long vector loop again.
+    phased = not flat and dh == 1 and dw == 1
+    wq, hq = ow + (kw - 1) // sw, oh + (kh - 1) // sh
     for t in prange(n * c):
         b = t // c
         ci = t % c
@@ -137,15 +142,31 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
             plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
             _fill_padded(plane, x[b, ci], pt, pl, wp)
             ext = np.empty(oh * wp, dtype=x.dtype)
+        elif phased:
+            phases = np.zeros((sh * sw, hq * wq + (kw - 1) // sw), dtype=x.dtype)
+            for e in range(sw):
+                lo, hi, off = _valid_run(e, 1, sw, pl, wd, wq)
+                for a in range(sh):
+                    for y in range(hq):
+                        row = y * sh + a - pt
+                        if 0 <= row < h and hi > lo:
+                            start = a * sw + e
+                            _copy(phases[start, y * wq + lo : y * wq + hi], x[b, ci, row, lo * sw + off :: sw])
+            ext = np.empty(oh * wq, dtype=x.dtype)
         for o in range(ci * mult, (ci + 1) * mult):
-            if flat:
+            if flat or phased:
                 ext[:] = 0
                 for i in range(kh):
                     for j in range(kw):
-                        start = i * dh * wp + j * dw
-                        _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
+                        if flat:
+                            start = i * dh * wp + j * dw
+                            _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
+                        else:
+                            start = (i // sh) * wq + j // sw
+                            _axpy(ext, w[o, 0, i, j], phases[(i % sh) * sw + j % sw, start : start + oh * wq])
+                width = wp if flat else wq
                 for y in range(oh):
-                    _copy(out[b, o, y], ext[y * wp : y * wp + ow])
+                    _copy(out[b, o, y], ext[y * width : y * width + ow])
                 continue
             for y in range(oh):  # strided: each output row takes all its taps while it sits in L1
                 for i in range(kh):
