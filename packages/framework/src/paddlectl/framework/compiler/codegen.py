@@ -13,8 +13,9 @@ element. An in-place kernel (``inplace=k``) has no ``out``: it stores each resul
 the inner loop (4-8x faster at 16K elements): an ``out`` that is the same memory as a leaf fails
 the vectoriser's runtime overlap check, and a store to the address just loaded has none. Indices
 are cast to ``uint64``: a signed index makes Numba emit a negative-index wraparound per load,
-which blocks vectorising too. Kernels are serial: the work they replace is memory-bound, a predictor runs one thread
-by default, and a ``parallel=True`` kernel takes about five times longer to compile.
+which blocks vectorising too. Each module holds the kernel twice, ``kernel`` (serial, compiled when
+loaded) and ``kernel_parallel`` (rows split over Numba's threads): a ``parallel=True`` kernel takes
+about five times longer to compile, so it is compiled only on first use for a large array.
 
 The body comes from a model file's attrs, so before it becomes source it is parsed and every
 node checked against a small arithmetic grammar (:func:`check_body`): names are leaves, earlier

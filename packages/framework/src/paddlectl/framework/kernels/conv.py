@@ -55,8 +55,9 @@ run vectorise costs more than a short run itself."""
 
 @parallel_kernel
 def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
-    """The adjoint of ``im2col``, added into ``out`` [N, C, H, W]: overlapping windows add up, and
-    each (image, channel) plane is one task, so no two tasks write the same element."""
+    """The adjoint of the column copy (``ops.conv._block_columns``) for rows ``q0 <= q < q1``, added
+    into ``out`` [N, C, H, W]: overlapping windows add up, and each (image, channel) plane is one
+    task, so no two tasks write the same element."""
     n, c, h, w = out.shape
     b0 = q0 // oh
     planes = ((q1 - 1) // oh - b0 + 1) * c
@@ -228,10 +229,12 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
     for o in prange(o_ch):
         ci = o // mult
         acc = np.zeros((kh, kw))
-        plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
-        ext = np.zeros(oh * wp, dtype=x.dtype)
+        flat = sh == 1 and sw == 1
+        if flat:
+            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
+            ext = np.zeros(oh * wp, dtype=x.dtype)
         for b in range(n):
-            if sh == 1 and sw == 1:
+            if flat:
                 _fill_padded(plane, x[b, ci], pt, pl, wp)
                 _fill_rows(ext, g[b, o], wp)
                 for i in range(kh):
@@ -247,7 +250,5 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
                     for j in range(kw):
                         lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
                         acc[i, j] += _dot(g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
-        for i in range(kh):
-            for j in range(kw):
-                dwt[o, 0, i, j] = acc[i, j]
+        dwt[o, 0] = acc
     return dwt

@@ -164,10 +164,10 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     n, o = x.shape[0], w.shape[0]
     if _one_channel_per_output(w.shape):
         return depthwise(np.ascontiguousarray(x), np.ascontiguousarray(w), *geometry, *outs), x
-    w2 = w.reshape(o, -1)
-    if not keep_columns and not _pointwise(w.shape[2:], pads) and _shifts_pay(x.shape, stride, pads, groups, outs):
+    w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
+    if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
-    if _pointwise(w.shape[2:], pads):
+    if pointwise:
         strided = x[:, :, :: stride[0], :: stride[1]]
         if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
             return np.matmul(w2, strided.reshape(n, x.shape[1], -1)).reshape(n, o, *outs), x

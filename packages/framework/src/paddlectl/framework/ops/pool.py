@@ -42,10 +42,14 @@ def _frozen(value):
     return tuple(_frozen(v) for v in value) if isinstance(value, list | tuple) else value
 
 
+def _key(sizes, attrs) -> tuple:
+    return tuple(sizes), tuple(sorted((k, _frozen(v)) for k, v in attrs.items()))
+
+
 def _plan(sizes, attrs):
     """(hs, he, ws, we, divisor) for an image of spatial ``sizes``: read-only arrays, made once per
     (sizes, window) and reused, since at small sizes planning costs more than pooling."""
-    return _cached_plan(tuple(sizes), tuple(sorted((k, _frozen(v)) for k, v in attrs.items())))
+    return _cached_plan(*_key(sizes, attrs))
 
 
 @functools.lru_cache(maxsize=256)
@@ -135,16 +139,20 @@ def _infer(op, x: Spec, attrs) -> tuple:
 # ----- ops ----------------------------------------------------------------------------------------------
 
 
-def _tiles_2x2(hs, he, ws, we) -> bool:
-    """Whether the windows are the 2x2 tiles ``[2i, 2i+2)`` in both dims (the specialised kernel)."""
+@functools.lru_cache(maxsize=256)
+def _tiles_2x2(sizes, frozen_attrs) -> bool:
+    """Whether the planned windows are the 2x2 tiles ``[2i, 2i+2)`` in both dims (the specialised
+    kernel); decided once per plan."""
+    hs, he, ws, we, _ = _cached_plan(sizes, frozen_attrs)
     return all(np.array_equal(s, 2 * np.arange(s.size)) and np.all(e - s == 2) for s, e in ((hs, he), (ws, we)))
 
 
 def _max_forward(ctx, x, **attrs):
     _check("max_pool2d", x, attrs["data_format"])
     planes, nchw = _planes(x, attrs["data_format"])
-    hs, he, ws, we, _ = _plan(nchw[2:], attrs)
-    if _tiles_2x2(hs, he, ws, we):
+    key = _key(nchw[2:], attrs)
+    hs, he, ws, we, _ = _cached_plan(*key)
+    if _tiles_2x2(*key):
         out, mask = max_pool_2x2(planes, hs.size, ws.size)
     else:
         out, mask = max_pool(planes, hs, he, ws, we)

@@ -83,6 +83,12 @@ def _multiple_of(dim) -> tuple[str, int] | None:
     return None
 
 
+def _store(frame: list, slots, arrays) -> None:
+    """Write ``arrays`` into the frame's ``slots``, one each."""
+    for slot, array in zip(slots, arrays, strict=True):
+        frame[slot] = array
+
+
 _MAX_SPECIALISATIONS = 64
 """Feed signatures kept per executor; past that the oldest is dropped (a model fed ever-new shapes)."""
 
@@ -118,8 +124,7 @@ class Executor:
         if steps is None:
             steps = self._specialise(feeds)
         frame = self._template.copy()
-        for slot, array in zip(self._feeds, feeds, strict=True):
-            frame[slot] = array
+        _store(frame, self._feeds, feeds)
         for step in steps:
             step(frame)
         return [frame[s] for s in self._yields]
@@ -170,8 +175,7 @@ class Executor:
             else:
 
                 def body(frame):
-                    for slot, array in zip(outs, call([frame[i] for i in ins]), strict=True):
-                        frame[slot] = array
+                    _store(frame, outs, call([frame[i] for i in ins]))
 
         if not dead:
             return body
@@ -195,9 +199,7 @@ class Executor:
             steps, yields = branches[0] if bool(np.asarray(frame[pred]).reshape(-1)[0]) else branches[1]
             for step in steps:
                 step(frame)
-            results = [frame[s] for s in yields]
-            for slot, array in zip(outs, results, strict=True):
-                frame[slot] = array
+            _store(frame, outs, [frame[s] for s in yields])
 
         return body
 
@@ -211,19 +213,16 @@ class Executor:
         def body(frame):
             carried = [frame[i] for i in ins]
             while True:
-                for slot, array in zip(cond_args, carried, strict=True):
-                    frame[slot] = array
+                _store(frame, cond_args, carried)
                 for step in cond_steps:
                     step(frame)
                 if not bool(np.asarray(frame[test]).reshape(-1)[0]):
                     break
-                for slot, array in zip(loop_args, carried, strict=True):
-                    frame[slot] = array
+                _store(frame, loop_args, carried)
                 for step in loop_steps:
                     step(frame)
                 carried = [frame[s] for s in loop_yields]
-            for slot, array in zip(outs, carried, strict=True):
-                frame[slot] = array
+            _store(frame, outs, carried)
 
         return body
 
