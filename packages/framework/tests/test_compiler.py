@@ -96,6 +96,20 @@ def test_generated_kernel_with_a_trailing_reduction(reduce, axis, keepdim):
     np.testing.assert_allclose(out, expected, rtol=1e-5)
 
 
+def test_kernel_source_fixes_each_leafs_inner_stride():
+    """A broadcast leaf is read once per row and a contiguous one without a stride (what lets LLVM
+    vectorise); results for every pattern are covered by the broadcasting tests above."""
+    serial = kernel_source("t0 = x0 * x1 + x2", ["float32"] * 3, "float32", inner="cbs").split("@njit")[1]
+    before_loop, loop = serial.split("for j in range(inner):")
+    assert "x1 = a1[np.uint64(o1)]" in before_loop and "s2 = strides[2, nd - 1]" in before_loop
+    assert "x0 = a0[np.uint64(o0 + j)]" in loop and "x2 = a2[np.uint64(o2 + j * s2)]" in loop
+    assert "s0 =" not in serial and "s1 =" not in serial and "a1[" not in loop
+    with pytest.raises(ValueError, match="inner="):
+        kernel_source("t0 = x0 * x1", ["float32"] * 2, "float32", inner="cx")
+    with pytest.raises(ValueError, match="inplace="):
+        kernel_source("t0 = x0 * x1", ["float32"] * 2, "float32", inplace=1, inner="cb")
+
+
 def test_epilogue_writes_over_its_input_only_when_it_may():
     a = RNG.standard_normal((4, 8)).astype("float32")
     bias = RNG.standard_normal(8).astype("float32")

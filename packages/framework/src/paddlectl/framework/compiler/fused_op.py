@@ -62,7 +62,7 @@ def _rows(shape: list[int], strides: list[list[int]]):
     if len(shape) >= 2:
         return shape, strides
     if not shape:
-        return [1, 1], [[0, 0] for _ in strides]
+        return [1, 1], [[0, 1] for _ in strides]  # one element: every leaf reads it as contiguous
     n = shape[0]
     inner = math.gcd(n, _ROW_TARGET) if n > _ROW_TARGET else n
     if inner < 256:
@@ -86,6 +86,21 @@ def _iteration(shapes: tuple, full: tuple, split: int | None):
     shape = [*outer, *inner] if outer else [1, *inner]
     strides = [[*a, *b] if outer else [0, *b] for a, b in zip(so, si, strict=True)]
     return np.asarray(shape, np.int64), np.asarray(strides, np.int64).reshape(len(shapes), -1), False
+
+
+def inner_kinds(strides: np.ndarray) -> str:
+    """Each leaf's stride along the inner loop as ``codegen.INNER_KINDS`` letters: the generated
+    kernel is specialised to them (one row of a broadcast leaf is a single value)."""
+    return "".join("c" if s == 1 else "b" if s == 0 else "s" for s in strides[:, -1])
+
+
+def probe_inner_kinds(shapes: tuple, reduce=None, axis=None) -> str:
+    """``inner_kinds`` for symbolic input shapes, taking every symbol as a size above 1: what a
+    compile ahead of the first run should build (a run where a symbol is 1 compiles its own)."""
+    concrete = tuple(tuple(d if isinstance(d, int) else 2 for d in shape) for shape in shapes)
+    full = np.broadcast_shapes(*concrete)
+    split = None if reduce is None else _check_trailing(axis, len(full))
+    return inner_kinds(_iteration(concrete, full, split)[1])
 
 
 def _reduced(shape: tuple, axis, keepdim: bool) -> tuple:
@@ -121,10 +136,11 @@ class Launch:
         self.out_shape = full if reduce is None else _reduced(full, axis, keepdim)
         usable = inplace is not None and reduce is None and shapes[inplace] == full and dtypes[inplace] == self.dtype
         self.inplace = inplace if usable else None
-        self._kernel = functools.partial(get_kernel, body, dtypes, self.dtype, reduce)
-        self._own = self._kernel(self.inplace)
-        self._copying = None if self.inplace is not None else self._own
         self.shape, self.strides, self.materialise = _iteration(shapes, full, split)
+        self._kernel = functools.partial(get_kernel, body, dtypes, self.dtype, reduce)
+        self._inner = inner_kinds(self.strides)
+        self._own = self._kernel(self.inplace, self._inner)
+        self._copying = None if self.inplace is not None else self._own
         self.empty = math.prod(self.out_shape) == 0
         self.big = math.prod(full) >= PARALLEL_MIN_SIZE and math.prod(self.shape[:-1]) > 1
 
@@ -140,7 +156,7 @@ class Launch:
                 self._function(self._own)(self.shape, self.strides, *flat)
                 return target
         if self._copying is None:  # compiled on first need: a fused epilogue's input is almost always fresh
-            self._copying = self._kernel(None)
+            self._copying = self._kernel(None, self._inner)
         out = np.empty(self.out_shape, self.dtype)
         self._function(self._copying)(out.reshape(-1), self.shape, self.strides, *flat)
         return out

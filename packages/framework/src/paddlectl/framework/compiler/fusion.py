@@ -25,6 +25,7 @@ from ..core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
 from ..core.shapes import normalize_axes
 from ..static.ir import Operation, Program
 from ..static.passes.base import NONDETERMINISTIC, producer, users
+from .fused_op import probe_inner_kinds
 from .kernel_cache import cache_dir, get_kernel
 from .report import CompileReport, GroupRecord
 from .scalar_exprs import REDUCTIONS, expression, template
@@ -132,7 +133,8 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     if epilogue is not None:
         saved.append(_nbytes(out))
     try:
-        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce, attrs.get("inplace"))
+        inner = probe_inner_kinds(tuple(v.shape for v in leaves), reduce, attrs.get("axis"))
+        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce, attrs.get("inplace"), inner)
     except (OSError, NumbaError) as exc:  # no cache directory, or Numba refuses: the ops keep their kernels
         report.skipped.append(f"{'+'.join(attrs['ops'])}: {exc}")
         return

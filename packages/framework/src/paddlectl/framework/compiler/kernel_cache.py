@@ -2,7 +2,7 @@
 
 A kernel's module is ``fused_<hash>.py`` in the cache directory (``$PADDLECTL_KERNEL_CACHE`` or
 ``~/.cache/paddlectl/kernels``), the hash taken over the generated source, which is a function of
-the group's body, dtypes and reduction. The kernel is ``@njit(cache=True)``, so Numba keeps the
+the group's body, dtypes, reduction and its leaves' inner-loop strides. The kernel is ``@njit(cache=True)``, so Numba keeps the
 machine code beside the module (``__pycache__``) and a second process loads it instead of
 compiling. The module file is only (re)written when its text differs from what we generate now
 (an atomic rename, so a concurrent reader sees one whole file), and it is compared before every
@@ -96,18 +96,26 @@ def _write_module(path: Path, source: str) -> None:
             f.write(source)
 
 
-def get_kernel(body: str, input_dtypes, out_dtype, reduce: str | None = None, inplace: int | None = None) -> Kernel:
-    """The compiled kernel for a group (writing over leaf ``inplace`` if given, see ``codegen``), from
-    this process, Numba's disk cache, or a fresh compile."""
+def get_kernel(
+    body: str,
+    input_dtypes,
+    out_dtype,
+    reduce: str | None = None,
+    inplace: int | None = None,
+    inner: str | None = None,
+) -> Kernel:
+    """The compiled kernel for a group (writing over leaf ``inplace`` if given, with the leaves'
+    inner-loop strides ``inner``, see ``codegen``), from this process, Numba's disk cache, or a
+    fresh compile."""
     input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
     out_dtype = np.dtype(out_dtype)
-    memo = (body, input_dtypes, out_dtype, reduce, inplace)
+    memo = (body, input_dtypes, out_dtype, reduce, inplace, inner)
     with _LOCK:
         kernel = _LOADED.get(memo)
         if kernel is not None:
             stats = KernelStats(kernel.key, str(kernel.path), "memory", 0.0)
             return Kernel(kernel.key, kernel.path, kernel.function, stats, kernel.module)
-        source = kernel_source(body, list(input_dtypes), out_dtype, reduce, inplace)
+        source = kernel_source(body, list(input_dtypes), out_dtype, reduce, inplace, inner)
         key = kernel_key(source)
         directory = cache_dir()
         try:

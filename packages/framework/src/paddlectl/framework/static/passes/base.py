@@ -60,6 +60,18 @@ def is_param(value, program: Program, ctx: PassContext) -> bool:
     return op is not None and op.name == "param" and ctx.foldable(op.attrs["name"])
 
 
+def known_array(value, program: Program, ctx: PassContext):
+    """The array a ``constant`` or a foldable weight holds, else None: what a pass may compute with."""
+    op = producer(value)
+    if op is None:
+        return None
+    if op.name == "constant":
+        return op.attrs["value"]
+    if is_param(value, program, ctx):
+        return program.weights[op.attrs["name"]]
+    return None
+
+
 def add_param(program: Program, block: Block, index: int, base: str, array) -> Operation:
     """A new weight ``array`` under a fresh name, as a ``param`` op inserted at ``index``."""
     value = program.new_value(array.shape, array.dtype, name=base)

@@ -13,20 +13,9 @@ import numpy as np
 
 from ...core.op import REGISTRY, Context
 from ..ir import Program
-from .base import NONDETERMINISTIC, add_param, is_param, producer
+from .base import NONDETERMINISTIC, add_param, known_array
 
 _GROWTH_LIMIT = 4  # folded bytes may be at most this many times the inputs' bytes (or 64 KiB)
-
-
-def _constant_array(value, program: Program, ctx) -> np.ndarray | None:
-    op = producer(value)
-    if op is None:
-        return None
-    if op.name == "constant":
-        return op.attrs["value"]
-    if is_param(value, program, ctx):
-        return program.weights[op.attrs["name"]]
-    return None
 
 
 def constant_fold(program: Program, ctx) -> int:
@@ -37,7 +26,7 @@ def constant_fold(program: Program, ctx) -> int:
             continue
         if op.name not in REGISTRY:
             continue
-        arrays = [None if v is None else _constant_array(v, program, ctx) for v in op.inputs]
+        arrays = [None if v is None else known_array(v, program, ctx) for v in op.inputs]
         if any(a is None for a, v in zip(arrays, op.inputs, strict=True) if v is not None):
             continue
         if not all(isinstance(d, int) for v in op.outputs for d in v.shape):

@@ -18,26 +18,29 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Operation, Program
-from .base import add_param, is_param, producer, users
+from .base import add_param, known_array, producer, users
 
 
 def _is_inference_bn(op) -> bool:
     return op.name == "batch_norm" and not op.attrs.get("use_batch_stats", False) and not op.attrs.get("training")
 
 
+def _vector(value, program: Program, ctx):
+    """A known per-channel array as float64, or None (not a constant or a foldable weight)."""
+    array = known_array(value, program, ctx)
+    return None if array is None else np.asarray(array, np.float64).reshape(-1)
+
+
 def _affine(op, program: Program, ctx):
-    """(scale s, shift) of the batch_norm as float64 arrays, or None when its stats are not weights."""
+    """(scale s, shift) of the batch_norm as float64 arrays, or None when its stats are not known."""
     _, mean, var, gamma, beta = op.inputs
-    if not all(v is None or is_param(v, program, ctx) for v in (gamma, beta)):
+    m, v = _vector(mean, program, ctx), _vector(var, program, ctx)
+    if m is None or v is None:
         return None
-    if not (is_param(mean, program, ctx) and is_param(var, program, ctx)):
+    g = np.ones_like(m) if gamma is None else _vector(gamma, program, ctx)
+    b = np.zeros_like(m) if beta is None else _vector(beta, program, ctx)
+    if g is None or b is None:
         return None
-
-    def weight(v, default):
-        return default if v is None else program.weights[producer(v).attrs["name"]].astype(np.float64).reshape(-1)
-
-    m, v = weight(mean, None), weight(var, None)
-    g, b = weight(gamma, np.ones_like(m)), weight(beta, np.zeros_like(m))
     s = g / np.sqrt(v + float(op.attrs.get("epsilon", 1e-5)))
     return s, b - m * s
 
@@ -54,21 +57,28 @@ def _scale_output_channels(conv, weight: np.ndarray, s: np.ndarray) -> np.ndarra
     return (by_group * s.reshape(groups, 1, -1, *([1] * (weight.ndim - 2)))).reshape(weight.shape)
 
 
+def _add_folded(program, block, index, w, new_w, new_b):
+    """The folded weight and bias as new params before ``block.ops[index]``, named after the old weight."""
+    base = producer(w).attrs["name"] if producer(w).name == "param" else "constant"
+    pw = add_param(program, block, index, f"{base}.bn_folded", new_w)
+    pb = add_param(program, block, index + 1, f"{base}.bn_folded_bias", new_b)
+    return pw, pb
+
+
 def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
     x, w, bias = conv.inputs
     nchw = conv.attrs.get("data_format", "NCHW") == "NCHW"
     if nchw == bool(bn.attrs.get("channels_last", False)):
         return False
-    if not is_param(w, program, ctx) or not (bias is None or is_param(bias, program, ctx)):
+    weight = known_array(w, program, ctx)
+    b0 = 0.0 if bias is None else _vector(bias, program, ctx)
+    if weight is None or b0 is None:
         return False
-    weight = program.weights[producer(w).attrs["name"]]
-    b0 = 0.0 if bias is None else program.weights[producer(bias).attrs["name"]].astype(np.float64).reshape(-1)
     new_w = _scale_output_channels(conv, weight.astype(np.float64), s).astype(weight.dtype)
     new_b = (b0 * s + shift).astype(weight.dtype)
     block = conv.parent
     index = block.ops.index(conv)
-    pw = add_param(program, block, index, f"{producer(w).attrs['name']}.bn_folded", new_w)
-    pb = add_param(program, block, index + 1, f"{producer(w).attrs['name']}.bn_folded_bias", new_b)
+    pw, pb = _add_folded(program, block, index, w, new_w, new_b)
     conv.inputs = [x, pw.outputs[0], pb.outputs[0]]
     return True
 
@@ -82,22 +92,16 @@ def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     if len(mm.outputs[0].shape) != 2 or bn.attrs.get("channels_last", False):
         return False  # the channel (axis 1 of [N, C]) must be the matmul's last axis
     x, w = mm.inputs
-    if not is_param(w, program, ctx) or len(w.shape) != 2:
+    weight = known_array(w, program, ctx)
+    b0 = 0.0 if add is None else _vector(add.inputs[1], program, ctx)
+    if weight is None or len(w.shape) != 2 or b0 is None or (add is not None and len(add.inputs[1].shape) > 2):
         return False
-    if add is not None and (not is_param(add.inputs[1], program, ctx) or len(add.inputs[1].shape) > 2):
-        return False
-    weight = program.weights[producer(w).attrs["name"]]
     cols = s.reshape(-1, 1) if mm.attrs.get("transpose_y", False) else s.reshape(1, -1)
     new_w = (weight.astype(np.float64) * cols).astype(weight.dtype)
-    if add is not None:
-        b0 = program.weights[producer(add.inputs[1]).attrs["name"]].astype(np.float64).reshape(-1)
-    else:
-        b0 = 0.0
     new_b = (b0 * s + shift).astype(weight.dtype)
     block = mm.parent
     index = block.ops.index(mm)
-    pw = add_param(program, block, index, f"{producer(w).attrs['name']}.bn_folded", new_w)
-    pb = add_param(program, block, index + 1, f"{producer(w).attrs['name']}.bn_folded_bias", new_b)
+    pw, pb = _add_folded(program, block, index, w, new_w, new_b)
     mm.inputs = [x, pw.outputs[0]]
     if add is not None:
         add.inputs = [add.inputs[0], pb.outputs[0]]
