@@ -82,35 +82,6 @@ def test_initial_state_and_relu_match_paddle(real_paddle, kind, kwargs):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
-def test_float32_gate_activations_stay_within_two_ulp():
-    """The step kernels' own float32 sigmoid and tanh (vectorisable, unlike Numba's libm calls)."""
-    from numba import njit
-
-    from paddlectl.framework.kernels.rnn import sigmoid, tanh
-
-    @njit
-    def both(x, s, t):
-        for i in range(x.size):
-            s[i] = sigmoid(x[i])
-            t[i] = tanh(x[i])
-
-    x = np.concatenate([np.linspace(-100, 100, 400_001), np.linspace(-1, 1, 20_001)]).astype("float32")
-    s, t = np.empty_like(x), np.empty_like(x)
-    both(x, s, t)
-    x64, eps = x.astype("float64"), np.finfo("float32").eps
-    ref_s, ref_t = 1 / (1 + np.exp(-x64)), np.tanh(x64)
-    normal = ref_s > np.finfo("float32").tiny
-    assert np.all(np.abs(s - ref_s)[normal] <= 2 * eps * ref_s[normal])
-    assert np.all(np.abs(s - ref_s)[~normal] <= 1e-37)
-    nonzero = ref_t != 0
-    assert np.all(np.abs(t - ref_t)[nonzero] <= 2 * eps * np.abs(ref_t[nonzero]))
-    special = np.array([np.inf, -np.inf, np.nan, 0.0], dtype="float32")
-    s, t = np.empty_like(special), np.empty_like(special)
-    both(special, s, t)
-    np.testing.assert_array_equal(s, [1, 0, np.nan, 0.5])
-    np.testing.assert_array_equal(t, [1, -1, np.nan, 0])
-
-
 @pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "SimpleRNNCell"])
 def test_cells_match_paddle(real_paddle, kind):
     x = RNG.standard_normal((2, 4)).astype("float32")

@@ -82,14 +82,15 @@ class SizeDispatched:
     names. A thread inside ``serial_kernels()``, or any thread while ``blas_threads_spin()``, gets
     the serial variant."""
 
-    def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE) -> None:
-        self.parallel = numba.njit(cache=True, parallel=True)(fn)
+    def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset()) -> None:
+        fastmath = set(fastmath)  # Numba takes a set (or bool/dict) of flags, not a frozenset
+        self.parallel = numba.njit(cache=True, parallel=True, fastmath=fastmath)(fn)
         serial = types.FunctionType(
             fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
         )
         serial.__qualname__ = fn.__qualname__ + "_serial"
         serial.__module__ = fn.__module__
-        self.serial = numba.njit(cache=True)(serial)
+        self.serial = numba.njit(cache=True, fastmath=fastmath)(serial)
         self.min_size = min_size
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
 
@@ -99,6 +100,9 @@ class SizeDispatched:
         return kernel(*args)
 
 
-def parallel_kernel(fn):
-    """Decorator for array kernels with ``prange`` loops: see ``SizeDispatched``."""
+def parallel_kernel(fn=None, *, fastmath=frozenset()):
+    """Decorator for array kernels with ``prange`` loops: see ``SizeDispatched``. ``fastmath`` takes
+    Numba's flags (``fastmath.REASSOC`` lets reductions vectorise)."""
+    if fn is None:
+        return lambda f: SizeDispatched(f, fastmath=fastmath)
     return SizeDispatched(fn)

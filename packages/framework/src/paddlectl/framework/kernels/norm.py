@@ -14,34 +14,38 @@ import numpy as np
 from numba import prange
 
 from . import parallel_kernel
+from .fastmath import REASSOC
 
 _CHUNKS = 16  # row blocks whose partial parameter gradients are summed at the end
 
 
-@parallel_kernel
+@parallel_kernel(fastmath=REASSOC)
 def layer_norm_fwd(x, weight, bias, eps, affine):
+    """Each row's float64 mean and variance (sums vectorised, in any order), then its output in x's dtype."""
     rows, n = x.shape
     out = np.empty_like(x)
     mean = np.empty(rows, dtype=np.float64)
     rstd = np.empty(rows, dtype=np.float64)
     for r in prange(rows):
+        xr, o = x[r], out[r]
         s = 0.0
         for j in range(n):
-            s += x[r, j]
+            s += xr[j]
         mu = s / n if n else 0.0
         v = 0.0
         for j in range(n):
-            d = x[r, j] - mu
+            d = xr[j] - mu
             v += d * d
         inv = 1.0 / math.sqrt((v / n if n else 0.0) + eps)
         mean[r] = mu
         rstd[r] = inv
+        shift, scale = o.dtype.type(mu), o.dtype.type(inv)
         if affine:
             for j in range(n):
-                out[r, j] = (x[r, j] - mu) * inv * weight[j] + bias[j]
+                o[j] = (xr[j] - shift) * scale * weight[j] + bias[j]
         else:
             for j in range(n):
-                out[r, j] = (x[r, j] - mu) * inv
+                o[j] = (xr[j] - shift) * scale
     return out, mean, rstd
 
 

@@ -10,81 +10,19 @@ states ``hs``/``cs`` are [B, T + 1, H], slot ``src`` holding the state before st
 ``dst`` the one after, so the matmul input of every step stays saved for the weight gradient.
 ``mask`` [B, T] is 1 inside a sequence, 0 past its end (the state is frozen, the output zero).
 
-Numba has no vectorised libm without Intel SVML, and at ~15 ns a scalar ``tanhf`` would make a
-step's nonlinearities cost ten times its matmul; so float32 uses the exp and tanh below (plain
-arithmetic that LLVM vectorises, within 2 ulp of libm), while float64 keeps libm.
+The gate nonlinearities are ``fastmath``'s: at ~15 ns a scalar ``tanhf`` would make a step's
+nonlinearities cost ten times its matmul.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.extending import overload
+
+from .fastmath import sigmoid, tanh
 
 _F = np.float32
-_LOG2E = _F(1.4426950408889634)
-_LN2_HI = _F(0.693359375)  # ln 2 split so that n * _LN2_HI is exact (Cody-Waite)
-_LN2_LO = _F(-2.12194440e-4)
-_EXP_LO, _EXP_HI = _F(-87.0), _F(88.0)  # exp stays a normal float32 in between
-_ZERO, _INF = _F(0.0), _F(np.inf)
-_EXP_POLY = tuple(_F(1.0 / math.factorial(k)) for k in range(8))  # degree 7: error < 1e-8 on |r| < ln2/2
-_TANH_SMALL = _F(0.625)  # below, 1 - 2 / (1 + e^2x) cancels: an odd polynomial instead
-_TANH_POLY = tuple(_F(c) for c in (1.0, -0.3333326280117035, 0.13331149518489838, -0.05372267961502075,
-                                   0.020595679059624672, -0.005664775148034096))  # fmt: skip
-"""tanh(x) / x as a polynomial in x^2, least-squares fit on [0, 0.625] (error < 4e-9)."""
-_ONE, _TWO, _HALF = _F(1.0), _F(2.0), _F(0.5)
-_BIAS, _MANTISSA = np.int32(127), np.int32(23)
-
-
-@njit(cache=True)
-def _exp32(x):
-    """exp(x) = 2^n * e^r with |r| <= ln2 / 2; 2^n is built from its exponent bits."""
-    v = min(max(x, _EXP_LO), _EXP_HI)
-    n = np.floor(v * _LOG2E + _HALF)
-    r = v - n * _LN2_HI - n * _LN2_LO
-    c0, c1, c2, c3, c4, c5, c6, c7 = _EXP_POLY
-    p = c0 + r * (c1 + r * (c2 + r * (c3 + r * (c4 + r * (c5 + r * (c6 + r * c7))))))
-    scale = np.int32((np.int32(n) + _BIAS) << _MANTISSA).view(np.float32)
-    if x > _EXP_HI:
-        return _INF
-    if x < _EXP_LO:
-        return _ZERO  # true value below 1.7e-38
-    return p * scale if x == x else x
-
-
-def sigmoid(x):
-    """Logistic function of a scalar inside kernels (float32 vectorisable, float64 libm)."""
-
-
-def tanh(x):
-    """tanh of a scalar inside kernels (float32 vectorisable, float64 libm)."""
-
-
-@overload(sigmoid)
-def _sigmoid_impl(x):
-    if x == types.float32:
-        return lambda x: _ONE / (_ONE + _exp32(-x))
-    return lambda x: 1.0 / (1.0 + math.exp(-x))
-
-
-@overload(tanh)
-def _tanh_impl(x):
-    if x == types.float32:
-
-        def tanh32(x):
-            s = x * x
-            t1, t3, t5, t7, t9, t11 = _TANH_POLY
-            p = t1 + s * (t3 + s * (t5 + s * (t7 + s * (t9 + s * t11))))
-            big = _ONE - _TWO / (_ONE + _exp32(_TWO * abs(x)))
-            if abs(x) < _TANH_SMALL:
-                return x * p
-            return big if x >= 0 else -big
-
-        return tanh32
-    return lambda x: math.tanh(x)
+_ZERO, _ONE = _F(0.0), _F(1.0)
 
 
 # Each step works row by row, in loops that store to one array over one gate block: a loop

@@ -1,0 +1,95 @@
+"""Scalar float32 math for kernels that LLVM can vectorise: ``exp``, ``sigmoid`` and ``tanh``.
+
+Numba has no vectorised libm without Intel SVML, and a scalar ``expf``/``tanhf`` call (~5-15 ns)
+makes a loop of them cost many times the arithmetic around it (a softmax row, an LSTM step's
+gates). For float32 these are plain arithmetic instead (Cody-Waite range reduction and a
+polynomial, within 2 ulp of libm), which inlines and vectorises; float64 keeps libm. ``REASSOC``
+is the fastmath flag set for kernels whose reductions may be summed in any order (vectorised
+partial sums, not one serial chain), which also keeps NaN and infinity semantics.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.extending import overload
+
+_F = np.float32
+_LOG2E = _F(1.4426950408889634)
+_LN2_HI = _F(0.693359375)  # ln 2 split so that n * _LN2_HI is exact (Cody-Waite)
+_LN2_LO = _F(-2.12194440e-4)
+_EXP_LO, _EXP_HI = _F(-87.0), _F(88.72283)  # exp stays a normal float32 in between (HI: ln FLT_MAX)
+_ZERO, _INF = _F(0.0), _F(np.inf)
+_EXP_POLY = tuple(_F(1.0 / math.factorial(k)) for k in range(8))  # degree 7: error < 1e-8 on |r| < ln2/2
+_TANH_SMALL = _F(0.625)  # below, 1 - 2 / (1 + e^2x) cancels: an odd polynomial instead
+_TANH_POLY = tuple(_F(c) for c in (1.0, -0.3333326280117035, 0.13331149518489838, -0.05372267961502075,
+                                   0.020595679059624672, -0.005664775148034096))  # fmt: skip
+"""tanh(x) / x as a polynomial in x^2, least-squares fit on [0, 0.625] (error < 4e-9)."""
+_ONE, _TWO, _HALF = _F(1.0), _F(2.0), _F(0.5)
+_BIAS, _MANTISSA = np.int32(127), np.int32(23)
+
+
+@njit(cache=True)
+def _exp32(x):
+    """exp(x) = 2^n * e^r with |r| <= ln2 / 2; 2^n is built from its exponent bits, as 2 * 2^(n-1)
+    since n reaches 128 just below ln FLT_MAX."""
+    v = min(max(x, _EXP_LO), _EXP_HI)
+    n = np.floor(v * _LOG2E + _HALF)
+    r = v - n * _LN2_HI - n * _LN2_LO
+    c0, c1, c2, c3, c4, c5, c6, c7 = _EXP_POLY
+    p = c0 + r * (c1 + r * (c2 + r * (c3 + r * (c4 + r * (c5 + r * (c6 + r * c7))))))
+    scale = np.int32((np.int32(n) - 1 + _BIAS) << _MANTISSA).view(np.float32)
+    if x > _EXP_HI:
+        return _INF
+    if x < _EXP_LO:
+        return _ZERO  # true value below 1.7e-38
+    return (p * _TWO) * scale if x == x else x
+
+
+def sigmoid(x):
+    """Logistic function of a scalar inside kernels (float32 vectorisable, float64 libm)."""
+
+
+def tanh(x):
+    """tanh of a scalar inside kernels (float32 vectorisable, float64 libm)."""
+
+
+@overload(sigmoid)
+def _sigmoid_impl(x):
+    if x == types.float32:
+        return lambda x: _ONE / (_ONE + _exp32(-x))
+    return lambda x: 1.0 / (1.0 + math.exp(-x))
+
+
+@overload(tanh)
+def _tanh_impl(x):
+    if x == types.float32:
+
+        def tanh32(x):
+            s = x * x
+            t1, t3, t5, t7, t9, t11 = _TANH_POLY
+            p = t1 + s * (t3 + s * (t5 + s * (t7 + s * (t9 + s * t11))))
+            big = _ONE - _TWO / (_ONE + _exp32(_TWO * abs(x)))
+            if abs(x) < _TANH_SMALL:
+                return x * p
+            return big if x >= 0 else -big
+
+        return tanh32
+    return lambda x: math.tanh(x)
+
+
+def exp(x):
+    """exp of a scalar inside kernels (float32 vectorisable, float64 libm)."""
+
+
+@overload(exp)
+def _exp_impl(x):
+    if x == types.float32:
+        return lambda x: _exp32(x)
+    return lambda x: math.exp(x)
+
+
+REASSOC = frozenset({"reassoc", "nsz", "contract"})
