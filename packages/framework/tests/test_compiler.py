@@ -277,6 +277,15 @@ def test_nan_propagates_as_in_the_eager_ops():
         np.testing.assert_array_equal(got, getattr(np, reduce)(rows, axis=-1))
 
 
+def test_division_by_zero_gives_inf_and_nan_as_in_the_eager_ops():
+    x = np.array([1.0, -1.0, 0.0, 2.0], "float32")
+    y = np.array([0.0, 0.0, 0.0, 4.0], "float32")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = x / y
+    got = FUSED(None, x, y, body="t0 = x0 / x1", ops=["divide"], dtype=np.dtype("float32"))
+    np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("reduce", [None, "sum"])
 def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
     from paddlectl.framework.compiler.fused_op import launch

@@ -32,7 +32,7 @@ _ONE, _TWO, _HALF = _F(1.0), _F(2.0), _F(0.5)
 _BIAS, _MANTISSA = np.int32(127), np.int32(23)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _exp32(x):
     """exp(x) = 2^n * e^r with |r| <= ln2 / 2; 2^n is built from its exponent bits, as 2 * 2^(n-1)
     since n reaches 128 just below ln FLT_MAX."""
