@@ -80,17 +80,18 @@ class SizeDispatched:
     """One kernel compiled twice, parallel and serial (``prange`` is ``range`` there); each call
     picks by the size of its first argument. Both variants are cached on disk under their own
     names. A thread inside ``serial_kernels()``, or any thread while ``blas_threads_spin()``, gets
-    the serial variant."""
+    the serial variant. Both use NumPy's error model: a division by zero gives inf/nan as NumPy
+    does, and a loop containing a division can vectorise (Python's zero check stops LLVM)."""
 
     def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset()) -> None:
         fastmath = set(fastmath)  # Numba takes a set (or bool/dict) of flags, not a frozenset
-        self.parallel = numba.njit(cache=True, parallel=True, fastmath=fastmath)(fn)
+        self.parallel = numba.njit(cache=True, parallel=True, fastmath=fastmath, error_model="numpy")(fn)
         serial = types.FunctionType(
             fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
         )
         serial.__qualname__ = fn.__qualname__ + "_serial"
         serial.__module__ = fn.__module__
-        self.serial = numba.njit(cache=True, fastmath=fastmath)(serial)
+        self.serial = numba.njit(cache=True, fastmath=fastmath, error_model="numpy")(serial)
         self.min_size = min_size
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
 

