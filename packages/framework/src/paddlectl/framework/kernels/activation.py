@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import parallel_kernel
+from .fastmath import REASSOC, exp
 
 _SHIFT_FLOOR = -64.0
 
@@ -126,40 +127,44 @@ def mish_grad(x, g, c):
 
 
 @njit(cache=True, inline="always")
-def _row_max(x, r):
-    m = -np.inf
-    for j in range(x.shape[1]):
-        if x[r, j] > m:
-            m = x[r, j]
+def _row_max(xr):
+    m = xr.dtype.type(-np.inf)
+    for j in range(xr.size):
+        v = xr[j]
+        m = v if v > m else m
     return m
 
 
 @njit(cache=True, inline="always")
-def _shifted(v, m):
-    """``v - m`` clipped below at -64, as Paddle's CPU softmax kernels do."""
-    d = v - m
-    return _SHIFT_FLOOR if d < _SHIFT_FLOOR else d
+def _shifted_into(out, xr, m):
+    """``out = xr - m`` clipped below at -64, as Paddle's CPU softmax kernels do."""
+    floor = xr.dtype.type(_SHIFT_FLOOR)
+    for j in range(xr.size):
+        d = xr[j] - m
+        out[j] = floor if d < floor else d
 
 
-@parallel_kernel
+@parallel_kernel(fastmath=REASSOC)
 def softmax_fwd(x):
+    """Per row: shift, exp (``fastmath.exp``, vectorised for float32), sum (float64), scale; each a
+    separate loop over the row so each vectorises."""
     rows, n = x.shape
     out = np.empty_like(x)
     for r in prange(rows):
-        m = _row_max(x, r)
+        o = out[r]
+        _shifted_into(o, x[r], _row_max(x[r]))
+        for j in range(n):
+            o[j] = exp(o[j])
         s = 0.0
         for j in range(n):
-            d = _shifted(x[r, j], m)
-            e = math.exp(d)
-            out[r, j] = e
-            s += e
-        inv = 1.0 / s
+            s += o[j]
+        inv = o.dtype.type(1.0 / s)
         for j in range(n):
-            out[r, j] *= inv
+            o[j] *= inv
     return out
 
 
-@parallel_kernel
+@parallel_kernel(fastmath=REASSOC)
 def softmax_bwd(y, g):
     rows, n = y.shape
     dx = np.empty_like(y)
@@ -172,20 +177,19 @@ def softmax_bwd(y, g):
     return dx
 
 
-@parallel_kernel
+@parallel_kernel(fastmath=REASSOC)
 def log_softmax_fwd(x):
     rows, n = x.shape
     out = np.empty_like(x)
     for r in prange(rows):
-        m = _row_max(x, r)
+        o = out[r]
+        _shifted_into(o, x[r], _row_max(x[r]))
         s = 0.0
         for j in range(n):
-            d = _shifted(x[r, j], m)
-            out[r, j] = d
-            s += math.exp(d)
-        log_s = math.log(s)
+            s += exp(o[j])
+        log_s = o.dtype.type(math.log(s))
         for j in range(n):
-            out[r, j] -= log_s
+            o[j] -= log_s
     return out
 
 
