@@ -201,16 +201,24 @@ def test_single_op_graphs_match_onnxruntime(case, tmp_path):
     np.testing.assert_allclose(_ours(path, x, True), _onnxruntime(path, x), rtol=0, atol=1e-5)
 
 
-def test_batch_norm_with_small_constant_statistics_folds_into_the_conv(tmp_path):
-    """Small initializers import as constants, not weights: the fold must read those as well."""
+@pytest.mark.parametrize("producer", ["Conv", "ConvTranspose+Add"])
+def test_batch_norm_with_small_constant_statistics_folds_into_the_conv(producer, tmp_path):
+    """Small initializers import as constants, not weights, and exporters write a transposed conv's
+    bias as a separate Add: the fold handles both."""
     rng = np.random.default_rng(1)
     stats = [rng.uniform(0.5, 1.5, 4), rng.normal(0, 0.1, 4), rng.normal(0, 0.1, 4), rng.uniform(0.5, 1.5, 4)]
-    inits = [_const("w", rng.standard_normal((4, 2, 3, 3)).astype(np.float32))]
-    inits += [_const(name, a.astype(np.float32)) for name, a in zip(("g", "b", "m", "v"), stats, strict=True)]
-    nodes = [
-        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
-        helper.make_node("BatchNormalization", ["c", "g", "b", "m", "v"], ["y"]),
-    ]
+    inits = [_const(name, a.astype(np.float32)) for name, a in zip(("g", "b", "m", "v"), stats, strict=True)]
+    if producer == "Conv":
+        inits.append(_const("w", rng.standard_normal((4, 2, 3, 3)).astype(np.float32)))
+        nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1])]
+    else:
+        inits.append(_const("w", rng.standard_normal((2, 4, 2, 2)).astype(np.float32)))
+        inits.append(_const("bias", rng.standard_normal((1, 4, 1, 1)).astype(np.float32)))
+        nodes = [
+            helper.make_node("ConvTranspose", ["x", "w"], ["t"], strides=[2, 2]),
+            helper.make_node("Add", ["t", "bias"], ["c"]),
+        ]
+    nodes.append(helper.make_node("BatchNormalization", ["c", "g", "b", "m", "v"], ["y"]))
     path = str(tmp_path / "conv_bn.onnx")
     onnx.save(_model(nodes, [_float_input("x", ["N", 2, 6, 6])], [_float_input("y", None)], inits), path)
     predictor = create_predictor(Config(path))

@@ -4,9 +4,11 @@ With frozen statistics, ``batch_norm(y) = (y - mean) * s + beta`` where ``s = ga
 eps)`` is a per-channel affine map, so it moves into the producer's weights: a conv's output
 channel ``c`` scales ``W[c]`` by ``s[c]`` (a transposed conv's weight is [in, out/groups, kh, kw],
 so there output channel ``g*out/groups + k`` scales ``W[g-th in-slice, k]``) and the bias becomes
-``(b - mean) * s + beta``. For a
+``(b - mean) * s + beta``. A conv whose bias is a separate ``add`` of a per-channel constant (as
+exporters write it) folds too: the scale goes into the conv, ``b * s + shift`` into the add. For a
 matmul the channel must be the matmul's last axis (a ``[N, C]`` BatchNorm1D input), the weight's
-output columns are scaled, and the bias goes into the following ``add`` (or a new one).
+output columns are scaled, and the bias goes into the following ``add`` (or a new one). Statistics
+and weights may be params or constants (small ONNX initializers import as constants).
 
 The new weights are computed in float64 and stored in the producer's dtype; the old weights
 become unreferenced and dce drops them. A producer whose result is read by anything besides the
@@ -83,6 +85,33 @@ def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
     return True
 
 
+def _conv_of(add, use_map):
+    """The conv2d/conv2d_transpose whose result ``add`` (a bias add) alone reads, else None."""
+    conv = producer(add.inputs[0])
+    if conv is None or conv.name not in ("conv2d", "conv2d_transpose"):
+        return None
+    return conv if _only_reader(conv.outputs[0], add, use_map) else None
+
+
+def _fold_conv_add(program, ctx, bn, add, conv, s, shift) -> bool:
+    """``bn(conv(x) + b)`` (an exported conv with its bias as a separate add): the conv's weight and
+    own bias take the scale, the add's per-channel constant becomes ``b * s + shift``."""
+    bias = known_array(add.inputs[1], program, ctx)
+    rank = len(add.outputs[0].shape)
+    if bias is None or bias.ndim > rank:
+        return False
+    aligned = (1,) * (rank - bias.ndim) + bias.shape  # as it broadcasts against [N, C, ...]
+    if rank < 2 or aligned[1] != s.size or any(d != 1 for i, d in enumerate(aligned) if i != 1):
+        return False
+    if not _fold_conv(program, ctx, bn, conv, s, np.zeros_like(shift)):
+        return False
+    new_b = (np.asarray(bias, np.float64).reshape(-1) * s + shift).reshape(bias.shape).astype(bias.dtype)
+    block = add.parent
+    pb = add_param(program, block, block.ops.index(add), "constant.bn_folded_bias", new_b)
+    add.inputs = [add.inputs[0], pb.outputs[0]]
+    return True
+
+
 def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     """``last`` is a matmul, or an add(matmul, bias) whose matmul only it reads."""
     add = last if last.name == "add" else None
@@ -126,6 +155,9 @@ def fold_batchnorm(program: Program, ctx) -> int:
         s, shift = affine
         if prev.name in ("conv2d", "conv2d_transpose"):
             done = _fold_conv(program, ctx, bn, prev, s, shift)
+            result = prev.outputs[0]
+        elif prev.name == "add" and _conv_of(prev, use_map) is not None:
+            done = _fold_conv_add(program, ctx, bn, prev, _conv_of(prev, use_map), s, shift)
             result = prev.outputs[0]
         elif prev.name in ("matmul", "add"):
             done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
