@@ -70,9 +70,9 @@ def test_depthwise_and_pointwise_match_paddle(real_paddle, x_shape, w_shape, kwa
 @pytest.mark.parametrize("kwargs", [dict(padding=1), dict(stride=[1, 2], padding=[1, 2]), dict(groups=3, stride=2)],
                          ids=str)  # fmt: skip
 def test_wide_rows_match_paddle(real_paddle, kwargs):
-    """Rows wider than the kernels' short-row cutoff take the vectorised copy paths."""
+    """Long rows, strided and not (weight gradients ~50, sums of 750 products: atol 1e-4)."""
     functional(real_paddle, "conv2d", randn(2, 3, 5, 75), randn(6, 3 // kwargs.get("groups", 1), 3, 3), randn(6),
-               rtol=1e-4, atol=1e-5, **kwargs)  # fmt: skip
+               rtol=1e-4, atol=1e-4, **kwargs)  # fmt: skip
 
 
 def test_depthwise_transpose_matches_paddle(real_paddle):
@@ -231,11 +231,17 @@ def test_lenet_shapes_train():
 
 @pytest.mark.parametrize(
     "w_shape, kwargs",
-    [((6, 4, 3, 3), dict(padding=1)), ((6, 2, 3, 2), dict(stride=2, padding=[1, 0], groups=2, dilation=[1, 2]))],
+    [
+        ((6, 4, 3, 3), dict(padding=1)),
+        ((6, 2, 3, 2), dict(stride=2, padding=[1, 0], groups=2, dilation=[1, 2])),
+        ((6, 4, 3, 3), dict(stride=[2, 1], padding=[0, 0, 0, 2], dilation=[1, 2])),  # wide rows, one per run
+        ((6, 4, 5, 5), dict()),  # wide rows read past the last image's plane
+    ],
     ids=str,
 )
 def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
-    """Columns built in many small blocks (rebuilt for the weight gradient) equal one block."""
+    """Columns built in many small blocks (rebuilt for the weight gradient) equal one block; wide
+    (stride-1) rows included, whose blocks of rows add overlapping halos back in col2im."""
     from paddlectl.framework.ops import conv as conv_ops
 
     x, w = randn(3, 4, 9, 8), randn(*w_shape)
@@ -250,7 +256,7 @@ def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
     monkeypatch.setattr(conv_ops, "_BLOCK_BYTES", 64)
     monkeypatch.setattr(conv_ops, "_KEEP_COLUMNS_BYTES", 0)
     for got, expected in zip(run(), whole, strict=True):
-        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
 """Convolution kernels (NCHW): col2im for the GEMM path's input gradient, and direct depthwise kernels.
 
-Columns are ``[C*kh*kw, rows*OW]`` (see ``ops.conv``: one row per (channel, kernel tap) over a
-range of output rows that may span several images); building them is a NumPy strided copy, and
-their adjoint, adding overlapping windows back, is ``col2im``: contiguous runs along the output
-width, the padding's margins found once per row.
+Columns are ``[C*kh*kw, rows*CW]`` (see ``ops.conv``: one row per (channel, kernel tap) over a
+range of output rows that may span several images, CW the padded input width at stride 1, else
+the output width); building them is a NumPy strided copy, and their adjoint, adding overlapping
+windows back, is ``col2im``.
 
 Depthwise convolution (one input channel per group) has too little arithmetic per byte for a
 GEMM, so it runs directly: each output plane accumulates its kh*kw shifted, scaled input planes.
@@ -48,46 +48,44 @@ def _axpy(dst, k, src):
         dst[q] += k * src[q]
 
 
-_SHORT_ROW = 32
-"""Output rows up to this wide are added element by element: making the 1-D views that let a long
-run vectorise costs more than a short run itself."""
-
-
 @parallel_kernel
 def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
-    """The adjoint of the column copy (``ops.conv._block_columns``) for rows ``q0 <= q < q1``, added
-    into ``out`` [N, C, H, W]: overlapping windows add up, and each (image, channel) plane is one
-    task, so no two tasks write the same element."""
+    """The adjoint of the column copy (``ops.conv._block_columns``) for output rows ``q0 <= q < q1``
+    (q = image * OH + y), added into ``out`` [N, C, H, W]. Column rows are ``cw`` wide: the padded
+    input width at stride 1 along W ("wide" rows, whose junk tail columns are zero), else OW.
+
+    Each (image, channel) plane is one task (no two tasks write the same element); it adds its taps
+    into a zeroed buffer of the padded rows the block touches, so no tap is clipped at a border, and
+    then adds the buffer's image part into ``out``. With wide rows the buffer's row stride is ``cw``,
+    so at stride 1 a tap's rows are ONE contiguous run (a 5x5 kernel over 10x10 outputs adds 25 runs
+    of 140, not 250 of 10), which vectorises."""
     n, c, h, w = out.shape
+    width = cols.shape[1]
+    cw = width // (q1 - q0)
+    bw = cw if sw == 1 else (ow - 1) * sw + (kw - 1) * dw + 1
     b0 = q0 // oh
-    planes = ((q1 - 1) // oh - b0 + 1) * c
-    runs = np.empty((kw, 3), dtype=np.int64)  # (lo, hi, off) per kernel column, found once
-    for j in range(kw):
-        runs[j, 0], runs[j, 1], runs[j, 2] = _valid_run(j, dw, sw, pl, w, ow)
-    flat_out, flat_cols, width = out.reshape(-1), cols.reshape(-1), cols.shape[1]
-    for t in prange(planes):
+    flat_cols = cols.reshape(-1)
+    for t in prange(((q1 - 1) // oh - b0 + 1) * c):
         b = b0 + t // c
         ci = t % c
-        for q in range(max(q0, b * oh), min(q1, (b + 1) * oh)):
-            base = (q - q0) * ow
-            for i in range(kh):
-                row = (q - b * oh) * sh - pt + i * dh
-                if row < 0 or row >= h:
+        y0, y1 = max(q0, b * oh) - b * oh, min(q1, (b + 1) * oh) - b * oh
+        bh = (y1 - 1 - y0) * sh + (kh - 1) * dh + 1
+        buf = np.zeros(bh * bw + (kw - 1) * dw, dtype=out.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                src = ((ci * kh + i) * kw + j) * width + (b * oh + y0 - q0) * cw
+                dst = i * dh * bw + j * dw
+                if sh == 1 and sw == 1:
+                    span = (y1 - y0) * cw
+                    _add(buf[dst : dst + span], flat_cols[src : src + span])
                     continue
-                for j in range(kw):
-                    r = (ci * kh + i) * kw + j
-                    lo, hi, off = runs[j, 0], runs[j, 1], runs[j, 2]
-                    if ow <= _SHORT_ROW:  # flat indices: less address arithmetic per element
-                        dst, src = ((b * c + ci) * h + row) * w + off, r * width + base
-                        for xo in range(lo, hi):
-                            flat_out[dst + xo * sw] += flat_cols[src + xo]
-                    elif sw == 1:
-                        _add(out[b, ci, row, lo + off : hi + off], cols[r, base + lo : base + hi])
-                    elif hi > lo:  # an empty run's strided slice bounds would wrap around
-                        _add(
-                            out[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw],
-                            cols[r, base + lo : base + hi],
-                        )
+                for y in range(y1 - y0):
+                    d, s = dst + y * sh * bw, src + y * cw
+                    _add(buf[d : d + (ow - 1) * sw + 1 : sw], flat_cols[s : s + ow])
+        for k in range(bh):
+            row = y0 * sh + k - pt
+            if 0 <= row < h:
+                _add(out[b, ci, row, : max(0, min(w, bw - pl))], buf[k * bw + pl : k * bw + min(pl + w, bw)])
 
 
 @njit(cache=True, fastmath=True)
