@@ -9,6 +9,7 @@ import numpy as np
 from numba import prange
 
 from . import parallel_kernel
+from .fastmath import REASSOC
 
 
 @parallel_kernel
@@ -73,8 +74,9 @@ def max_pool_grad(g, mask, h, w):
     return dx.reshape(p, h, w)
 
 
-@parallel_kernel
+@parallel_kernel(fastmath=REASSOC)
 def avg_pool(x, hs, he, ws, we, divisor):
+    """Window sums in any order, so a long window row (global pooling) vectorises."""
     p = x.shape[0]
     oh, ow = hs.size, ws.size
     out = np.empty((p, oh, ow), dtype=x.dtype)
@@ -83,8 +85,9 @@ def avg_pool(x, hs, he, ws, we, divisor):
             for j in range(ow):
                 acc = 0.0
                 for y in range(hs[i], he[i]):
-                    for z in range(ws[j], we[j]):
-                        acc += x[c, y, z]
+                    row = x[c, y, ws[j] : we[j]]
+                    for z in range(row.size):
+                        acc += row[z]
                 out[c, i, j] = acc / divisor[i, j]
     return out
 
