@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import paddlectl.framework as paddle
+from paddlectl.framework.core.lowering import LOWERINGS
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec, to_static
 from paddlectl.framework.static import Executor, parse_program
-from paddlectl.framework.static.lowering import LOWERINGS
 
 
 def _loop(x, n):
@@ -72,3 +72,23 @@ def test_a_lowered_op_equals_its_forward(monkeypatch):
     for _ in range(2):
         np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x, 0))
     assert calls == [[((2, 2), np.dtype("float32"))]]
+
+
+POOLS = [
+    ("max_pool2d", dict(kernel_size=2, stride=2)),
+    ("max_pool2d", dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+    ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1, exclusive=False)),
+    ("adaptive_avg_pool2d", dict(output_size=1)),
+    ("max_pool2d", dict(kernel_size=2, stride=2, data_format="NHWC")),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), POOLS)
+def test_lowered_pooling_equals_eager(name, kwargs):
+    """Pooling runs its per-shape lowering in the executor (NHWC keeps ``forward``): same results."""
+    pool = getattr(paddle.nn.functional, name)
+    x = np.random.default_rng(0).standard_normal((2, 3, 7, 9)).astype("float32")
+    static = to_static(lambda t: pool(t, **kwargs), input_spec=[InputSpec([None, 3, 7, 9], "float32", "x")])
+    for _ in range(2):  # the first run specialises, the second runs the prepared callable
+        np.testing.assert_array_equal(static(paddle.to_tensor(x)).numpy(), pool(paddle.to_tensor(x), **kwargs).numpy())
+    assert {"max_pool2d", "avg_pool2d"} <= set(LOWERINGS)

@@ -10,7 +10,7 @@ At run time the inputs are viewed as flat arrays with per-dim strides in element
 input broadcasts), and dims that are contiguous for every input are merged, so an all-same-shape
 group is one flat loop whatever its rank. That layout and the kernel are worked out once per input
 shapes and dtypes (a ``Launch``, cached by ``launch``); the executor makes it before a feed shape's
-first run (``static.lowering``), so a run only calls the kernel.
+first run (``core.lowering``), so a run only calls the kernel.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import math
 import numpy as np
 
 from ..core import symbolic
+from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes, normalize_axes
 from ..errors import ShapeError
 from ..kernels import PARALLEL_MIN_SIZE, parallel_allowed
-from ..static.lowering import lowering
 from .codegen import check_body
 from .kernel_cache import get_kernel
 from .scalar_exprs import REDUCTIONS

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_2x2, max_pool_grad
@@ -192,6 +193,43 @@ def _avg_infer(x: Spec, **attrs):
 
 max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE)
 avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE)
+
+
+def _lowered_planes(attrs, in_types, out_types):
+    """(planes shape, window key, result shape) of an NCHW pool at known shapes, else None (NHWC
+    keeps ``forward``, which transposes)."""
+    (shape, _), out_shape = in_types[0], out_types[0][0]
+    if attrs["data_format"] != "NCHW":
+        return None
+    return (shape[0] * shape[1], *shape[2:]), _key(shape[2:], attrs), out_shape
+
+
+@lowering("max_pool2d")
+def _max_lowering(attrs, in_types, out_types):
+    """The window plan and the 2x2 decision made once: a run is one kernel call and two reshapes."""
+    prepared = _lowered_planes(attrs, in_types, out_types)
+    if prepared is None:
+        return None
+    planes, key, out_shape = prepared
+    hs, he, ws, we, _ = _cached_plan(*key)
+    tiles, oh, ow = _tiles_2x2(*key), hs.size, ws.size
+
+    def run(x):
+        x = x.reshape(planes)
+        out, mask = max_pool_2x2(x, oh, ow) if tiles else max_pool(x, hs, he, ws, we)
+        return out.reshape(out_shape), mask.reshape(out_shape)
+
+    return run
+
+
+@lowering("avg_pool2d")
+def _avg_lowering(attrs, in_types, out_types):
+    prepared = _lowered_planes(attrs, in_types, out_types)
+    if prepared is None:
+        return None
+    planes, key, out_shape = prepared
+    plan = _cached_plan(*key)
+    return lambda x: avg_pool(x.reshape(planes), *plan).reshape(out_shape)
 
 
 # ----- public API -------------------------------------------------------------------------------------

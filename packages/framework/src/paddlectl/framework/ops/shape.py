@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from ..core import symbolic
+from ..core.lowering import lowering
 from ..core.op import BROADCAST, OPAQUE, OpDef, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
@@ -59,6 +60,13 @@ def _reshape_infer(x: Spec, shape) -> Spec:
 
 
 reshape_op = OpDef("reshape", _reshape_forward, lambda ctx, g: g.reshape(ctx.saved[0]), _reshape_infer, OPAQUE)
+
+
+@lowering("reshape")
+def _reshape_lowering(attrs, in_types, out_types):
+    """At a known output shape the 0/-1 rules are resolved already: a plain C-order reshape."""
+    shape = out_types[0][0]
+    return lambda x: x.reshape(shape)
 
 
 def reshape(x, shape, name=None):

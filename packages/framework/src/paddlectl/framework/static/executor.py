@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core import symbolic
+from ..core.lowering import LOWERINGS
 from ..core.op import REGISTRY, Context
 from ..errors import DTypeError, ShapeError
 from .ir import CONTROL_OPS, SOURCE_OPS, Block, Operation, Program, Value, last_uses
-from .lowering import LOWERINGS
 from .verifier import verify
 
 

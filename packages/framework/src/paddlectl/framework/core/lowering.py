@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 LOWERINGS: dict[str, Callable] = {}
-"""Op name -> ``lower(attrs, in_types, out_types)``; the compiler registers ``fused_elementwise``."""
+"""Op name -> ``lower(attrs, in_types, out_types)``, registered beside the op (``ops/``, the compiler's
+``fused_elementwise``); the executor (``static``) looks them up."""
 
 
 def lowering(name: str):
@@ -25,10 +26,3 @@ def lowering(name: str):
         return lower
 
     return register
-
-
-@lowering("reshape")
-def _reshape(attrs, in_types, out_types):
-    """At a known output shape the 0/-1 rules are resolved already: a plain C-order reshape."""
-    shape = out_types[0][0]
-    return lambda x: x.reshape(shape)
