@@ -296,3 +296,16 @@ def test_inference_paths_match_paddle(real_paddle, monkeypatch, block_bytes, w_s
         got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), **kwargs).numpy()
     expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), **kwargs).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_one_channel_weight_grad_float32_sums_stay_accurate():
+    """The direct 1-channel weight gradient sums each plane's products in float32 (vectorised partial
+    sums) and the planes in float64: LeNet's conv1 gradient matches a float64 computation."""
+    x, w, g = randn(64, 1, 28, 28), randn(6, 1, 3, 3), randn(64, 6, 28, 28)
+    grads = []
+    for dtype in ("float32", "float64"):
+        xt = paddle.to_tensor(x.astype(dtype))
+        wt = paddle.to_tensor(w.astype(dtype), stop_gradient=False)
+        (F.conv2d(xt, wt, padding=1) * paddle.to_tensor(g.astype(dtype))).sum().backward()
+        grads.append(wt.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=2e-5, atol=1e-3)

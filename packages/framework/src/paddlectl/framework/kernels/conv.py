@@ -90,10 +90,13 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
 
 @njit(cache=True, fastmath=True)
 def _dot(a, b):
-    """Dot product of two 1-D views in float64; fastmath lets the reduction vectorise."""
-    acc = 0.0
+    """Dot product of two 1-D views in their own dtype (``a[:0].sum()``: a zero of it), as BLAS
+    does; fastmath lets the reduction vectorise into several partial sums, so float32 keeps its
+    accuracy while running twice as many lanes as float64 (LeNet's 1-channel conv weight
+    gradient: 0.27 -> 0.17 ms). Callers add the dots up in float64."""
+    acc = a[:0].sum()
     for q in range(a.size):
-        acc += np.float64(a[q]) * np.float64(b[q])
+        acc += a[q] * b[q]
     return acc
 
 
