@@ -92,3 +92,24 @@ def test_lowered_pooling_equals_eager(name, kwargs):
     for _ in range(2):  # the first run specialises, the second runs the prepared callable
         np.testing.assert_array_equal(static(paddle.to_tensor(x)).numpy(), pool(paddle.to_tensor(x), **kwargs).numpy())
     assert {"max_pool2d", "avg_pool2d"} <= set(LOWERINGS)
+
+
+CONVS = [
+    dict(in_channels=4, out_channels=4, kernel_size=3, padding=1, groups=4),  # depthwise
+    dict(in_channels=4, out_channels=6, kernel_size=1),  # pointwise
+    dict(in_channels=4, out_channels=6, kernel_size=3, padding=1),  # small image: shifted GEMMs
+    dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1),  # columns
+    dict(in_channels=4, out_channels=6, kernel_size=3, padding=1, data_format="NHWC"),  # forward
+]
+
+
+@pytest.mark.parametrize("kwargs", CONVS)
+def test_lowered_conv_equals_eager(kwargs):
+    paddle.seed(0)
+    conv = paddle.nn.Conv2D(**kwargs)
+    shape = [2, 7, 9, 4] if kwargs.get("data_format") == "NHWC" else [2, 4, 7, 9]
+    x = paddle.to_tensor(np.random.default_rng(0).standard_normal(shape).astype("float32"))
+    static = to_static(conv, input_spec=[InputSpec([None, *shape[1:]], "float32", "x")])
+    for _ in range(2):
+        np.testing.assert_allclose(static(x).numpy(), conv(x).numpy(), rtol=1e-6, atol=1e-6)
+    assert "conv2d" in LOWERINGS

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
@@ -98,23 +99,31 @@ def _block_index(q0: int, q1: int, oh: int) -> tuple[slice, slice]:
     return slice(b, b + 1), slice(y, y + q1 - q0)
 
 
-def _row_width(x_shape, stride, pads, outs) -> int:
+def _row_width(x_shape, stride, pads, outs, narrow_ok=False) -> int:
     """The width of the column rows: at stride 1 along W, the padded input width ("wide" rows), else
     the output width. In a wide row each kernel tap of a block of output rows is ONE contiguous run
     of the padded input, so the column copy and its adjoint (col2im) move long runs instead of
     OW-long ones (LeNet's 10-wide rows: 3x faster columns, 6x faster col2im); the (kw-1)*dw junk
-    columns per row cost that much more GEMM and are cropped from the output."""
-    return x_shape[3] + pads[2] + pads[3] if stride[1] == 1 else outs[1]
+    columns per row cost that much more GEMM and are cropped from the output. ``narrow_ok``: the
+    columns feed no gradient (col2im assumes wide rows), so rows stay narrow where wide ones would
+    be more than ``_WIDE_MAX_RATIO`` times the output (ResNet's 2x2 maps: 2x the GEMM)."""
+    wide = x_shape[3] + pads[2] + pads[3]
+    if stride[1] != 1 or (narrow_ok and wide > _WIDE_MAX_RATIO * outs[1]):
+        return outs[1]
+    return wide
 
 
-def _windows(x, kernel, stride, pads, dil, outs) -> np.ndarray:
+_WIDE_MAX_RATIO = 1.5
+
+
+def _windows(x, kernel, stride, pads, dil, outs, narrow_ok=False) -> np.ndarray:
     """A read-only [C, kh, kw, N, OH, CW] view of the zero-padded NCHW input whose element
     (c, i, j, n, y, x) is kernel tap (i, j) of output (y, x) (CW: ``_row_width``): a block of it,
     copied out, is that block's columns (NumPy's strided copy, 3x faster than a Numba loop over
     10-wide rows). Wide rows read up to (kw-1)*dw elements past the last row, so the input is
     copied into a buffer with that much zeroed slack."""
     n, c, h, w = x.shape
-    cw = _row_width(x.shape, stride, pads, outs)
+    cw = _row_width(x.shape, stride, pads, outs, narrow_ok)
     slack = (kernel[1] - 1) * dil[1] if cw != outs[1] else 0
     if any(pads) or slack:
         pt, pb, pl, pr = pads
@@ -201,7 +210,7 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         cols = _channel_major(strided)
         return _batch_major(_gemm(w2, cols, groups), n).reshape(n, o, *outs), cols
     oh, ow = outs
-    windows = _windows(x, w.shape[2:], stride, pads, dil, outs)
+    windows = _windows(x, w.shape[2:], stride, pads, dil, outs, narrow_ok=not keep_columns)
     cw = windows.shape[5]
     out = np.empty((n, o, oh, ow), dtype=x.dtype)
     for q0, q1 in _blocks(w2.shape[1] * groups, n, oh, cw, x.itemsize, keep_columns):
@@ -369,6 +378,18 @@ def _conv2d_infer(x: Spec, w: Spec, bias, stride, padding, dilation, groups, dat
 
 
 conv2d_op = OpDef("conv2d", _conv2d_forward, _conv2d_vjp, _conv2d_infer, OPAQUE)
+
+
+@lowering("conv2d")
+def _conv2d_lowering(attrs, in_types, out_types):
+    """NCHW at known shapes: checks and geometry (padding rules, output size) done once; a run is
+    ``_forward`` and the bias."""
+    (x_shape, _), (w_shape, _) = in_types[:2]
+    if attrs["data_format"] != "NCHW":
+        return None
+    stride, groups = attrs["stride"], attrs["groups"]
+    pads, dil, outs = _conv_geometry(x_shape, w_shape, stride, attrs["padding"], attrs["dilation"], "NCHW")
+    return lambda x, w, bias: _add_bias(_forward(x, w, stride, pads, dil, groups, outs)[0], bias, "NCHW")
 
 
 def _attrs(op, stride, padding, dilation, groups, data_format):
