@@ -14,7 +14,7 @@ import numpy as np
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_2x2, max_pool_grad
+from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_2x2, max_pool_grad, max_pool_values
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 from .shape import squeeze, unsqueeze
 
@@ -148,15 +148,30 @@ def _tiles_2x2(sizes, frozen_attrs) -> bool:
     return all(np.array_equal(s, 2 * np.arange(s.size)) and np.all(e - s == 2) for s, e in ((hs, he), (ws, we)))
 
 
+def _max_pooling(sizes, frozen_attrs):
+    """``pool(planes) -> (out, mask)`` for one window plan: 2x2 tiles or per-window bounds."""
+    hs, he, ws, we, _ = _cached_plan(sizes, frozen_attrs)
+    if _tiles_2x2(sizes, frozen_attrs):
+        return lambda planes: max_pool_2x2(planes, hs.size, ws.size)
+    return lambda planes: max_pool(planes, hs, he, ws, we)
+
+
+def _max_values(sizes, frozen_attrs):
+    """``pool(planes) -> (out, None)`` where nothing reads the mask, for fixed windows (not adaptive)
+    other than 2x2 tiles; else None."""
+    attrs = dict(frozen_attrs)
+    if attrs["output_size"] is not None or _tiles_2x2(sizes, frozen_attrs):
+        return None
+    hs, _, ws, _, _ = _cached_plan(sizes, frozen_attrs)
+    kernel, stride = attrs["kernel_size"], attrs["stride"]
+    pads, _ = resolve_padding(attrs["padding"], sizes, kernel, stride, (1, 1))
+    return lambda planes: (max_pool_values(planes, hs, ws, *kernel, *stride, pads[0], pads[2]), None)
+
+
 def _max_forward(ctx, x, **attrs):
     _check("max_pool2d", x, attrs["data_format"])
     planes, nchw = _planes(x, attrs["data_format"])
-    key = _key(nchw[2:], attrs)
-    hs, he, ws, we, _ = _cached_plan(*key)
-    if _tiles_2x2(*key):
-        out, mask = max_pool_2x2(planes, hs.size, ws.size)
-    else:
-        out, mask = max_pool(planes, hs, he, ws, we)
+    out, mask = _max_pooling(*_key(nchw[2:], attrs))(planes)
     ctx.save(mask, nchw)
     fmt = attrs["data_format"]
     return _unplanes(out, nchw, fmt), _unplanes(mask, nchw, fmt)
@@ -198,26 +213,25 @@ avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE)
 def _lowered_planes(attrs, in_types, out_types):
     """(planes shape, window key, result shape) of an NCHW pool at known shapes, else None (NHWC
     keeps ``forward``, which transposes)."""
-    (shape, _), out_shape = in_types[0], out_types[0][0]
-    if attrs["data_format"] != "NCHW":
+    if attrs["data_format"] != "NCHW" or out_types[0] is None:
         return None
-    return (shape[0] * shape[1], *shape[2:]), _key(shape[2:], attrs), out_shape
+    shape = in_types[0][0]
+    return (shape[0] * shape[1], *shape[2:]), _key(shape[2:], attrs), out_types[0][0]
 
 
 @lowering("max_pool2d")
 def _max_lowering(attrs, in_types, out_types):
-    """The window plan and the 2x2 decision made once: a run is one kernel call and two reshapes."""
+    """The window plan and kernel chosen once: a run is one kernel call and two reshapes; where
+    nothing reads the mask (``out_types[1]`` None) it is not computed."""
     prepared = _lowered_planes(attrs, in_types, out_types)
     if prepared is None:
         return None
     planes, key, out_shape = prepared
-    hs, he, ws, we, _ = _cached_plan(*key)
-    tiles, oh, ow = _tiles_2x2(*key), hs.size, ws.size
+    pool = (out_types[1] is None and _max_values(*key)) or _max_pooling(*key)
 
     def run(x):
-        x = x.reshape(planes)
-        out, mask = max_pool_2x2(x, oh, ow) if tiles else max_pool(x, hs, he, ws, we)
-        return out.reshape(out_shape), mask.reshape(out_shape)
+        out, mask = pool(x.reshape(planes))
+        return out.reshape(out_shape), None if mask is None else mask.reshape(out_shape)
 
     return run
 

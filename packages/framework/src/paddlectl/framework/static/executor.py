@@ -114,6 +114,7 @@ class Executor:
         self._feeds = [self._slot[id(v)] for v in program.inputs]
         self._yields = [self._slot[id(v)] for v in program.outputs]
         self._ops, self._dead = self._ops_and_dead(program.block)
+        self._read = set(last_uses(program.block))  # a lowering may skip results outside it
         self._steps = [self._step(op, dead) for op, dead in zip(self._ops, self._dead, strict=True)]
         self._specialised: dict[tuple, list] = {}
         self._lock = threading.Lock()
@@ -229,7 +230,8 @@ class Executor:
     # ----- specialising ------------------------------------------------------------------------------
     def _specialise(self, feeds: list) -> list[Callable]:
         """Check the feeds (raising on a bad one), then the main block's steps with every op that has a
-        lowering and fully known shapes at these sizes prepared for them; kept per feed signature."""
+        lowering and fully known shapes at these sizes prepared for them (a result nothing reads has
+        type None: the lowering need not compute it); kept per feed signature."""
         bindings = bind_inputs(self.program, feeds)
         if self._on_bind is not None:
             self._on_bind(bindings)
@@ -252,8 +254,10 @@ class Executor:
             if lower is None or any(v is None for v in op.inputs):
                 continue
             ins = [concrete(v) for v in op.inputs]
-            outs = [concrete(v) for v in op.outputs]
-            if None in ins or None in outs:
+            outs = [concrete(v) if id(v) in self._read else None for v in op.outputs]
+            if None in ins or outs == [None] * len(outs):
+                continue
+            if any(t is None and id(v) in self._read for t, v in zip(outs, op.outputs, strict=True)):
                 continue
             run = lower(op.attrs, ins, outs)
             if run is not None:
