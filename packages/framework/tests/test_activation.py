@@ -178,3 +178,15 @@ def test_bad_inputs_raise_typed_errors():
         F.gelu(x, approximate="fast")
     with pytest.raises(TypeError, match="unexpected arguments"):
         paddle.nn.ReLU(alpha=1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_kernel_matches_numpy_maximum(dtype):
+    """The relu kernel keeps NaN, maps -0 and negatives to +0, keeps the dtype, and reads
+    non-contiguous inputs, as ``np.maximum(x, 0)`` (which it replaces) does."""
+    x = np.array([[-2.0, -0.0, 0.0, np.nan], [np.inf, -np.inf, 1.5, 3.0]], dtype=dtype).T
+    got = F.relu(paddle.to_tensor(x)).numpy()
+    expected = np.maximum(x, x.dtype.type(0))
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, expected)
+    assert not np.signbit(got).any()

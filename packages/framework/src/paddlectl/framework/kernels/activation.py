@@ -33,6 +33,18 @@ def _sigmoid(v, one):
 
 
 @parallel_kernel
+def relu(x, c):
+    """``max(x, 0)`` as one select per element, NaN kept and -0 made 0 (as ``np.maximum``), which
+    runs 2.5x slower on LeNet's [64, 6, 28, 28] activations (0.10 vs 0.04 ms)."""
+    out = np.empty_like(x)
+    zero = c[0] - c[0]
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = zero if v <= zero else v
+    return out
+
+
+@parallel_kernel
 def relu_grad(out, g, c):
     """``g * (out > 0)`` in one pass (a NaN gradient stays NaN, as with Paddle's multiply)."""
     res = np.empty_like(g)
