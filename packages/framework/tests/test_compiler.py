@@ -189,12 +189,14 @@ def test_lenet_report_and_text_round_trip():
     program, _ = trace(layer.forward, signatures([InputSpec([None, 1, 28, 28], "float32", "x")]), layer=layer)
     result = optimize(program)
     report = result.compile_report
-    assert report.groups_formed == 5 and report.ops_fused == 5 and report.kernels == 2
-    # relu over [N,6,28,28] and [N,16,10,10] and the three bias adds, all written in place
-    assert report.saved_bytes() == "26072*N" and report.saved_bytes({"N": 2}) == 52144
+    assert report.groups_formed == 5 and report.ops_fused == 7 and report.kernels == 2
+    # the convs' bias adds with their relus over [N,6,28,28] and [N,16,10,10], and the three matmul
+    # bias adds, all written in place
+    assert report.saved_bytes() == "51288*N" and report.saved_bytes({"N": 2}) == 102576
     assert {g.epilogue_of for g in report.groups} == {"conv2d", "matmul"}
+    assert [op.attrs.get("ops") for op in _fused_ops(result.program)][:2] == [["add", "relu"]] * 2
     text = report.format({"N": 1})
-    assert "5 groups, 5 ops fused into 2 kernels" in text and "26072 bytes" in text
+    assert "5 groups, 7 ops fused into 2 kernels" in text and "51288 bytes" in text
     again = parse_program(print_program(result.program), result.program.weights)
     assert again == result.program
 

@@ -9,7 +9,8 @@ intermediates disappear. When one of those inputs is a fresh conv/matmul/norm re
 the group, the kernel writes its result over it (``inplace``): the group is that op's epilogue.
 
 A group whose kernel cannot be built (no writable cache directory, a Numba error) is left unfused
-and the reason is kept in the report. A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
+and the reason is kept in the report. A conv2d whose only reader is elementwise first gives up its
+bias to an ``add`` that joins that reader's group (one pass over the output less). A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
 op keeps its own kernel. Every kernel is compiled (or loaded from the disk cache) here, at load
 time, so the first run does not pay for it; the compile report records how each was obtained.
 """
@@ -24,7 +25,7 @@ from numba.core.errors import NumbaError
 from ..core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
 from ..core.shapes import normalize_axes
 from ..static.ir import Operation, Program
-from ..static.passes.base import NONDETERMINISTIC, producer, users
+from ..static.passes.base import NONDETERMINISTIC, add_param, known_array, producer, users
 from .fused_op import probe_inner_kinds
 from .kernel_cache import cache_dir, get_kernel
 from .report import CompileReport, GroupRecord
@@ -150,9 +151,33 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     )  # fmt: skip
 
 
+def _bias_into_epilogues(program: Program, ctx) -> None:
+    """``conv2d(x, w, b)`` read only by an elementwise op becomes ``conv2d(x, w) + b``, so the bias
+    add joins that op's group (the conv's epilogue) instead of being a pass of its own over the output."""
+    use_map = users(program)
+    for conv in [op for op in program.walk() if op.name == "conv2d" and len(op.inputs) == 3]:
+        bias, out = conv.inputs[2], conv.outputs[0]
+        readers = use_map.get(id(out), [])
+        array = None if bias is None else known_array(bias, program, ctx)
+        if array is None or conv.attrs.get("data_format", "NCHW") != "NCHW" or len(out.shape) != 4:
+            continue
+        if len(readers) != 1 or not isinstance(readers[0], Operation) or not _elementwise(readers[0]):
+            continue
+        block = conv.parent
+        index = block.ops.index(conv)
+        channel = add_param(program, block, index, "conv_bias", np.asarray(array).reshape(-1, 1, 1))
+        bare = program.new_value(out.shape, out.dtype)
+        conv.inputs = [conv.inputs[0], conv.inputs[1], None]
+        conv.outputs = [bare]
+        bare.owner = conv
+        add = Operation("add", [bare, channel.outputs[0]], [out], loc=conv.loc)
+        block.insert(block.ops.index(conv) + 1, add)
+
+
 def fuse_elementwise(program: Program, ctx) -> int:
     report = CompileReport(cache_dir=str(cache_dir()))
     ctx.compile_report = report
+    _bias_into_epilogues(program, ctx)
     for block in list(program.block.blocks()):
         taken: set = set()
         for root in reversed(list(block.ops)):

@@ -165,7 +165,8 @@ class Executor:
                 generic = call
 
                 def call(args):
-                    return run(*args) if [(a.shape, a.dtype) for a in args] == types else generic(args)
+                    same = [None if a is None else (a.shape, a.dtype) for a in args] == types
+                    return run(*args) if same else generic(args)
 
             if len(outs) == 1:
                 (out,) = outs
@@ -230,8 +231,9 @@ class Executor:
     # ----- specialising ------------------------------------------------------------------------------
     def _specialise(self, feeds: list) -> list[Callable]:
         """Check the feeds (raising on a bad one), then the main block's steps with every op that has a
-        lowering and fully known shapes at these sizes prepared for them (a result nothing reads has
-        type None: the lowering need not compute it); kept per feed signature."""
+        lowering and fully known shapes at these sizes prepared for them (an absent optional input, and
+        a result nothing reads, has type None: the lowering need not compute the latter); kept per
+        feed signature."""
         bindings = bind_inputs(self.program, feeds)
         if self._on_bind is not None:
             self._on_bind(bindings)
@@ -251,11 +253,13 @@ class Executor:
         steps = list(self._steps)
         for k, (op, dead) in enumerate(zip(self._ops, self._dead, strict=True)):
             lower = LOWERINGS.get(op.name)
-            if lower is None or any(v is None for v in op.inputs):
+            if lower is None:
                 continue
-            ins = [concrete(v) for v in op.inputs]
+            ins = [None if v is None else concrete(v) for v in op.inputs]
             outs = [concrete(v) if id(v) in self._read else None for v in op.outputs]
-            if None in ins or outs == [None] * len(outs):
+            if any(t is None and v is not None for t, v in zip(ins, op.inputs, strict=True)) or outs == [None] * len(
+                outs
+            ):
                 continue
             if any(t is None and id(v) in self._read for t, v in zip(outs, op.outputs, strict=True)):
                 continue
