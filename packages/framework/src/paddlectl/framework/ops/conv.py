@@ -99,31 +99,35 @@ def _block_index(q0: int, q1: int, oh: int) -> tuple[slice, slice]:
     return slice(b, b + 1), slice(y, y + q1 - q0)
 
 
-def _row_width(x_shape, stride, pads, outs, narrow_ok=False) -> int:
+def _row_width(x_shape, stride, pads, outs, narrow=False) -> int:
     """The width of the column rows: at stride 1 along W, the padded input width ("wide" rows), else
     the output width. In a wide row each kernel tap of a block of output rows is ONE contiguous run
     of the padded input, so the column copy and its adjoint (col2im) move long runs instead of
     OW-long ones (LeNet's 10-wide rows: 3x faster columns, 6x faster col2im); the (kw-1)*dw junk
-    columns per row cost that much more GEMM and are cropped from the output. ``narrow_ok``: the
-    columns feed no gradient (col2im assumes wide rows), so rows stay narrow where wide ones would
-    be more than ``_WIDE_MAX_RATIO`` times the output (ResNet's 4x4 maps: 1.5x the GEMM, 20% slower)."""
-    wide = x_shape[3] + pads[2] + pads[3]
-    if stride[1] != 1 or (narrow_ok and wide > _WIDE_MAX_RATIO * outs[1]):
-        return outs[1]
-    return wide
+    columns per row cost that much more GEMM and are cropped from the output. ``narrow`` asks for
+    OW-wide rows (``_narrow_pays``; the columns then feed no gradient: col2im assumes wide rows)."""
+    return outs[1] if stride[1] != 1 or narrow else x_shape[3] + pads[2] + pads[3]
 
 
-_WIDE_MAX_RATIO = 1.3
+_NARROW_MIN_WORK = 64
+"""Narrow rows pay where ``out_channels * (kw-1) * dw``, the extra GEMM work per column row of wide
+rows, is above this: then the junk columns cost more than the short runs they save copying (ResNet18
+at batch 16: 3x3 convs with 64-256 channels 10-20% faster narrow; LeNet's 16-channel 5x5 conv, at
+64, 10% faster wide)."""
 
 
-def _windows(x, kernel, stride, pads, dil, outs, narrow_ok=False) -> np.ndarray:
+def _narrow_pays(w_shape, dil) -> bool:
+    return w_shape[0] * (w_shape[3] - 1) * dil[1] > _NARROW_MIN_WORK
+
+
+def _windows(x, kernel, stride, pads, dil, outs, narrow=False) -> np.ndarray:
     """A read-only [C, kh, kw, N, OH, CW] view of the zero-padded NCHW input whose element
     (c, i, j, n, y, x) is kernel tap (i, j) of output (y, x) (CW: ``_row_width``): a block of it,
     copied out, is that block's columns (NumPy's strided copy, 3x faster than a Numba loop over
     10-wide rows). Wide rows read up to (kw-1)*dw elements past the last row, so the input is
     copied into a buffer with that much zeroed slack."""
     n, c, h, w = x.shape
-    cw = _row_width(x.shape, stride, pads, outs, narrow_ok)
+    cw = _row_width(x.shape, stride, pads, outs, narrow)
     slack = (kernel[1] - 1) * dil[1] if cw != outs[1] else 0
     if any(pads) or slack:
         pt, pb, pl, pr = pads
@@ -210,7 +214,8 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         cols = _channel_major(strided)
         return _batch_major(_gemm(w2, cols, groups), n).reshape(n, o, *outs), cols
     oh, ow = outs
-    windows = _windows(x, w.shape[2:], stride, pads, dil, outs, narrow_ok=not keep_columns)
+    narrow = not keep_columns and _narrow_pays(w.shape, dil)
+    windows = _windows(x, w.shape[2:], stride, pads, dil, outs, narrow)
     cw = windows.shape[5]
     out = np.empty((n, o, oh, ow), dtype=x.dtype)
     for q0, q1 in _blocks(w2.shape[1] * groups, n, oh, cw, x.itemsize, keep_columns):
