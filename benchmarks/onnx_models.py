@@ -60,34 +60,6 @@ def _make(engine: str, path: str):
     return lambda x: predictor.run([x])[0], predictor
 
 
-def _profile(predictor, x) -> dict:
-    """Seconds per op type for one run of the predictor's optimised program."""
-    import numba
-
-    from paddlectl.framework.core.op import REGISTRY, Context
-
-    program = predictor.optimized_program
-    env, totals = {}, {}
-    numba.set_num_threads(min(THREADS, numba.config.NUMBA_NUM_THREADS))
-    for op in program.block.ops:
-        if op.name == "input":
-            env[id(op.outputs[0])] = x
-            continue
-        if op.name == "param":
-            env[id(op.outputs[0])] = program.weights[op.attrs["name"]]
-            continue
-        if op.name == "constant":
-            env[id(op.outputs[0])] = op.attrs["value"]
-            continue
-        args = [None if v is None else env[id(v)] for v in op.inputs]
-        start = time.perf_counter()
-        out = REGISTRY[op.name].forward(Context((False,) * len(args), op.attrs), *args, **op.attrs)
-        totals[op.name] = totals.get(op.name, 0.0) + time.perf_counter() - start
-        for v, a in zip(op.outputs, out if isinstance(out, tuple) else (out,), strict=True):
-            env[id(v)] = a
-    return totals
-
-
 def worker(engine: str, case: str) -> dict:
     model, shape, runs = CASES[case]
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
@@ -112,7 +84,7 @@ def worker(engine: str, case: str) -> dict:
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     if predictor is not None:
-        result["profile"] = _profile(predictor, x)
+        result["profile"] = predictor.profile([x])
     return result
 
 

@@ -54,6 +54,15 @@ def test_handle_api_matches_plain_run_and_the_reference():
     np.testing.assert_array_equal(plain, out)
 
 
+def test_profile_times_each_op_type_of_a_run():
+    predictor = _predictor()
+    times = predictor.profile([SAMPLE["image"]])
+    ops = {op.name for op in predictor.optimized_program.block.ops} - {"input", "param", "constant"}
+    assert set(times) == ops and all(t > 0 for t in times.values())
+    with pytest.raises(DTypeError, match="float32"):
+        predictor.profile([SAMPLE["image"].astype("float64")])
+
+
 def test_memory_optim_gives_the_same_outputs():
     (a,) = _predictor(memory_optim=True).run([SAMPLE["image"]])
     (b,) = _predictor().run([SAMPLE["image"]])

@@ -177,6 +177,11 @@ class Predictor:
         (memory) before its first run, by the executor."""
         return call_limited(self._config.cpu_math_library_num_threads(), self._model.executor.run, arrays)
 
+    def profile(self, inputs: list) -> dict[str, float]:
+        """Seconds per op type over one run of ``inputs`` (arrays in input order), under the thread cap."""
+        arrays = [np.ascontiguousarray(a) for a in inputs]
+        return call_limited(self._config.cpu_math_library_num_threads(), self._model.executor.profile, arrays)
+
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""
         return Predictor(self._config, self._saved, self._model)

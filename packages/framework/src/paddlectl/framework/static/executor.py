@@ -16,6 +16,7 @@ Nothing here records gradients: ops run their ``forward`` with a context that ne
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -129,6 +130,20 @@ class Executor:
         for step in steps:
             step(frame)
         return [frame[s] for s in self._yields]
+
+    def profile(self, feeds: list) -> dict[str, float]:
+        """Seconds per op type over one run of ``feeds``, each step timed on its own (ops inside a
+        cond/while count as that op); where a model's time goes."""
+        feeds = [np.asarray(f) for f in feeds]
+        steps = self._specialised.get(tuple((f.shape, f.dtype) for f in feeds)) or self._specialise(feeds)
+        frame = self._template.copy()
+        _store(frame, self._feeds, feeds)
+        totals: dict[str, float] = {}
+        for op, step in zip(self._ops, steps, strict=True):
+            start = time.perf_counter()
+            step(frame)
+            totals[op.name] = totals.get(op.name, 0.0) + time.perf_counter() - start
+        return totals
 
     # ----- compiling -------------------------------------------------------------------------------
     def _ops_and_dead(self, block: Block) -> tuple[list[Operation], list[tuple[int, ...]]]:
