@@ -294,7 +294,7 @@ def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
     from paddlectl.framework.kernels import serial_kernels
 
     rng = np.random.default_rng(3)
-    x, bias = rng.standard_normal((64, 48, 40)).astype("float32"), rng.standard_normal((1, 1, 40)).astype("float32")
+    x, bias = rng.standard_normal((64, 48, 700)).astype("float32"), rng.standard_normal((1, 1, 700)).astype("float32")
     body = "t0 = x0 + x1; t1 = max(t0, T(0.0))"
     run = launch(body, ("add", "relu"), ("float32", "float32"), (x.shape, bias.shape), np.dtype("float32"), reduce,
                  (2,) if reduce else None)  # fmt: skip

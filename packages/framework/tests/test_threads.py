@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent(
     import numba
     from paddlectl.framework.kernels import layer_is_thread_safe
 
-    x = paddle.randn([32, 6, 28, 28])  # large enough for the parallel kernel variants
+    x = paddle.randn([64, 6, 28, 28])  # large enough for the parallel kernel variants
     def work():
         for _ in range(30):
             paddle.nn.functional.max_pool2d(x, 2)

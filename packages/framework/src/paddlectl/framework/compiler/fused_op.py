@@ -25,7 +25,7 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes, normalize_axes
 from ..errors import ShapeError
-from ..kernels import PARALLEL_MIN_SIZE, parallel_allowed
+from ..kernels import ELEMENTWISE_PARALLEL_MIN_SIZE, parallel_allowed
 from .codegen import check_body
 from .kernel_cache import get_kernel
 from .scalar_exprs import REDUCTIONS
@@ -142,7 +142,7 @@ class Launch:
         self._own = self._kernel(self.inplace, self._inner)
         self._copying = None if self.inplace is not None else self._own
         self.empty = math.prod(self.out_shape) == 0
-        self.big = math.prod(full) >= PARALLEL_MIN_SIZE and math.prod(self.shape[:-1]) > 1
+        self.big = math.prod(full) >= ELEMENTWISE_PARALLEL_MIN_SIZE and math.prod(self.shape[:-1]) > 1
 
     def __call__(self, *arrays) -> np.ndarray:
         if self.empty:

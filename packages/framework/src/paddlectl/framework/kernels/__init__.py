@@ -32,9 +32,17 @@ def layer_is_thread_safe() -> bool:
         return str(numba.config.THREADING_LAYER) in ("omp", "tbb", "safe", "threadsafe")
 
 
-PARALLEL_MIN_SIZE = 1 << 16
+PARALLEL_MIN_SIZE = 1 << 18
 """Below this many elements in a kernel's first argument, waking worker threads costs more than
-the work (and on a loaded machine a descheduled worker stalls the whole region)."""
+the work (and on a loaded machine a descheduled worker stalls the whole region). With passive
+waiting a parallel region costs ~55 us on this workplace's 2-core VMs (a futex wake), so a
+depthwise conv gains from the second core only past ~250k inputs (PP-OCR cls's [6,88,3,96]:
+0.26 ms serial, 0.32 ms parallel; [6,104,6,96]: 0.67 vs 0.49 ms)."""
+
+ELEMENTWISE_PARALLEL_MIN_SIZE = 1 << 21
+"""The same for fused elementwise kernels, which do a few operations per element: memory-bound
+and cheap, they gain from a second core only from a few million elements (1M: 97 us serial,
+231 us parallel; 4M: 848 vs 744 us)."""
 
 
 _LOCAL = threading.local()
