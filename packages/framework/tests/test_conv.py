@@ -80,6 +80,12 @@ def test_depthwise_transpose_matches_paddle(real_paddle):
                rtol=1e-4, atol=1e-5)  # fmt: skip
 
 
+def test_many_to_one_channel_transpose_matches_paddle(real_paddle):
+    """A transposed conv into one channel (a detection head's last layer) runs the GEMM path."""
+    functional(real_paddle, "conv2d_transpose", randn(2, 6, 5, 6), randn(6, 1, 2, 2), randn(1), stride=2,
+               rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
 def test_conv2d_nhwc_with_bias_and_stride(real_paddle):
     functional(real_paddle, "conv2d", randn(2, 8, 7, 3), randn(4, 3, 3, 2), randn(4), stride=2, padding=[1, 0],
                data_format="NHWC", rtol=1e-4, atol=1e-5)  # fmt: skip
