@@ -9,7 +9,7 @@ intermediates disappear. When one of those inputs is a fresh conv/matmul/norm re
 the group, the kernel writes its result over it (``inplace``): the group is that op's epilogue.
 
 A group whose kernel cannot be built (no writable cache directory, a Numba error) is left unfused
-and the reason is kept in the report. A conv2d whose only reader is elementwise first gives up its
+and the reason is kept in the report. A conv whose only reader is elementwise first gives up its
 bias to an ``add`` that joins that reader's group (one pass over the output less). A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
 op keeps its own kernel. Every kernel is compiled (or loaded from the disk cache) here, at load
 time, so the first run does not pay for it; the compile report records how each was obtained.
@@ -31,7 +31,9 @@ from .kernel_cache import cache_dir, get_kernel
 from .report import CompileReport, GroupRecord
 from .scalar_exprs import REDUCTIONS, expression, template
 
-EPILOGUE_PRODUCERS = frozenset({"conv2d", "matmul", "batch_norm", "layer_norm", "fused_elementwise"})
+EPILOGUE_PRODUCERS = frozenset(
+    {"conv2d", "conv2d_transpose", "matmul", "batch_norm", "layer_norm", "fused_elementwise"}
+)
 """Ops whose result is a fresh array nothing else holds: a fused group may overwrite it."""
 
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
@@ -152,10 +154,11 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
 
 
 def _bias_into_epilogues(program: Program, ctx) -> None:
-    """``conv2d(x, w, b)`` read only by an elementwise op becomes ``conv2d(x, w) + b``, so the bias
-    add joins that op's group (the conv's epilogue) instead of being a pass of its own over the output."""
+    """A conv (or transposed conv) ``conv(x, w, b)`` read only by an elementwise op becomes
+    ``conv(x, w) + b``, so the bias add joins that op's group (the conv's epilogue) instead of
+    being a pass of its own over the output."""
     use_map = users(program)
-    for conv in [op for op in program.walk() if op.name == "conv2d" and len(op.inputs) == 3]:
+    for conv in [op for op in program.walk() if op.name in ("conv2d", "conv2d_transpose") and len(op.inputs) == 3]:
         bias, out = conv.inputs[2], conv.outputs[0]
         readers = use_map.get(id(out), [])
         array = None if bias is None else known_array(bias, program, ctx)
