@@ -108,6 +108,17 @@ def _dot(a, b):
 
 
 @njit(cache=True, inline="always")
+def _vector_width(wp, rows):
+    """``wp`` widened (by at most a sixteenth) so that ``rows * wp`` is a multiple of 16: a small
+    plane's tap loops then end on a full AVX-512 vector, not a scalar tail (PP-OCR cls's 2-row
+    planes: 200 -> 208 elements; 0.56 -> 0.45 ms for its [6, 200, 2, 96] 5x5, within this VM's noise)."""
+    for extra in range(wp // 16 + 1):
+        if (rows * (wp + extra)) % 16 == 0:
+            return wp + extra
+    return wp
+
+
+@njit(cache=True, inline="always")
 def _fill_padded(buf, src, pt, pl, wp):
     """``src`` [h, w] into a zeroed flat buffer of rows of ``wp`` at (pt, pl); the border stays zero,
     so one buffer per task serves every image it handles."""
@@ -130,7 +141,7 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     o_ch, _, kh, kw = w.shape
     mult = o_ch // c
     out = np.zeros((n, o_ch, oh, ow), dtype=x.dtype)
-    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
+    wp, hp = _vector_width(ow + (kw - 1) * dw, oh), oh + (kh - 1) * dh
     flat = sh == 1 and sw == 1
     # Strided, undilated: split the padded input into sh*sw phase planes (rows y*sh+a, columns
     # x*sw+b), each of hq rows of wq; tap (i, j) is then a stride-1 tap of phase (i%sh, j%sw) at
