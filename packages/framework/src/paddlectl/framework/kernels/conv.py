@@ -133,63 +133,88 @@ def _fill_rows(buf, src, wp):
         _copy(buf[y * wp : y * wp + src.shape[1]], src[y])
 
 
+_PARTS = 64
+"""Depthwise tasks are split into at most this many parts (buffers per part; several per thread)."""
+
+
 @parallel_kernel
 def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights;
-    one task per (image, input channel), its padded plane shared by the m outputs it feeds."""
+    one task per (image, input channel), its padded plane shared by the m outputs it feeds. Tasks
+    run in ``_PARTS`` parts, each part allocating its buffers once (their zero borders stay
+    zero from task to task): small planes cost their arithmetic, not two allocations each."""
     n, c, h, wd = x.shape
     o_ch, _, kh, kw = w.shape
-    mult = o_ch // c
-    out = np.zeros((n, o_ch, oh, ow), dtype=x.dtype)
-    wp, hp = _vector_width(ow + (kw - 1) * dw, oh), oh + (kh - 1) * dh
     flat = sh == 1 and sw == 1
     # Strided, undilated: split the padded input into sh*sw phase planes (rows y*sh+a, columns
     # x*sw+b), each of hq rows of wq; tap (i, j) is then a stride-1 tap of phase (i%sh, j%sw) at
     # offset (i//sh, j//sw), one long vector loop again.
     phased = not flat and dh == 1 and dw == 1
+    out = np.empty((n, o_ch, oh, ow), dtype=x.dtype) if flat or phased else np.zeros((n, o_ch, oh, ow), x.dtype)
+    wp, hp = _vector_width(ow + (kw - 1) * dw, oh), oh + (kh - 1) * dh
     wq, hq = ow + (kw - 1) // sw, oh + (kh - 1) // sh
-    for t in prange(n * c):
-        b = t // c
-        ci = t % c
+    tasks = n * c
+    parts = min(tasks, _PARTS)
+    for part in prange(parts):
         if flat:
-            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
-            _fill_padded(plane, x[b, ci], pt, pl, wp)
-            ext = np.empty(oh * wp, dtype=x.dtype)
-        elif phased:
-            phases = np.zeros((sh * sw, hq * wq + (kw - 1) // sw), dtype=x.dtype)
-            for e in range(sw):
-                lo, hi, off = _valid_run(e, 1, sw, pl, wd, wq)
-                for a in range(sh):
-                    for y in range(hq):
-                        row = y * sh + a - pt
-                        if 0 <= row < h and hi > lo:
-                            start = a * sw + e
-                            _copy(phases[start, y * wq + lo : y * wq + hi], x[b, ci, row, lo * sw + off :: sw])
-            ext = np.empty(oh * wq, dtype=x.dtype)
-        for o in range(ci * mult, (ci + 1) * mult):
-            if flat or phased:
-                ext[:] = 0
-                for i in range(kh):
-                    for j in range(kw):
-                        if flat:
-                            start = i * dh * wp + j * dw
-                            _axpy(ext, w[o, 0, i, j], plane[start : start + oh * wp])
-                        else:
-                            start = (i // sh) * wq + j // sw
-                            _axpy(ext, w[o, 0, i, j], phases[(i % sh) * sw + j % sw, start : start + oh * wq])
-                width = wp if flat else wq
-                for y in range(oh):
-                    _copy(out[b, o, y], ext[y * width : y * width + ow])
-                continue
-            for y in range(oh):  # strided: each output row takes all its taps while it sits in L1
-                for i in range(kh):
-                    row = y * sh - pt + i * dh
-                    if row < 0 or row >= h:
-                        continue
-                    for j in range(kw):
-                        lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                        _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
+            plane = np.zeros((1, hp * wp + (kw - 1) * dw), dtype=x.dtype)
+        else:
+            plane = np.zeros((sh * sw, hq * wq + (kw - 1) // sw if phased else 0), dtype=x.dtype)
+        ext = np.empty(oh * (wp if flat else wq), dtype=x.dtype)
+        for t in range(part * tasks // parts, (part + 1) * tasks // parts):
+            if flat:
+                _fill_padded(plane[0], x[t // c, t % c], pt, pl, wp)
+            elif phased:
+                _fill_phases(plane, x[t // c, t % c], sh, sw, pt, pl, hq, wq)
+            _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, dh, dw, wp, wq)
     return out
+
+
+@njit(cache=True, error_model="numpy")
+def _fill_phases(phases, src, sh, sw, pt, pl, hq, wq):
+    """The sh*sw phase planes of the zero-padded ``src`` [h, w] (see ``depthwise``)."""
+    h, wd = src.shape
+    for e in range(sw):
+        lo, hi, off = _valid_run(e, 1, sw, pl, wd, wq)
+        for a in range(sh):
+            for y in range(hq):
+                row = y * sh + a - pt
+                if 0 <= row < h and hi > lo:
+                    _copy(phases[a * sw + e, y * wq + lo : y * wq + hi], src[row, lo * sw + off :: sw])
+
+
+@njit(cache=True, error_model="numpy")
+def _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, dh, dw, wp, wq):
+    """Task ``t``'s m output planes: long tap loops over its prepared plane (flat or phased), or,
+    strided and dilated, each output row with all its taps while it sits in L1."""
+    _, c, h, wd = x.shape
+    o_ch, _, kh, kw = w.shape
+    oh, ow = out.shape[2], out.shape[3]
+    mult = o_ch // c
+    b, ci = t // c, t % c
+    width = wp if flat else wq
+    for o in range(ci * mult, (ci + 1) * mult):
+        if flat or phased:
+            ext[:] = 0
+            for i in range(kh):
+                for j in range(kw):
+                    if flat:
+                        start = i * dh * wp + j * dw
+                        _axpy(ext, w[o, 0, i, j], plane[0, start : start + oh * wp])
+                    else:
+                        start = (i // sh) * wq + j // sw
+                        _axpy(ext, w[o, 0, i, j], plane[(i % sh) * sw + j % sw, start : start + oh * wq])
+            for y in range(oh):
+                _copy(out[b, o, y], ext[y * width : y * width + ow])
+            continue
+        for y in range(oh):
+            for i in range(kh):
+                row = y * sh - pt + i * dh
+                if row < 0 or row >= h:
+                    continue
+                for j in range(kw):
+                    lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
+                    _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
 
 
 @parallel_kernel
