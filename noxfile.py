@@ -158,6 +158,10 @@ def demo(session: nox.Session) -> None:
         str(store),
         "--out",
         str(out / "gate"),
+        # the same model, measured again a minute later: on shared 2-core VMs its low-quantile
+        # latency was seen 35% apart between two runs, so the demo allows 50% (default 20%)
+        "-o",
+        "Eval.harness.latency_gate.max_slowdown=0.5",
     )
     session.log(f"MLflow store: mlflow ui --backend-store-uri sqlite:///{(store / 'mlflow.db').resolve()}")
 
