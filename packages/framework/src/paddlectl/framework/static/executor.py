@@ -121,12 +121,7 @@ class Executor:
         self._lock = threading.Lock()
 
     def run(self, feeds: list) -> list[np.ndarray]:
-        feeds = [np.asarray(f) for f in feeds]
-        steps = self._specialised.get(tuple((f.shape, f.dtype) for f in feeds))
-        if steps is None:
-            steps = self._specialise(feeds)
-        frame = self._template.copy()
-        _store(frame, self._feeds, feeds)
+        steps, frame = self._prepare(feeds)
         for step in steps:
             step(frame)
         return [frame[s] for s in self._yields]
@@ -134,16 +129,23 @@ class Executor:
     def profile(self, feeds: list) -> dict[str, float]:
         """Seconds per op type over one run of ``feeds``, each step timed on its own (ops inside a
         cond/while count as that op); where a model's time goes."""
-        feeds = [np.asarray(f) for f in feeds]
-        steps = self._specialised.get(tuple((f.shape, f.dtype) for f in feeds)) or self._specialise(feeds)
-        frame = self._template.copy()
-        _store(frame, self._feeds, feeds)
+        steps, frame = self._prepare(feeds)
         totals: dict[str, float] = {}
         for op, step in zip(self._ops, steps, strict=True):
             start = time.perf_counter()
             step(frame)
             totals[op.name] = totals.get(op.name, 0.0) + time.perf_counter() - start
         return totals
+
+    def _prepare(self, feeds: list) -> tuple[list[Callable], list]:
+        """The steps for these feeds' signature (specialised on first sight) and a frame holding them."""
+        feeds = [np.asarray(f) for f in feeds]
+        steps = self._specialised.get(tuple((f.shape, f.dtype) for f in feeds))
+        if steps is None:
+            steps = self._specialise(feeds)
+        frame = self._template.copy()
+        _store(frame, self._feeds, feeds)
+        return steps, frame
 
     # ----- compiling -------------------------------------------------------------------------------
     def _ops_and_dead(self, block: Block) -> tuple[list[Operation], list[tuple[int, ...]]]:
