@@ -9,14 +9,15 @@ a Numba kernel over flat arrays with per-input strides (in elements) so broadcas
 ``shape`` is the iteration space after dims are coalesced (at least two dims: rows of the outer
 ones, the last is the inner loop). With a trailing reduction, each row reduces to one output
 element. An in-place kernel (``inplace=k``) has no ``out``: it stores each result over the leaf
-``k`` element it read, ``kernel(shape, strides, x0, ...)``. Both choices keep LLVM vectorising
-the inner loop (4-8x faster at 16K elements): an ``out`` that is the same memory as a leaf fails
-the vectoriser's runtime overlap check, and a store to the address just loaded has none. Indices
-are cast to ``uint64``: a signed index makes Numba emit a negative-index wraparound per load,
-which blocks vectorising too. For the same reason each leaf's stride along the inner loop is
-fixed in the source (``inner``: contiguous, broadcast or any; a kernel per pattern). Each module holds the kernel twice, ``kernel`` (serial, compiled when
-loaded) and ``kernel_parallel`` (rows split over Numba's threads): a ``parallel=True`` kernel takes
-about five times longer to compile, so it is compiled only on first use for a large array.
+``k`` element it read, ``kernel(shape, strides, x0, ...)``. Both choices keep LLVM vectorising the
+inner loop (4-8x faster at 16K elements): an ``out`` that is the same memory as a leaf fails the
+vectoriser's runtime overlap check, and a store to the address just loaded has none. Indices are
+cast to ``uint64``: a signed index makes Numba emit a negative-index wraparound per load, which
+blocks vectorising too. For the same reason each leaf's stride along the inner loop is fixed in the
+source (``inner``: contiguous, broadcast or any; a kernel per pattern). Each module holds the
+kernel twice, ``kernel`` (serial, compiled when loaded) and ``kernel_parallel`` (rows split over
+Numba's threads): a ``parallel=True`` kernel takes about five times longer to compile, so it is
+compiled only on first use for a large array.
 
 The body comes from a model file's attrs, so before it becomes source it is parsed and every
 node checked against a small arithmetic grammar (:func:`check_body`): names are leaves, earlier

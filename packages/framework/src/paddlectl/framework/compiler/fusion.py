@@ -10,9 +10,10 @@ the group, the kernel writes its result over it (``inplace``): the group is that
 
 A group whose kernel cannot be built (no writable cache directory, a Numba error) is left unfused
 and the reason is kept in the report. A conv whose only reader is elementwise first gives up its
-bias to an ``add`` that joins that reader's group (one pass over the output less). A group of one op is formed only as such an epilogue (it then saves a buffer); otherwise a lone
-op keeps its own kernel. Every kernel is compiled (or loaded from the disk cache) here, at load
-time, so the first run does not pay for it; the compile report records how each was obtained.
+bias to an ``add`` that joins that reader's group (one pass over the output less). A group of one
+op is formed only as such an epilogue (it then saves a buffer); otherwise a lone op keeps its own
+kernel. Every kernel is compiled (or loaded from the disk cache) here, at load time, so the first
+run does not pay for it; the compile report records how each was obtained.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 A kernel's module is ``fused_<hash>.py`` in the cache directory (``$PADDLECTL_KERNEL_CACHE`` or
 ``~/.cache/paddlectl/kernels``), the hash taken over the generated source, which is a function of
-the group's body, dtypes, reduction and its leaves' inner-loop strides. The kernel is ``@njit(cache=True)``, so Numba keeps the
-machine code beside the module (``__pycache__``) and a second process loads it instead of
-compiling. The module file is only (re)written when its text differs from what we generate now
-(an atomic rename, so a concurrent reader sees one whole file), and it is compared before every
-import: what is imported is always exactly the text this process generated.
+the group's body, dtypes, reduction and its leaves' inner-loop strides. The kernel is
+``@njit(cache=True)``, so Numba keeps the machine code beside the module (``__pycache__``) and a
+second process loads it instead of compiling. The module file is only (re)written when its text
+differs from what we generate now (an atomic rename, so a concurrent reader sees one whole file),
+and it is compared before every import: what is imported is always exactly the text this process
+generated.
 
 Every compile or load is timed and recorded (:class:`KernelStats`) for the compile report.
 """
