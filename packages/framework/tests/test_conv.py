@@ -52,6 +52,7 @@ DIRECT_AND_POINTWISE_CASES = [  # (x, weight, kwargs): the direct depthwise kern
     ((2, 4, 2, 21), (4, 1, 5, 5), dict(groups=4, padding=2)),  # a row of 5 taps in one pass, 2-row planes
     ((2, 4, 9, 20), (4, 1, 5, 5), dict(groups=4, stride=[2, 1], padding=2)),  # the same on phase planes
     ((1, 3, 8, 11), (6, 1, 3, 3), dict(groups=3, stride=[2, 1], padding=1)),  # 3 taps, multiplier 2
+    ((2, 4, 11, 13), (4, 1, 5, 5), dict(groups=4, stride=2, padding=2)),  # 5 taps over even/odd phases
     ((3, 1, 8, 8), (5, 1, 3, 3), dict(padding=1)),
     (
         (1, 2, 3, 2),

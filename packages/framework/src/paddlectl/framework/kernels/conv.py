@@ -197,6 +197,19 @@ def _tap_row(ext, k, src):
             ext[q] += a * src[q] + b * src[q + 1] + c * src[q + 2] + d * src[q + 3] + e * src[q + 4]
 
 
+@njit(cache=True, inline="always")
+def _tap_row_2(ext, k, even, odd):
+    """``_tap_row`` at column stride 2: tap j reads the phase plane of its parity at offset j // 2."""
+    if k.size == 3:
+        a, b, c = k[0], k[1], k[2]
+        for q in range(ext.size):
+            ext[q] += a * even[q] + b * odd[q] + c * even[q + 1]
+    else:
+        a, b, c, d, e = k[0], k[1], k[2], k[3], k[4]
+        for q in range(ext.size):
+            ext[q] += a * even[q] + b * odd[q] + c * even[q + 1] + d * odd[q + 1] + e * even[q + 2]
+
+
 @njit(cache=True, error_model="numpy")
 def _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, dh, dw, wp, wq):
     """Task ``t``'s m output planes: long tap loops over its prepared plane (flat or phased), or,
@@ -211,9 +224,13 @@ def _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, d
         if flat or phased:
             ext[:] = 0
             for i in range(kh):
-                if (flat or sw == 1) and dw == 1 and (kw == 3 or kw == 5):  # a row's taps are adjacent
-                    src = plane[0, i * dh * wp :] if flat else plane[i % sh, (i // sh) * wq :]
-                    _tap_row(ext, w[o, 0, i], src)
+                if (flat or sw <= 2) and dw == 1 and (kw == 3 or kw == 5):  # a row's taps in one pass
+                    if flat or sw == 1:  # adjacent in one plane
+                        src = plane[0, i * dh * wp :] if flat else plane[i % sh, (i // sh) * wq :]
+                        _tap_row(ext, w[o, 0, i], src)
+                    else:  # alternating between the even and odd column phases
+                        at = (i // sh) * wq
+                        _tap_row_2(ext, w[o, 0, i], plane[(i % sh) * 2, at:], plane[(i % sh) * 2 + 1, at:])
                     continue
                 for j in range(kw):
                     if flat:
