@@ -173,5 +173,6 @@ def test_shape_rules_on_symbolic_dims():
     "fn", [lambda P, x: P.logcumsumexp(x, axis=1), lambda P, x: P.logcumsumexp(x * 30), lambda P, x: x.logcumsumexp(0)]
 )
 def test_logcumsumexp_matches_paddle_and_finite_differences(real_paddle, gradcheck, fn):
-    compare(real_paddle, lambda P: lambda x: fn(P, x), r(3, 4), rtol=1e-5, atol=1e-5)
+    # x * 30 spans e^-90..e^90: two float32 implementations' gradients differ by up to ~2e-5 relative
+    compare(real_paddle, lambda P: lambda x: fn(P, x), r(3, 4), rtol=1e-5, atol=1e-5, grad_rtol=5e-5)
     gradcheck(lambda x: fn(ours, x), r(2, 3))
