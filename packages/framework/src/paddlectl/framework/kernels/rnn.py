@@ -86,8 +86,10 @@ def _commit(hs, ys, b, t, src, dst, keep):
 
 
 @njit(cache=True)
-def _upstream(dh, carried, dys, b, t, keep):
-    """dh[b] becomes the gradient reaching step t's new state (or, past the end, the old one)."""
+def _upstream(dh, carried, dys, mask, b, t):
+    """dh[b] becomes the gradient reaching step t's new state (or, past the sequence's end, the old
+    one); returns whether step t is inside the sequence."""
+    keep = mask[b, t] != 0
     dh_row, c_row = dh[b], carried[b]
     if keep:
         dy = dys[b, t]
@@ -96,6 +98,7 @@ def _upstream(dh, carried, dys, b, t, keep):
     else:
         for j in range(dh_row.size):
             dh_row[j] = c_row[j] + dh_row[j]
+    return keep
 
 
 @njit(cache=True, error_model="numpy")
@@ -126,8 +129,7 @@ def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgate
     except the part through W_hh (the caller's next ``carried = dgates[:, t] @ W_hh``)."""
     B, H = dh.shape
     for b in range(B):
-        keep = mask[b, t] != 0
-        _upstream(dh, carried, dys, b, t, keep)
+        keep = _upstream(dh, carried, dys, mask, b, t)
         dg = dgates[b, t]
         if not keep:
             _zero(dg)
@@ -176,8 +178,7 @@ def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
     candidate block, scaled by r on the hidden side); dh as in ``lstm_backward_step``."""
     B, H = dh.shape
     for b in range(B):
-        keep = mask[b, t] != 0
-        _upstream(dh, carried, dys, b, t, keep)
+        keep = _upstream(dh, carried, dys, mask, b, t)
         dx_row, dh_g = dxg[b, t], dhg[b, t]
         if not keep:
             _zero(dx_row)
@@ -217,8 +218,7 @@ def rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, outs, kind):
 def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
     """BPTT through one SimpleRNN step; dh as in ``lstm_backward_step``."""
     for b in range(dh.shape[0]):
-        keep = mask[b, t] != 0
-        _upstream(dh, carried, dys, b, t, keep)
+        keep = _upstream(dh, carried, dys, mask, b, t)
         dg = dgates[b, t]
         if not keep:
             _zero(dg)
