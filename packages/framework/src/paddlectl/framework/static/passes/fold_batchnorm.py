@@ -153,19 +153,18 @@ def fold_batchnorm(program: Program, ctx) -> int:
         if affine is None:
             continue
         s, shift = affine
+        conv = _conv_of(prev, use_map) if prev.name == "add" else None
         if prev.name in ("conv2d", "conv2d_transpose"):
             done = _fold_conv(program, ctx, bn, prev, s, shift)
-            result = prev.outputs[0]
-        elif prev.name == "add" and _conv_of(prev, use_map) is not None:
-            done = _fold_conv_add(program, ctx, bn, prev, _conv_of(prev, use_map), s, shift)
-            result = prev.outputs[0]
+        elif conv is not None:
+            done = _fold_conv_add(program, ctx, bn, prev, conv, s, shift)
         elif prev.name in ("matmul", "add"):
             done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
-            result = prev.outputs[0]
         else:
             continue
         if not done:
             continue
+        result = prev.outputs[0]
         if bn.parent is not None:
             program.replace_all_uses(bn.outputs[0], result)
             bn.parent.remove(bn)
