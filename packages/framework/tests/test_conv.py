@@ -290,6 +290,41 @@ def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, 
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs",
+    [((2, 5, 9, 13), (7, 5, 3, 3), dict(padding=1)), ((3, 4, 6, 5), (3, 4, 3, 3), dict()),
+     ((1, 3, 1, 1), (1, 3, 3, 3), dict(padding=1)), ((2, 8, 7, 4), (5, 8, 3, 3), dict(padding=[2, 0, 1, 2])),
+     ((1, 6, 40, 37), (4, 6, 3, 3), dict(padding="SAME")), ((1, 2, 3, 3), (2, 2, 3, 3), dict(padding=1, bias=True)),
+     ((2, 3, 17, 20), (5, 3, 3, 3), dict(stride=2, padding=1)), ((1, 4, 9, 8), (3, 4, 3, 3), dict(stride=[2, 1], padding=[0, 2, 1, 0])),
+     ((2, 3, 8, 11), (6, 3, 3, 3), dict(stride=[1, 2])), ((1, 2, 2, 2), (1, 2, 3, 3), dict(stride=2, padding=1)),
+     ((1, 2, 70, 64), (3, 2, 3, 3), dict(padding=1)), ((1, 2, 130, 100), (2, 2, 3, 3), dict(stride=2, padding=1))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_direct_3x3_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, dtype):
+    """Without a weight gradient, 3x3 layers with few outputs run the direct kernel: strides 1 and 2
+    (phase planes), odd output counts, asymmetric padding, several bands of rows (the last two cases),
+    a 1x1 image."""
+    from paddlectl.framework.ops import conv as conv_ops
+
+    calls = []
+    direct = conv_ops.conv3x3
+    monkeypatch.setattr(conv_ops, "conv3x3", lambda *a: calls.append(1) or direct(*a))
+    monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
+    monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
+    kwargs = dict(kwargs)
+    x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)
+    b = randn(w_shape[0], dtype=dtype) if kwargs.pop("bias", False) else None
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    assert calls, "the direct 3x3 path did not run"
+    theirs = real_paddle.nn.functional.conv2d(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
+    )
+    assert got.numpy().dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("block_bytes", [64, 4096, 1 << 21], ids=["rows", "images", "one"])
 @pytest.mark.parametrize(
     "w_shape, kwargs", [((5, 4, 1, 1), dict()), ((5, 4, 1, 1), dict(stride=2)), ((5, 4, 3, 3), dict(padding=1, stride=2))],

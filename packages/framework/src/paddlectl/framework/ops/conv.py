@@ -3,6 +3,7 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
+* larger 3x3 layers (stride 1 or 2) with few output channels at inference: a direct Numba kernel;
 * otherwise im2col: columns of cache-sized blocks of output rows across the batch, one BLAS GEMM
   per block (per group); at stride 1 their rows are as wide as the padded input, so that each
   kernel tap of a block is one long run to copy and, in the input gradient, to add back.
@@ -21,6 +22,7 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
+from ..kernels.direct_conv import conv3x3
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
 # ----- the three computations (x NCHW, weight [O, C/G, kh, kw], columns [C*kh*kw, N*OH*OW]) -------
@@ -197,6 +199,20 @@ def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
     return groups == 1 and tuple(stride) == (1, 1) and small
 
 
+_DIRECT_MAX_OUT = 32
+_DIRECT_MIN_OUTPUTS = 32 * 32
+"""3x3 layers (stride 1 or 2, undilated) with at most this many output channels and at least this
+many output pixels run ``conv3x3`` (no columns). A GEMM with so few rows gains little from a second BLAS thread while
+bands of output rows split evenly: PP-OCR det's 96 -> 24-channel conv at 184x184 takes 9-11 ms on two
+threads against 16-17 ms for columns + GEMM, and about the same on one (at 23x23 and with 64 or more
+outputs the GEMM is faster)."""
+
+
+def _direct_pays(w_shape, stride, dil, groups, outs) -> bool:
+    three = tuple(w_shape[2:]) == (3, 3) and max(stride) <= 2 and tuple(dil) == (1, 1)
+    return three and groups == 1 and w_shape[0] <= _DIRECT_MAX_OUT and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS
+
+
 def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
     when they were built as one block, else x); ``keep_columns`` asks for one block where it fits."""
@@ -207,6 +223,8 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
+    if not keep_columns and _direct_pays(w.shape, stride, dil, groups, outs):
+        return conv3x3(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
     if pointwise:
         strided = x[:, :, :: stride[0], :: stride[1]]
         if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
