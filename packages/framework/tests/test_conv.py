@@ -311,6 +311,7 @@ def test_direct_3x3_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_
     direct = conv_ops.conv3x3
     monkeypatch.setattr(conv_ops, "conv3x3", lambda *a: calls.append(1) or direct(*a))
     monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
+    monkeypatch.setattr(conv_ops, "_threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
     kwargs = dict(kwargs)
     x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)

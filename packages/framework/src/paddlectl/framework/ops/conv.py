@@ -15,12 +15,14 @@ and ``_weight_grad``. ``conv1d`` is ``conv2d`` on a height-1 image.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
+from ..kernels import parallel_allowed
 from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
 from ..kernels.direct_conv import conv3x3
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
@@ -201,16 +203,23 @@ def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
 
 _DIRECT_MAX_OUT = 32
 _DIRECT_MIN_OUTPUTS = 32 * 32
-"""3x3 layers (stride 1 or 2, undilated) with at most this many output channels and at least this
-many output pixels run ``conv3x3`` (no columns). A GEMM with so few rows gains little from a second BLAS thread while
-bands of output rows split evenly: PP-OCR det's 96 -> 24-channel conv at 184x184 takes 9-11 ms on two
-threads against 16-17 ms for columns + GEMM, and about the same on one (at 23x23 and with 64 or more
-outputs the GEMM is faster)."""
+"""With more than one thread, 3x3 layers (stride 1 or 2, undilated) with at most this many output
+channels and at least this many output pixels run ``conv3x3`` (no columns). A GEMM with so few rows
+gains little from a second BLAS thread while bands of output rows split evenly: PP-OCR det's
+96 -> 24-channel conv at 184x184 takes 9-12 ms on two threads against 15-17 ms for columns + GEMM,
+its 3 -> 16-channel stride-2 first conv 2.0-3.1 against 2.7-3.7 ms. On one thread BLAS's tuned
+kernel is 20-30% faster on both; at 23x23 and with 64 or more outputs the GEMM is faster anyway."""
 
 
 def _direct_pays(w_shape, stride, dil, groups, outs) -> bool:
     three = tuple(w_shape[2:]) == (3, 3) and max(stride) <= 2 and tuple(dil) == (1, 1)
-    return three and groups == 1 and w_shape[0] <= _DIRECT_MAX_OUT and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS
+    few = groups == 1 and w_shape[0] <= _DIRECT_MAX_OUT and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS
+    return three and few and _threaded()
+
+
+def _threaded() -> bool:
+    """Whether parallel kernels run on more than one thread here and now."""
+    return numba.get_num_threads() > 1 and parallel_allowed()
 
 
 def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
