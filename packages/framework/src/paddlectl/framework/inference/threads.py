@@ -16,8 +16,8 @@ import threading
 
 import numba
 
-from ..kernels import layer_is_thread_safe, serial_kernels
-from ..kernels.blas import limited_blas
+from ..kernels import layer_is_thread_safe, set_serial
+from ..kernels.blas import BLAS_CAP
 
 _WORKQUEUE_LOCK = threading.Lock()
 
@@ -29,9 +29,13 @@ def call_limited(n: int, fn, *args):
     with contextlib.nullcontext() if layer_is_thread_safe() else _WORKQUEUE_LOCK:
         if previous != n_numba:
             numba.set_num_threads(n_numba)
-        try:
-            with limited_blas(n), serial_kernels() if n_numba == 1 else contextlib.nullcontext():
-                return fn(*args)
+        BLAS_CAP.enter(n)
+        serial = set_serial(True) if n_numba == 1 else None  # no context managers: a run of a small
+        try:  # model is tens of microseconds, and each generator-based one costs about one
+            return fn(*args)
         finally:
+            if serial is not None:
+                set_serial(serial)
+            BLAS_CAP.exit()
             if previous != n_numba:
                 numba.set_num_threads(previous)

@@ -67,16 +67,23 @@ def blas_threads_spin() -> bool:
     )
 
 
+def set_serial(serial: bool) -> bool:
+    """Whether this Python thread runs every kernel's serial variant from now on; returns the
+    previous setting (``serial_kernels`` without a context manager's cost, for per-run caps)."""
+    before = getattr(_LOCAL, "serial", False)
+    _LOCAL.serial = serial
+    return before
+
+
 @contextlib.contextmanager
 def serial_kernels():
     """Within it, this Python thread runs every kernel's serial variant: under a one-thread cap a
     parallel region only adds its scheduling (measured 1.6x slower max pooling at one thread)."""
-    before = getattr(_LOCAL, "serial", False)
-    _LOCAL.serial = True
+    before = set_serial(True)
     try:
         yield
     finally:
-        _LOCAL.serial = before
+        set_serial(before)
 
 
 def parallel_allowed() -> bool:

@@ -8,7 +8,6 @@ layer's time loop to one thread was measured slower: LSTM step 5.2 against 4.2 m
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 
@@ -54,13 +53,3 @@ class BlasCap:
 
 
 BLAS_CAP = BlasCap()
-
-
-@contextlib.contextmanager
-def limited_blas(n: int):
-    """At most ``n`` BLAS threads inside."""
-    BLAS_CAP.enter(n)
-    try:
-        yield
-    finally:
-        BLAS_CAP.exit()
