@@ -77,6 +77,10 @@ def test_a_lowered_op_equals_its_forward(monkeypatch):
 POOLS = [
     ("max_pool2d", dict(kernel_size=2, stride=2)),
     ("max_pool2d", dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+    ("max_pool2d", dict(kernel_size=3, stride=1, padding=1)),
+    ("max_pool2d", dict(kernel_size=2, stride=3)),  # columns no window reads
+    ("max_pool2d", dict(kernel_size=[3, 2], stride=[2, 1], padding=[1, 0])),
+    ("max_pool2d", dict(kernel_size=2, stride=2, ceil_mode=True)),  # partial last windows
     ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1, exclusive=False)),
     ("adaptive_avg_pool2d", dict(output_size=1)),
     ("max_pool2d", dict(kernel_size=2, stride=2, data_format="NHWC")),

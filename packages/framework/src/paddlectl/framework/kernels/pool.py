@@ -62,33 +62,38 @@ def max_pool_2x2(x, oh, ow):
 
 
 @parallel_kernel
-def max_pool_values(x, hs, ws, kh, kw, sh, sw, pt, pl):
+def max_pool_values(x, oh, ow, kh, kw, sh, sw, pt, pl):
     """``max_pool``'s values alone (inference, where nothing reads the mask) for fixed windows (kh x kw
-    every (sh, sw), padding pt/pl): each image row is copied once into a buffer padded with -inf,
-    then each kernel column offset is one pass over the row's outputs, a loop LLVM vectorises (with
-    the mask it stays scalar: 5x slower). Outputs start at their window's first in-image element
-    (``hs``, ``ws``: the plan's clipped starts), as in ``max_pool``."""
+    every (sh, sw), padding pt/pl). Per output row: the max over its window's rows into a row padded
+    with -inf, then the max over kw shifts of that row at every column (stride 1), both contiguous
+    passes LLVM vectorises, then every sw-th of those. Explicit loops, not slice assignments (tens
+    of nanoseconds each on 16-wide rows): ResNet18's 3x3/2 pooling of [16, 64, 32, 32] 2.3 -> 0.7 ms."""
     p, h, w = x.shape
-    oh, ow = hs.size, ws.size
+    span = (ow - 1) * sw + 1  # window starts at stride 1
+    used = min(w, span + kw - 1 - pl)  # input columns some window reads
     out = np.empty((p, oh, ow), dtype=x.dtype)
-    width = max((ow - 1) * sw + kw, pl + w)
     for c in prange(p):
-        buf = np.full(width, -np.inf, dtype=x.dtype)
+        padded = np.full(span + kw - 1, -np.inf, dtype=x.dtype)
+        starts = np.empty(span, dtype=x.dtype)
+        row = padded[pl : pl + used]
         for i in range(oh):
+            y0, y1 = min(max(i * sh - pt, 0), h - 1), min(i * sh - pt + kh, h)  # y0 in the image, always
+            first = x[c, y0]
+            for z in range(used):
+                row[z] = first[z]
+            for y in range(y0 + 1, y1):
+                r = x[c, y]
+                for z in range(used):
+                    row[z] = r[z] if r[z] > row[z] else row[z]
+            for z in range(span):
+                starts[z] = padded[z]
+            for dx in range(1, kw):
+                shifted = padded[dx:]
+                for z in range(span):
+                    starts[z] = shifted[z] if shifted[z] > starts[z] else starts[z]
             o = out[c, i]
             for j in range(ow):
-                o[j] = x[c, hs[i], ws[j]]
-            for dy in range(kh):
-                y = i * sh - pt + dy
-                if y < 0 or y >= h:
-                    continue
-                row = x[c, y]
-                for z in range(w):
-                    buf[pl + z] = row[z]
-                for dx in range(kw):
-                    for j in range(ow):
-                        v = buf[j * sw + dx]
-                        o[j] = v if v > o[j] else o[j]
+                o[j] = starts[j * sw]
     return out
 
 

@@ -165,7 +165,7 @@ def _max_values(sizes, frozen_attrs):
     hs, _, ws, _, _ = _cached_plan(sizes, frozen_attrs)
     kernel, stride = attrs["kernel_size"], attrs["stride"]
     pads, _ = resolve_padding(attrs["padding"], sizes, kernel, stride, (1, 1))
-    return lambda planes: (max_pool_values(planes, hs, ws, *kernel, *stride, pads[0], pads[2]), None)
+    return lambda planes: (max_pool_values(planes, hs.size, ws.size, *kernel, *stride, pads[0], pads[2]), None)
 
 
 def _max_forward(ctx, x, **attrs):
