@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import parallel_kernel
-from .conv import _valid_run
+from .conv import _copy, _valid_run
 
 _BAND_ELEMENTS = 2048
 """Output elements per band and channel (rows * wq): two channels' accumulators stay in L1 and the
@@ -55,7 +55,7 @@ def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
                 if 0 <= row < h and hi > lo:
                     for ci in range(c):
                         start = base + r * wq
-                        band[ci, start + lo : start + hi] = x[b, ci, row, lo * sw + off :: sw][: hi - lo]
+                        _copy(band[ci, start + lo : start + hi], x[b, ci, row, lo * sw + off :: sw])
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
@@ -76,9 +76,9 @@ def _conv_band(x, w, out, b, y0, height, sh, sw, pt, pl, wq):
         acc[:] = 0
         for ci in range(c):
             _nine_taps(acc, band[ci], w, o, o1, ci, offsets)
-        for y in range(height):
-            out[b, o, y0 + y] = acc[0, y * wq : y * wq + ow]
-            out[b, o1, y0 + y] = acc[1, y * wq : y * wq + ow]
+        for y in range(height):  # explicit copies: a slice assignment per short row costs more
+            _copy(out[b, o, y0 + y], acc[0, y * wq :])
+            _copy(out[b, o1, y0 + y], acc[1, y * wq :])
 
 
 @parallel_kernel
