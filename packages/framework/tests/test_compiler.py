@@ -306,3 +306,24 @@ def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
     np.testing.assert_allclose(parallel, serial, rtol=1e-6)
     expected = np.maximum(x + bias, 0)
     np.testing.assert_allclose(parallel, expected.sum(axis=2) if reduce else expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "x_shape, b_shape, widened",
+    [((16, 512, 2, 2), (512, 1, 1), True), ((3, 8, 1, 3), (8, 1, 1), True), ((4, 5, 6), (4, 1, 6), True), ((2, 5, 3), (2, 1, 3), False),
+     ((16, 64, 16, 16), (64, 1, 1), False), ((4, 7), (7,), False)],
+    ids=str,
+)  # fmt: skip
+def test_short_rows_widen_a_mixed_broadcast_leaf(x_shape, b_shape, widened):
+    """A leaf broadcasting over some trailing dims and not others (NCHW bias on 2x2 planes) is
+    materialised over them where rows would be short, so they coalesce into long ones; same results."""
+    from paddlectl.framework.compiler.fused_op import launch
+
+    rng = np.random.default_rng(4)
+    x, b = rng.standard_normal(x_shape).astype("float32"), rng.standard_normal(b_shape).astype("float32")
+    run = launch("t0 = x0 * x1; t1 = t0 - x0", ("multiply", "subtract"), ("float32", "float32"), (x_shape, b_shape),
+                 np.dtype("float32"))  # fmt: skip
+    assert bool(run.widen) == widened
+    if widened:
+        assert run.shape[-1] >= 64 or run.shape[-1] == np.prod(x_shape)
+    np.testing.assert_allclose(run(x, b), x * b - x, rtol=1e-6)

@@ -62,7 +62,7 @@ def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
 def _conv_band(x, w, out, b, y0, height, sh, sw, pt, pl, wq):
     """Output rows ``y0 .. y0 + height - 1`` of image ``b``, every channel. A function of its own (not
     inlined), so the serial and parallel variants of ``conv3x3`` run the same vectorised code."""
-    c, o_ch, ow = x.shape[1], w.shape[0], out.shape[3]
+    c, o_ch = x.shape[1], w.shape[0]
     hq = height + 2 // sh
     band = np.zeros((c, sh * sw * hq * wq + 2), dtype=x.dtype)
     _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq)
