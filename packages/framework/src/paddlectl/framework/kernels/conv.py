@@ -10,7 +10,7 @@ GEMM, so it runs directly: each output plane accumulates its kh*kw shifted, scal
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 from . import parallel_kernel
 
@@ -100,11 +100,12 @@ def _dot(a, b):
     return acc
 
 
-# Stride-1 depthwise planes are handled "flat": the input plane is zero-padded into rows of the
-# padded width wp = OW + (kw-1)*dw, and the output is computed over rows of that same width (the
-# last (kw-1)*dw columns of each row are junk, cropped at the end). Every tap (i, j) is then ONE
+# The depthwise gradients handle stride-1 planes "flat": the plane is zero-padded into rows of the
+# padded width wp = OW + (kw-1)*dw, and the output is taken over rows of that same width (the last
+# (kw-1)*dw columns of each row are junk, cropped at the end). Every tap (i, j) is then ONE
 # contiguous multiply-add over the whole plane, at offset i*dh*wp + j*dw, instead of a short run
 # per output row: a 5x5 kernel on 80-wide rows does 25 long vector loops, not 25 * OH short ones.
+# The forward pass (``depthwise``) does the same at any stride, over phase planes.
 
 
 @njit(cache=True, inline="always")
@@ -140,116 +141,139 @@ _PARTS = 64
 @parallel_kernel
 def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     """``out[n, o] = sum_ij w[o, 0, i, j] * shifted x[n, o // m]`` for [O = C*m, 1, kh, kw] weights;
-    one task per (image, input channel), its padded plane shared by the m outputs it feeds. Tasks
-    run in ``_PARTS`` parts, each part allocating its buffers once (their zero borders stay
-    zero from task to task): small planes cost their arithmetic, not two allocations each."""
+    one task per (image, input channel), its prepared input shared by the m outputs it feeds.
+
+    The zero-padded input is split into sh*sw phase planes (rows y*sh + a, columns q*sw + e; one
+    plane at stride 1), each of hq rows of wq. Tap (i, j) then reads phase ((i*dh) % sh, (j*dw) % sw)
+    at offset ((i*dh) // sh, (j*dw) // sw) for every output, so a tap is ONE long vector loop over
+    rows of wq (the last columns of each row are junk, cropped at the end), not a short run per
+    output row. Tasks run in ``_PARTS`` parts, each allocating its buffers once (their zero borders
+    stay zero from task to task): small planes cost their arithmetic, not two allocations each."""
     n, c, h, wd = x.shape
-    o_ch, _, kh, kw = w.shape
-    flat = sh == 1 and sw == 1
-    # Strided, undilated: split the padded input into sh*sw phase planes (rows y*sh+a, columns
-    # x*sw+b), each of hq rows of wq; tap (i, j) is then a stride-1 tap of phase (i%sh, j%sw) at
-    # offset (i//sh, j//sw), one long vector loop again.
-    phased = not flat and dh == 1 and dw == 1
-    out = np.empty((n, o_ch, oh, ow), dtype=x.dtype) if flat or phased else np.zeros((n, o_ch, oh, ow), x.dtype)
-    wp, hp = _vector_width(ow + (kw - 1) * dw, oh), oh + (kh - 1) * dh
-    wq, hq = ow + (kw - 1) // sw, oh + (kh - 1) // sh
+    o_ch = w.shape[0]
+    out = np.empty((n, o_ch, oh, ow), dtype=x.dtype)
+    wq = _vector_width(ow + (w.shape[3] - 1) * dw // sw, oh)
+    hq = oh + (w.shape[2] - 1) * dh // sh
+    size = hq * wq + (w.shape[3] - 1) * dw // sw  # a phase plane and the tail its last taps read
     tasks = n * c
     parts = min(tasks, _PARTS)
     for part in prange(parts):
-        if flat:
-            plane = np.zeros((1, hp * wp + (kw - 1) * dw), dtype=x.dtype)
-        else:
-            plane = np.zeros((sh * sw, hq * wq + (kw - 1) // sw if phased else 0), dtype=x.dtype)
-        ext = np.empty(oh * (wp if flat else wq), dtype=x.dtype)
+        phases = np.zeros(sh * sw * size, dtype=x.dtype)
+        ext = np.empty(oh * wq, dtype=x.dtype)
         for t in range(part * tasks // parts, (part + 1) * tasks // parts):
-            if flat:
-                _fill_padded(plane[0], x[t // c, t % c], pt, pl, wp)
-            elif phased:
-                _fill_phases(plane, x[t // c, t % c], sh, sw, pt, pl, hq, wq)
-            _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, dh, dw, wp, wq)
+            _fill_phases(phases, x, t, sh, sw, pt, pl, hq, wq, size)
+            for o in range(t % c * (o_ch // c), (t % c + 1) * (o_ch // c)):
+                _plane_taps(ext, phases, w, o, sh, sw, pt, dh, dw, h, wq, size)
+                for y in range(oh):
+                    for q in range(ow):
+                        out[t // c, o, y, q] = ext[uint64(y * wq + q)]
     return out
 
 
-@njit(cache=True, error_model="numpy")
-def _fill_phases(phases, src, sh, sw, pt, pl, hq, wq):
-    """The sh*sw phase planes of the zero-padded ``src`` [h, w] (see ``depthwise``)."""
-    h, wd = src.shape
-    for e in range(sw):
-        lo, hi, off = _valid_run(e, 1, sw, pl, wd, wq)
-        for a in range(sh):
-            for y in range(hq):
-                row = y * sh + a - pt
-                if 0 <= row < h and hi > lo:
-                    _copy(phases[a * sw + e, y * wq + lo : y * wq + hi], src[row, lo * sw + off :: sw])
-
-
-@njit(cache=True, inline="always")
-def _tap_row(ext, k, src):
-    """``ext += sum_j k[j] * src[j:]`` for a row of 3 or 5 adjacent taps in one pass: one load and
-    store of ``ext`` per row of taps instead of per tap (small planes: the per-loop cost too)."""
-    if k.size == 3:
-        a, b, c = k[0], k[1], k[2]
-        for q in range(ext.size):
-            ext[q] += a * src[q] + b * src[q + 1] + c * src[q + 2]
-    else:
-        a, b, c, d, e = k[0], k[1], k[2], k[3], k[4]
-        for q in range(ext.size):
-            ext[q] += a * src[q] + b * src[q + 1] + c * src[q + 2] + d * src[q + 3] + e * src[q + 4]
-
-
-@njit(cache=True, inline="always")
-def _tap_row_2(ext, k, even, odd):
-    """``_tap_row`` at column stride 2: tap j reads the phase plane of its parity at offset j // 2."""
-    if k.size == 3:
-        a, b, c = k[0], k[1], k[2]
-        for q in range(ext.size):
-            ext[q] += a * even[q] + b * odd[q] + c * even[q + 1]
-    else:
-        a, b, c, d, e = k[0], k[1], k[2], k[3], k[4]
-        for q in range(ext.size):
-            ext[q] += a * even[q] + b * odd[q] + c * even[q + 1] + d * odd[q + 1] + e * even[q + 2]
+# The task loop passes whole buffers with offsets, not slices: each view costs two atomic reference
+# count updates, which were 60% of a 2-row plane's time. Numba drops the updates of a function's
+# array arguments only where nothing else on the way releases a reference, so the helpers take no
+# views, a helper's arrays live to its end, and the tap helpers are inlined (a call's error path
+# would keep the caller's updates). Offsets are cast to uint64 so that Numba leaves out its
+# negative-index wraparound, which would stop the loops vectorising.
 
 
 @njit(cache=True, error_model="numpy")
-def _depthwise_outputs(x, w, out, plane, ext, t, flat, phased, sh, sw, pt, pl, dh, dw, wp, wq):
-    """Task ``t``'s m output planes: long tap loops over its prepared plane (flat or phased), or,
-    strided and dilated, each output row with all its taps while it sits in L1."""
-    _, c, h, wd = x.shape
-    o_ch, _, kh, kw = w.shape
-    oh, ow = out.shape[2], out.shape[3]
-    mult = o_ch // c
-    b, ci = t // c, t % c
-    width = wp if flat else wq
-    for o in range(ci * mult, (ci + 1) * mult):
-        if flat or phased:
-            ext[:] = 0
-            for i in range(kh):
-                if (flat or sw <= 2) and dw == 1 and (kw == 3 or kw == 5):  # a row's taps in one pass
-                    if flat or sw == 1:  # adjacent in one plane
-                        src = plane[0, i * dh * wp :] if flat else plane[i % sh, (i // sh) * wq :]
-                        _tap_row(ext, w[o, 0, i], src)
-                    else:  # alternating between the even and odd column phases
-                        at = (i // sh) * wq
-                        _tap_row_2(ext, w[o, 0, i], plane[(i % sh) * 2, at:], plane[(i % sh) * 2 + 1, at:])
-                    continue
-                for j in range(kw):
-                    if flat:
-                        start = i * dh * wp + j * dw
-                        _axpy(ext, w[o, 0, i, j], plane[0, start : start + oh * wp])
-                    else:
-                        start = (i // sh) * wq + j // sw
-                        _axpy(ext, w[o, 0, i, j], plane[(i % sh) * sw + j % sw, start : start + oh * wq])
-            for y in range(oh):
-                _copy(out[b, o, y], ext[y * width : y * width + ow])
-            continue
-        for y in range(oh):
-            for i in range(kh):
-                row = y * sh - pt + i * dh
-                if row < 0 or row >= h:
-                    continue
-                for j in range(kw):
-                    lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                    _axpy(out[b, o, y, lo:hi], w[o, 0, i, j], x[b, ci, row, lo * sw + off :: sw])
+def _fill_phases(phases, x, t, sh, sw, pt, pl, hq, wq, size):
+    """The sh*sw phase planes of task t's zero-padded input x[t // C, t % C] (see ``depthwise``);
+    only the image part is written, so the zero border stays from task to task."""
+    c, h, wd = x.shape[1], x.shape[2], x.shape[3]
+    for a in range(sh):
+        y0, y1, row0 = _valid_run(a, 1, sh, pt, h, hq)
+        for e in range(sw):
+            q0, q1, col0 = _valid_run(e, 1, sw, pl, wd, wq)
+            for y in range(y0, y1):
+                dst = (a * sw + e) * size + y * wq
+                for q in range(q0, q1):
+                    phases[uint64(dst + q)] = x[t // c, t % c, y * sh + row0, uint64(q * sw + col0)]
+
+
+@njit(cache=True, error_model="numpy")
+def _plane_taps(ext, phases, w, o, sh, sw, pt, dh, dw, h, wq, size):
+    """Output plane ``o`` into ``ext`` (rows of wq), a row of taps in passes of 5, 3 or 1 adjacent
+    taps (one load and store of ``ext`` per pass, not per tap). A row of taps runs only over the
+    output rows whose input row lies inside the image: on PP-OCR cls's 2-row planes most rows of
+    a 5x5 kernel's outer tap rows read nothing but the zero border."""
+    oh, kh, kw = ext.size // wq, w.shape[2], w.shape[3]
+    for q in range(ext.size):
+        ext[q] = 0
+    for i in range(kh):
+        lo, hi, _ = _valid_run(i, dh, sh, pt, h, oh)
+        row = ((i * dh) % sh) * sw * size + (lo + i * dh // sh) * wq
+        e0, n = lo * wq, (hi - lo) * wq
+        fives = kw - kw % 5
+        threes = fives + 3 if kw - fives >= 3 else fives
+        for j in range(0, fives, 5):
+            _add_5_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
+        for j in range(fives, threes, 3):
+            _add_3_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
+        for j in range(threes, kw):
+            _add_tap(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
+
+
+@njit(cache=True, inline="always")
+def _tap_source(row, j, sw, dw, size):
+    """Where column tap j of a row of taps starting at ``row`` reads in the phase planes."""
+    return row + ((j * dw) % sw) * size + (j * dw) // sw
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _add_tap(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+    """``ext[e0 + q] += w[o, 0, i, j] * (tap (i, j)'s input)`` for q < n."""
+    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
+    for q in range(n):
+        ext[uint64(e0 + q)] += a * phases[uint64(sa + q)]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _add_3_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+    """``_add_tap`` for taps j, j+1 and j+2 in one pass (adjacent taps: see ``_add_5_taps``)."""
+    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
+    b, sb = w[o, 0, i, j + 1], _tap_source(row, j + 1, sw, dw, size)
+    c, sc = w[o, 0, i, j + 2], _tap_source(row, j + 2, sw, dw, size)
+    if sw == 1 and dw == 1:
+        for q in range(n):
+            ext[uint64(e0 + q)] += (
+                a * phases[uint64(sa + q)] + b * phases[uint64(sa + q + 1)] + c * phases[uint64(sa + q + 2)]
+            )
+    else:
+        for q in range(n):
+            ext[uint64(e0 + q)] += a * phases[uint64(sa + q)] + b * phases[uint64(sb + q)] + c * phases[uint64(sc + q)]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _add_5_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+    """``_add_tap`` for taps j to j+4 in one pass. Adjacent taps (sw = dw = 1) are read at one
+    offset: LLVM then checks one source range for overlap with ``ext`` before the loop, not five,
+    which is most of a short loop's cost (PP-OCR cls's 5x5 convs: 5-20%)."""
+    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
+    b, sb = w[o, 0, i, j + 1], _tap_source(row, j + 1, sw, dw, size)
+    c, sc = w[o, 0, i, j + 2], _tap_source(row, j + 2, sw, dw, size)
+    d, sd = w[o, 0, i, j + 3], _tap_source(row, j + 3, sw, dw, size)
+    f, sf = w[o, 0, i, j + 4], _tap_source(row, j + 4, sw, dw, size)
+    if sw == 1 and dw == 1:
+        for q in range(n):
+            ext[uint64(e0 + q)] += (
+                a * phases[uint64(sa + q)]
+                + b * phases[uint64(sa + q + 1)]
+                + c * phases[uint64(sa + q + 2)]
+                + d * phases[uint64(sa + q + 3)]
+                + f * phases[uint64(sa + q + 4)]
+            )
+    else:
+        for q in range(n):
+            ext[uint64(e0 + q)] += (
+                a * phases[uint64(sa + q)]
+                + b * phases[uint64(sb + q)]
+                + c * phases[uint64(sc + q)]
+                + d * phases[uint64(sd + q)]
+                + f * phases[uint64(sf + q)]
+            )
 
 
 @parallel_kernel

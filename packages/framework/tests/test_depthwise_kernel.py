@@ -1,0 +1,87 @@
+"""The direct depthwise kernel against a plain NumPy convolution, on the small planes where most tap
+rows read only the zero border (PP-OCR cls: 2- and 3-row planes under 5x5 kernels)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework.kernels.conv import depthwise
+
+rng = np.random.default_rng(11)
+
+
+def reference(x, w, stride, pads, dilation):
+    """Zero-pad, then add every tap's strided window: no shared code with the kernel."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[0]), (pads[1], pads[1])))
+    xp = np.repeat(xp, o // c, axis=1)
+    oh = (h + 2 * pads[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd + 2 * pads[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    for i, j in itertools.product(range(kh), range(kw)):
+        y, q = i * dilation[0], j * dilation[1]
+        window = xp[:, :, y : y + (oh - 1) * stride[0] + 1 : stride[0], q : q + (ow - 1) * stride[1] + 1 : stride[1]]
+        out += w[None, :, 0, i, j, None, None] * window
+    return out
+
+
+def run(variant, x, w, stride, pads, dilation):
+    want = reference(x, w, stride, pads, dilation)
+    got = variant(x, w, *stride, *pads, *dilation, *want.shape[2:])
+    return got, want
+
+
+@pytest.mark.parametrize("variant", ["serial", "parallel"])
+@pytest.mark.parametrize("stride", [(1, 1), (2, 1), (2, 2), (1, 2)], ids=str)
+@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize("rows", [1, 2, 3, 6])
+def test_small_planes_match_numpy(variant, stride, k, rows):
+    x = rng.standard_normal((2, 4, rows, 13)).astype(np.float32)
+    w = rng.standard_normal((4, 1, k, k)).astype(np.float32)
+    got, want = run(getattr(depthwise, variant), x, w, stride, (k // 2, k // 2), (1, 1))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "stride", "pads", "dilation"),
+    [
+        ((3, 3), (1, 1), (2, 2), (2, 2)),  # dilated, stride 1
+        ((3, 3), (2, 2), (2, 1), (2, 1)),  # dilated and strided
+        ((5, 5), (3, 3), (1, 2), (1, 1)),  # three phases per axis
+        ((1, 7), (1, 2), (0, 3), (1, 1)),  # 7 = a pass of 5 taps and two single taps
+        ((2, 4), (1, 1), (0, 1), (1, 2)),  # no pass of 3 or 5 fits a row of 2; 4 = 3 + 1
+        ((3, 3), (1, 1), (0, 0), (1, 1)),  # no padding: every tap row reads the image
+        ((5, 5), (1, 1), (4, 4), (1, 1)),  # padding wider than the plane: whole output rows of zeros
+    ],
+    ids=str,
+)
+def test_geometries_match_numpy(kernel, stride, pads, dilation):
+    x = rng.standard_normal((2, 3, 5, 9))
+    w = rng.standard_normal((6, 1, *kernel))  # two outputs per input channel
+    got, want = run(depthwise.serial, x, w, stride, pads, dilation)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_buffers_reused_across_tasks_keep_a_zero_border():
+    """A part runs many tasks through one buffer: a later, smaller-valued plane must not see an
+    earlier plane's values where its padding should be zero."""
+    x = np.zeros((1, 200, 2, 8), dtype=np.float32)
+    x[0, ::2] = 1000.0  # every other channel large, the others zero
+    w = np.ones((200, 1, 5, 5), dtype=np.float32)
+    got, want = run(depthwise.serial, x, w, (1, 1), (2, 2), (1, 1))
+    np.testing.assert_array_equal(got[0, 1::2], 0.0)
+    np.testing.assert_allclose(got, want)
+
+
+def test_conv2d_on_the_cls_shape_matches_numpy():
+    """The functional path on PP-OCR cls's [6, 200, 2, 96] 5x5 depthwise conv (pad 2)."""
+    x = rng.standard_normal((6, 200, 2, 96)).astype(np.float32)
+    w = rng.standard_normal((200, 1, 5, 5)).astype(np.float32)
+    got = paddle.nn.functional.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), padding=2, groups=200)
+    np.testing.assert_allclose(got.numpy(), reference(x, w, (1, 1), (2, 2), (1, 1)), rtol=1e-4, atol=1e-4)
