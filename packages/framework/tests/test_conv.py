@@ -355,3 +355,27 @@ def test_one_channel_weight_grad_float32_sums_stay_accurate():
         (F.conv2d(xt, wt, padding=1) * paddle.to_tensor(g.astype(dtype))).sum().backward()
         grads.append(wt.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=2e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "x_shape, o, pads",
+    [((2, 5, 9, 13), 7, (1, 1, 1, 1)), ((1, 3, 6, 5), 4, (0, 0, 0, 0)), ((1, 2, 1, 1), 3, (1, 1, 1, 1)),
+     ((2, 4, 7, 4), 3, (2, 0, 1, 2)), ((3, 64, 16, 16), 32, (1, 1, 1, 1)), ((1, 16, 8, 11), 40, (1, 1, 0, 0))],
+    ids=str,
+)  # fmt: skip
+def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
+    """Winograd F(2x2, 3x3) (odd sizes, asymmetric padding, 1x1 images, batches) against a float64
+    convolution: within 3x the float32 GEMM path's own error, and under 2e-6 of the output's scale."""
+    from paddlectl.framework.kernels import winograd
+    from paddlectl.framework.ops import conv as conv_ops
+
+    monkeypatch.setattr(conv_ops, "_WINOGRAD_MIN_TILES", 1)
+    x, w = randn(*x_shape), (randn(o, x_shape[1], 3, 3) / np.sqrt(9 * x_shape[1])).astype("float32")
+    outs = (x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2)
+    truth = conv_ops._forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
+    got = conv_ops._winograd_conv(x, w, winograd.weights(w), pads, outs)
+    plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    assert got.shape == truth.shape and got.dtype == np.float32
+    scale = np.abs(truth).max()
+    err, plain_err = np.abs(got - truth).max(), np.abs(plain - truth).max()
+    assert err <= max(3 * plain_err, 1e-7 * scale) and err <= 2e-6 * scale

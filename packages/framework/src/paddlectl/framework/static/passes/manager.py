@@ -23,6 +23,7 @@ from .cse import cse
 from .dce import dce
 from .fold_batchnorm import fold_batchnorm
 from .memory_plan import memory_plan
+from .winograd import winograd
 
 
 def _fuse(program, ctx):
@@ -39,6 +40,7 @@ PASSES: dict[str, Pass] = {
         Pass("cse", cse, "merge ops equal to an earlier one (same op, inputs and attrs)"),
         Pass("dce", dce, "drop ops whose results nothing reads, and unreferenced weights"),
         Pass("fuse_elementwise", _fuse, "fuse elementwise chains into one generated Numba kernel each"),
+        Pass("winograd", winograd, "give 3x3 stride-1 convs their Winograd-transformed filters (F(2x2, 3x3))"),
         Pass("memory_plan", memory_plan, "plan intermediate buffers by liveness (reuse), peak known before a run"),
     )
 }
@@ -56,7 +58,7 @@ ALIASES = {
 }
 """Paddle's pass names for the same jobs."""
 
-DEFAULT_PIPELINE = ("constant_fold", "fold_batchnorm", "cse", "dce", "fuse_elementwise", "memory_plan")
+DEFAULT_PIPELINE = ("constant_fold", "fold_batchnorm", "cse", "dce", "fuse_elementwise", "winograd", "memory_plan")
 
 
 def resolve(name: str) -> str:

@@ -1,0 +1,48 @@
+"""Give 3x3 stride-1 convolutions their Winograd-transformed filters, computed once at load time.
+
+``conv2d(x, w, b)`` (NCHW, 3x3, stride 1, undilated, one group, explicit padding, a known weight
+with at least ``MIN_CHANNELS`` outputs) becomes ``conv2d_winograd(x, w, u, b)`` with ``u = G w G^T``
+(``kernels.winograd.weights``). The op picks Winograd F(2x2, 3x3) or the plain convolution per input
+size when a size is first seen (``ops.conv._winograd_pays``), so symbolic sizes are fine. Layers with
+fewer outputs stay plain: their GEMMs are too short to gain (PP-OCR det's 24-channel convs run the
+direct kernel on two threads).
+"""
+
+from __future__ import annotations
+
+from ...kernels.winograd import weights
+from ..ir import Program
+from .base import add_param, known_array, producer
+
+MIN_CHANNELS = 32
+
+
+def _eligible(op, program: Program, ctx):
+    """The conv's weight array where the rewrite applies, else None."""
+    a = op.attrs
+    plain = a.get("data_format", "NCHW") == "NCHW" and a.get("groups", 1) == 1
+    geometry = tuple(a.get("stride", ())) == (1, 1) and tuple(a.get("dilation", ())) == (1, 1)
+    padding = a.get("padding")
+    explicit = isinstance(padding, list | tuple) and len(padding) == 4 and all(isinstance(p, int) for p in padding)
+    if not (plain and geometry and explicit) or len(op.inputs[1].shape) != 4:
+        return None
+    w = known_array(op.inputs[1], program, ctx)
+    if w is None or w.shape[2:] != (3, 3) or w.shape[0] < MIN_CHANNELS or w.dtype.kind != "f":
+        return None
+    return w
+
+
+def winograd(program: Program, ctx) -> int:
+    changed = 0
+    for conv in [op for op in program.walk() if op.name == "conv2d"]:
+        w = _eligible(conv, program, ctx)
+        if w is None:
+            continue
+        block = conv.parent
+        base = producer(conv.inputs[1]).attrs.get("name", "constant")
+        u = add_param(program, block, block.ops.index(conv), f"{base}.winograd", weights(w))
+        x, w_value, bias = (*conv.inputs, None)[:3]
+        conv.name, conv.attrs = "conv2d_winograd", {"padding": tuple(conv.attrs["padding"])}
+        conv.inputs = [x, w_value, u.outputs[0], bias]
+        changed += 1
+    return changed
