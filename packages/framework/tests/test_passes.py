@@ -256,7 +256,7 @@ def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypat
     assert again == result.program and print_program(again) == text
     paths = []
     winograd = conv_ops._winograd_pays
-    monkeypatch.setattr(conv_ops, "_winograd_pays", lambda outs: paths.append(winograd(outs)) or winograd(outs))
+    monkeypatch.setattr(conv_ops, "_winograd_pays", lambda *a: paths.append(winograd(*a)) or winograd(*a))
     for size in (30, 5):  # 8x8 or more outputs for both rewritten convs / fewer for both
         x = _data(2, 8, size, size + 3)
         out = Executor(result.program).run([x])[0]

@@ -10,14 +10,19 @@ Layout: the zero-padded input plane is split into four phase planes (rows ``2r +
 its window's rows and columns two phases at offsets 0 and 1 (row) or ``tw + 1`` (column). Every
 step of both transforms is then one flat loop over a plane's tiles, which LLVM vectorises; each
 tile row carries one junk tile (``tx = tw``), kept in ``V`` and ``M`` and dropped at the end.
+
+As in ``conv``'s depthwise kernels, the per-plane loops take whole 2-D buffers and uint64 offsets,
+not views (a view costs two atomic reference-count updates, more than a small plane's arithmetic),
+and each part of the planes allocates its buffers once.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 from . import parallel_kernel
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+_PARTS = 64
 
 
 def weights(w: np.ndarray) -> np.ndarray:
@@ -33,93 +38,114 @@ def tiles(oh: int, ow: int) -> tuple[int, int, int]:
 
 
 @njit(cache=True, inline="always")
-def _fill_phases(phases, plane, pt, pl, width):
-    """phases[2a + b, r*width + k] = zero-padded plane[2r + a, 2k + b] (the rest stays zero)."""
-    h, w = plane.shape
-    rows = phases.shape[1] // width
-    for y in range(h):
-        row = y + pt
-        if row >> 1 >= rows:
-            break
-        dst = phases[2 * (row & 1)]
-        odd = phases[2 * (row & 1) + 1]
-        at = (row >> 1) * width
-        src = plane[y]
-        for z in range(min(w, 2 * width - pl)):
-            col = z + pl
-            if col & 1:
-                odd[at + (col >> 1)] = src[z]
-            else:
-                dst[at + (col >> 1)] = src[z]
+def _combine(out, ro, oo, a, ra, oa, sa, b, rb, ob, sb, n):
+    """``out[ro, oo:oo+n] = sa*a[ra, oa:oa+n] + sb*b[rb, ob:ob+n]`` (signs +-1), without views."""
+    for q in range(n):
+        out[ro, uint64(oo + q)] = sa * a[ra, uint64(oa + q)] + sb * b[rb, uint64(ob + q)]
 
 
 @njit(cache=True, inline="always")
-def _combine(out, a, sa, b, sb):
-    """``out = sa*a + sb*b`` elementwise (signs +-1): one vectorised pass."""
-    for q in range(out.size):
-        out[q] = sa * a[q] + sb * b[q]
+def _sum3(out, ro, a, ra, sb, b, rb, sc, c, rc, at, n):
+    """``out[ro, :n] = a[ra, at:] + sb*b[rb, at:] + sc*c[rc, at:]`` (signs +-1), without views."""
+    for q in range(n):
+        out[ro, q] = a[ra, uint64(at + q)] + sb * b[rb, uint64(at + q)] + sc * c[rc, uint64(at + q)]
+
+
+@njit(cache=True, error_model="numpy")
+def _fill_phases(phases, x, b, ch, pt, pl, width):
+    """phases[2a + e, r*width + k] = zero-padded x[b, ch][2r + a, 2k + e], image part only (the zero
+    border stays from plane to plane): per row and phase one strided pass, no branch per element."""
+    h, w = x.shape[2], x.shape[3]
+    rows = (phases.shape[1] - 1) // width
+    for y in range(min(h, 2 * rows - pt)):
+        row = y + pt
+        at = (row >> 1) * width
+        for e in range(2):
+            k0 = (pl - e + 1) >> 1  # first phase column inside the image
+            z0 = 2 * k0 + e - pl
+            for k in range(min((w - z0 + 1) >> 1, width - k0)):
+                phases[2 * (row & 1) + e, uint64(at + k0 + k)] = x[b, ch, y, uint64(z0 + 2 * k)]
+
+
+@njit(cache=True, error_model="numpy")
+def _transform_plane(v, phases, lines, row0, at, width, span):
+    """B^T d B for one plane's tiles into rows ``(4i + j)*C + row0`` of ``v`` from column ``at``:
+    per row i of B^T (d0-d2, d1+d2, d2-d1, d1-d3 over the window's rows, which are the row phases
+    at offsets 0 and ``width``), its two column-phase lines, then their four column combinations."""
+    n = span + 1
+    for i in range(4):
+        for e in range(2):
+            if i == 0:
+                _combine(lines, e, 0, phases, e, 0, 1.0, phases, e, width, -1.0, n)
+            elif i == 1:
+                _combine(lines, e, 0, phases, 2 + e, 0, 1.0, phases, e, width, 1.0, n)
+            elif i == 2:
+                _combine(lines, e, 0, phases, e, width, 1.0, phases, 2 + e, 0, -1.0, n)
+            else:
+                _combine(lines, e, 0, phases, 2 + e, 0, 1.0, phases, 2 + e, width, -1.0, n)
+        step = v.shape[0] // 16
+        r = row0 + 4 * i * step
+        _combine(v, r, at, lines, 0, 0, 1.0, lines, 0, 1, -1.0, span)
+        _combine(v, r + step, at, lines, 1, 0, 1.0, lines, 0, 1, 1.0, span)
+        _combine(v, r + 2 * step, at, lines, 0, 1, 1.0, lines, 1, 0, -1.0, span)
+        _combine(v, r + 3 * step, at, lines, 1, 0, 1.0, lines, 1, 1, -1.0, span)
 
 
 @parallel_kernel
 def inputs(x, pt, pl, th, tw):
-    """``V[16, C, N*th*(tw+1)]``: B^T d B of every tile's 4x4 window (B^T rows: d0-d2, d1+d2,
-    d2-d1, d1-d3), over the rows first, then the columns."""
+    """``V[16*C, N*th*(tw+1)]`` (row ``k*C + c``, reshaped by the caller to [16, C, tiles]): B^T d B
+    of every tile's 4x4 window."""
     n, c = x.shape[0], x.shape[1]
     width = tw + 1
     span = th * width
-    v = np.empty((16, c, n * span), dtype=x.dtype)
-    for task in prange(n * c):
-        b, ch = task // c, task % c
+    v = np.empty((16 * c, n * span), dtype=x.dtype)
+    tasks = n * c
+    parts = min(tasks, _PARTS)
+    for part in prange(parts):
         phases = np.zeros((4, (th + 1) * width + 1), dtype=x.dtype)
-        _fill_phases(phases, x[b, ch], pt, pl, width)
-        rows = np.empty((8, span + 1), dtype=x.dtype)  # row-combined lines, by column phase
-        for e in range(2):
-            even, odd = phases[e], phases[2 + e]  # window rows 0/2 and 1/3 (next tile row: + width)
-            _combine(rows[e], even, 1.0, even[width:], -1.0)
-            _combine(rows[2 + e], odd, 1.0, even[width:], 1.0)
-            _combine(rows[4 + e], even[width:], 1.0, odd, -1.0)
-            _combine(rows[6 + e], odd, 1.0, odd[width:], -1.0)
-        at = b * span
-        for i in range(4):
-            s0, s1 = rows[2 * i], rows[2 * i + 1]  # window columns 0/2 and 1/3 (next tile: + 1)
-            _combine(v[4 * i, ch, at : at + span], s0, 1.0, s0[1:], -1.0)
-            _combine(v[4 * i + 1, ch, at : at + span], s1, 1.0, s0[1:], 1.0)
-            _combine(v[4 * i + 2, ch, at : at + span], s0[1:], 1.0, s1, -1.0)
-            _combine(v[4 * i + 3, ch, at : at + span], s1, 1.0, s1[1:], -1.0)
+        lines = np.empty((2, span + 1), dtype=x.dtype)
+        for task in range(part * tasks // parts, (part + 1) * tasks // parts):
+            b, ch = task // c, task % c
+            _fill_phases(phases, x, b, ch, pt, pl, width)
+            _transform_plane(v, phases, lines, ch, b * span, width, span)
     return v
 
 
-@njit(cache=True, inline="always")
-def _sum3(out, a, sb, b, sc, c):
-    """``out = a + sb*b + sc*c`` elementwise (signs +-1)."""
-    for q in range(out.size):
-        out[q] = a[q] + sb * b[q] + sc * c[q]
+@njit(cache=True, error_model="numpy")
+def _output_plane(out, m, rows, tile, b, o, o_ch, at, tw):
+    """A^T m A for one output plane (A^T rows: m0+m1+m2, m1-m2-m3), over the rows of each tile first,
+    then its columns, then interleaved into ``out[b, o]``."""
+    span = tile.shape[1]
+    for j in range(4):
+        r0, r1, r2, r3 = j * o_ch + o, (4 + j) * o_ch + o, (8 + j) * o_ch + o, (12 + j) * o_ch + o
+        _sum3(rows, j, m, r0, 1.0, m, r1, 1.0, m, r2, at, span)
+        _sum3(rows, 4 + j, m, r1, -1.0, m, r2, -1.0, m, r3, at, span)
+    for r in range(2):
+        _sum3(tile, 2 * r, rows, 4 * r, 1.0, rows, 4 * r + 1, 1.0, rows, 4 * r + 2, 0, span)
+        _sum3(tile, 2 * r + 1, rows, 4 * r + 1, -1.0, rows, 4 * r + 2, -1.0, rows, 4 * r + 3, 0, span)
+    oh, ow = out.shape[2], out.shape[3]
+    for y in range(oh):
+        base = (y >> 1) * (tw + 1)
+        t = 2 * (y & 1)
+        for k in range(ow >> 1):
+            out[b, o, y, uint64(2 * k)] = tile[t, uint64(base + k)]
+            out[b, o, y, uint64(2 * k + 1)] = tile[t + 1, uint64(base + k)]
+        if ow & 1:
+            out[b, o, y, ow - 1] = tile[t, uint64(base + (ow >> 1))]
 
 
 @parallel_kernel
 def outputs(m, n, oh, ow, th, tw):
-    """The [N, O, oh, ow] result from the GEMMs' ``M[16, O, N*th*(tw+1)]``: A^T m A per tile (A^T
-    rows: m0+m1+m2, m1-m2-m3), over the rows first, then the columns, then interleaved."""
-    o_ch = m.shape[1]
+    """The [N, O, oh, ow] result from the GEMMs' ``M[16*O, N*th*(tw+1)]`` (row ``k*O + o``)."""
+    o_ch = m.shape[0] // 16
     span = th * (tw + 1)
     out = np.empty((n, o_ch, oh, ow), dtype=m.dtype)
-    for task in prange(n * o_ch):
-        b, o = task // o_ch, task % o_ch
-        at = b * span
+    tasks = n * o_ch
+    parts = min(tasks, _PARTS)
+    for part in prange(parts):
         rows = np.empty((8, span), dtype=m.dtype)
-        for j in range(4):
-            m0, m1, m2, m3 = m[j, o, at:], m[4 + j, o, at:], m[8 + j, o, at:], m[12 + j, o, at:]
-            _sum3(rows[j], m0, 1.0, m1, 1.0, m2)
-            _sum3(rows[4 + j], m1, -1.0, m2, -1.0, m3)
         tile = np.empty((4, span), dtype=m.dtype)  # output (r, s) of each tile at tile[2r + s]
-        for r in range(2):
-            a0, a1, a2, a3 = rows[4 * r], rows[4 * r + 1], rows[4 * r + 2], rows[4 * r + 3]
-            _sum3(tile[2 * r], a0, 1.0, a1, 1.0, a2)
-            _sum3(tile[2 * r + 1], a1, -1.0, a2, -1.0, a3)
-        for y in range(oh):
-            src0, src1 = tile[2 * (y & 1)], tile[2 * (y & 1) + 1]
-            base = (y >> 1) * (tw + 1)
-            dst = out[b, o, y]
-            for z in range(ow):
-                dst[z] = src1[base + (z >> 1)] if z & 1 else src0[base + (z >> 1)]
+        for task in range(part * tasks // parts, (part + 1) * tasks // parts):
+            b, o = task // o_ch, task % o_ch
+            _output_plane(out, m, rows, tile, b, o, o_ch, b * span, tw)
     return out

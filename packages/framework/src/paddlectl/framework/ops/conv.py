@@ -542,25 +542,30 @@ def conv2d_transpose(
 # ----- conv2d_winograd (inference only: made by the ``winograd`` pass) ------------------------------
 
 _WINOGRAD_MIN_TILES = 16
-"""Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (8x8 planes). Measured on
-one thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.12 vs 0.24 ms at batch 1
-(even at batch 16), its 128-channel 8x8 ones 0.16 vs 0.34 ms (2.5 vs 3.4 at batch 16); on 4x4
-planes the junk tile of each tile row and the small GEMMs make it slower (3.8 vs 3.5 ms)."""
+_WINOGRAD_MAX_BYTES = 16 << 20
+"""Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (8x8 planes), while its
+transformed input (16x the tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``. Measured on one
+thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.10 vs 0.19 ms at batch 1 and
+2.1 vs 2.6 ms at batch 16, its 128-channel 8x8 ones 0.15 vs 0.31 and 1.6 vs 2.8 ms; on 4x4 planes
+the junk tile of each tile row and the small GEMMs make it slower (2.7 vs 2.3 ms). Past a few tens
+of MB every call's fresh buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms to
+transform (allocation included), against 1.9 ms at 92x92."""
 
 
-def _winograd_pays(outs) -> bool:
-    th, tw, _ = winograd.tiles(*outs)
-    return th * tw >= _WINOGRAD_MIN_TILES
+def _winograd_pays(x_shape, outs) -> bool:
+    th, tw, span = winograd.tiles(*outs)
+    return th * tw >= _WINOGRAD_MIN_TILES and 16 * x_shape[0] * x_shape[1] * span * 4 <= _WINOGRAD_MAX_BYTES
 
 
 def _winograd_conv(x, w, u, padding, outs):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: input
     transform, 16 GEMMs, output transform where that pays at this size, else ``_forward``."""
-    if not _winograd_pays(outs):
+    if not _winograd_pays(x.shape, outs):
         return _forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
     th, tw, _ = winograd.tiles(*outs)
     v = winograd.inputs(np.ascontiguousarray(x), padding[0], padding[2], th, tw)
-    return winograd.outputs(np.matmul(u, v), x.shape[0], *outs, th, tw)
+    m = np.matmul(u, v.reshape(16, x.shape[1], -1))
+    return winograd.outputs(m.reshape(16 * u.shape[1], -1), x.shape[0], *outs, th, tw)
 
 
 def _winograd_outs(x_shape, padding):
