@@ -231,7 +231,7 @@ def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
 
 def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypatch):
     """3x3 stride-1 convs with >= 32 outputs get their transformed filters (the IR round-trips);
-    strided, grouped and narrow ones stay conv2d. Per input size the op runs Winograd from 8x8
+    strided, grouped and narrow ones stay conv2d. Per input size the op runs Winograd from 4x4
     outputs up and the plain convolution below, both equal to eager."""
     from paddlectl.framework.ops import conv as conv_ops
 
@@ -257,7 +257,7 @@ def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypat
     paths = []
     winograd = conv_ops._winograd_pays
     monkeypatch.setattr(conv_ops, "_winograd_pays", lambda *a: paths.append(winograd(*a)) or winograd(*a))
-    for size in (30, 5):  # 8x8 or more outputs for both rewritten convs / fewer for both
+    for size in (30, 2):  # 4x4 or more outputs for both rewritten convs / fewer for both
         x = _data(2, 8, size, size + 3)
         out = Executor(result.program).run([x])[0]
         np.testing.assert_allclose(out, _eager(f, x), rtol=1e-4, atol=1e-5)

@@ -7,9 +7,11 @@ the size of the input.
 
 Layout: the zero-padded input plane is split into four phase planes (rows ``2r + a``, columns
 ``2k + b``) of ``th + 1`` rows of ``tw + 1``; tile (ty, tx) sits at ``q = ty*(tw + 1) + tx`` of each,
-its window's rows and columns two phases at offsets 0 and 1 (row) or ``tw + 1`` (column). Every
-step of both transforms is then one flat loop over a plane's tiles, which LLVM vectorises; each
-tile row carries one junk tile (``tx = tw``), kept in ``V`` and ``M`` and dropped at the end.
+its window's rows and columns two phases at offsets 0 and 1 (row) or ``tw + 1`` (column). The row
+step of the input transform is then one flat loop over a plane's tiles (one junk tile per tile
+row), and its column step one loop per tile row into ``V``, which holds real tiles only
+(``t = (n*th + ty)*tw + tx``): junk tiles would cost GEMM work, a third of it on 4x4 planes. The
+output transform runs flat over a plane's tiles, then interleaves them into rows.
 
 As in ``conv``'s depthwise kernels, the per-plane loops take whole 2-D buffers and uint64 offsets,
 not views (a view costs two atomic reference-count updates, more than a small plane's arithmetic),
@@ -31,10 +33,9 @@ def weights(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.reshape(16, w.shape[0], w.shape[1]).astype(w.dtype))
 
 
-def tiles(oh: int, ow: int) -> tuple[int, int, int]:
-    """(tile rows, tile columns, tiles per image as stored: one junk tile per row)."""
-    th, tw = (oh + 1) // 2, (ow + 1) // 2
-    return th, tw, th * (tw + 1)
+def tiles(oh: int, ow: int) -> tuple[int, int]:
+    """(tile rows, tile columns) of 2x2 outputs."""
+    return (oh + 1) // 2, (ow + 1) // 2
 
 
 @njit(cache=True, inline="always")
@@ -68,11 +69,13 @@ def _fill_phases(phases, x, b, ch, pt, pl, width):
 
 
 @njit(cache=True, error_model="numpy")
-def _transform_plane(v, phases, lines, row0, at, width, span):
+def _transform_plane(v, phases, lines, row0, at, th, tw):
     """B^T d B for one plane's tiles into rows ``(4i + j)*C + row0`` of ``v`` from column ``at``:
     per row i of B^T (d0-d2, d1+d2, d2-d1, d1-d3 over the window's rows, which are the row phases
     at offsets 0 and ``width``), its two column-phase lines, then their four column combinations."""
-    n = span + 1
+    width = tw + 1
+    n = th * width + 1
+    step = v.shape[0] // 16
     for i in range(4):
         for e in range(2):
             if i == 0:
@@ -83,31 +86,31 @@ def _transform_plane(v, phases, lines, row0, at, width, span):
                 _combine(lines, e, 0, phases, e, width, 1.0, phases, 2 + e, 0, -1.0, n)
             else:
                 _combine(lines, e, 0, phases, 2 + e, 0, 1.0, phases, 2 + e, width, -1.0, n)
-        step = v.shape[0] // 16
         r = row0 + 4 * i * step
-        _combine(v, r, at, lines, 0, 0, 1.0, lines, 0, 1, -1.0, span)
-        _combine(v, r + step, at, lines, 1, 0, 1.0, lines, 0, 1, 1.0, span)
-        _combine(v, r + 2 * step, at, lines, 0, 1, 1.0, lines, 1, 0, -1.0, span)
-        _combine(v, r + 3 * step, at, lines, 1, 0, 1.0, lines, 1, 1, -1.0, span)
+        for ty in range(th):
+            o, q = at + ty * tw, ty * width
+            _combine(v, r, o, lines, 0, q, 1.0, lines, 0, q + 1, -1.0, tw)
+            _combine(v, r + step, o, lines, 1, q, 1.0, lines, 0, q + 1, 1.0, tw)
+            _combine(v, r + 2 * step, o, lines, 0, q + 1, 1.0, lines, 1, q, -1.0, tw)
+            _combine(v, r + 3 * step, o, lines, 1, q, 1.0, lines, 1, q + 1, -1.0, tw)
 
 
 @parallel_kernel
 def inputs(x, pt, pl, th, tw):
-    """``V[16*C, N*th*(tw+1)]`` (row ``k*C + c``, reshaped by the caller to [16, C, tiles]): B^T d B
+    """``V[16*C, N*th*tw]`` (row ``k*C + c``, reshaped by the caller to [16, C, tiles]): B^T d B
     of every tile's 4x4 window."""
     n, c = x.shape[0], x.shape[1]
     width = tw + 1
-    span = th * width
-    v = np.empty((16 * c, n * span), dtype=x.dtype)
+    v = np.empty((16 * c, n * th * tw), dtype=x.dtype)
     tasks = n * c
     parts = min(tasks, _PARTS)
     for part in prange(parts):
         phases = np.zeros((4, (th + 1) * width + 1), dtype=x.dtype)
-        lines = np.empty((2, span + 1), dtype=x.dtype)
+        lines = np.empty((2, th * width + 1), dtype=x.dtype)
         for task in range(part * tasks // parts, (part + 1) * tasks // parts):
             b, ch = task // c, task % c
             _fill_phases(phases, x, b, ch, pt, pl, width)
-            _transform_plane(v, phases, lines, ch, b * span, width, span)
+            _transform_plane(v, phases, lines, ch, b * th * tw, th, tw)
     return v
 
 
@@ -125,7 +128,7 @@ def _output_plane(out, m, rows, tile, b, o, o_ch, at, tw):
         _sum3(tile, 2 * r + 1, rows, 4 * r + 1, -1.0, rows, 4 * r + 2, -1.0, rows, 4 * r + 3, 0, span)
     oh, ow = out.shape[2], out.shape[3]
     for y in range(oh):
-        base = (y >> 1) * (tw + 1)
+        base = (y >> 1) * tw
         t = 2 * (y & 1)
         for k in range(ow >> 1):
             out[b, o, y, uint64(2 * k)] = tile[t, uint64(base + k)]
@@ -136,9 +139,9 @@ def _output_plane(out, m, rows, tile, b, o, o_ch, at, tw):
 
 @parallel_kernel
 def outputs(m, n, oh, ow, th, tw):
-    """The [N, O, oh, ow] result from the GEMMs' ``M[16*O, N*th*(tw+1)]`` (row ``k*O + o``)."""
+    """The [N, O, oh, ow] result from the GEMMs' ``M[16*O, N*th*tw]`` (row ``k*O + o``)."""
     o_ch = m.shape[0] // 16
-    span = th * (tw + 1)
+    span = th * tw
     out = np.empty((n, o_ch, oh, ow), dtype=m.dtype)
     tasks = n * o_ch
     parts = min(tasks, _PARTS)

@@ -541,20 +541,21 @@ def conv2d_transpose(
 
 # ----- conv2d_winograd (inference only: made by the ``winograd`` pass) ------------------------------
 
-_WINOGRAD_MIN_TILES = 16
+_WINOGRAD_MIN_TILES = 4
 _WINOGRAD_MAX_BYTES = 16 << 20
-"""Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (8x8 planes), while its
+"""Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (4x4 planes), while its
 transformed input (16x the tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``. Measured on one
-thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.10 vs 0.19 ms at batch 1 and
-2.1 vs 2.6 ms at batch 16, its 128-channel 8x8 ones 0.15 vs 0.31 and 1.6 vs 2.8 ms; on 4x4 planes
-the junk tile of each tile row and the small GEMMs make it slower (2.7 vs 2.3 ms). Past a few tens
-of MB every call's fresh buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms to
-transform (allocation included), against 1.9 ms at 92x92."""
+thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.09-0.12 vs 0.19-0.22 ms at
+batch 1 and 2.1-2.6 vs 2.6-2.8 ms at batch 16, its 128-channel 8x8 ones 0.12-0.14 vs 0.26-0.31 ms
+and 1.6-2.3 vs 2.7 ms, its 256-channel 4x4 ones 0.13-0.18 vs 0.22 ms and 2.1-2.5 vs 2.3-2.5 ms; on
+2x2 planes (one tile) it is slower (0.69 vs 0.56 ms). Past a few tens of MB every call's fresh
+buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms to transform (allocation
+included), against 1.9 ms at 92x92."""
 
 
 def _winograd_pays(x_shape, outs) -> bool:
-    th, tw, span = winograd.tiles(*outs)
-    return th * tw >= _WINOGRAD_MIN_TILES and 16 * x_shape[0] * x_shape[1] * span * 4 <= _WINOGRAD_MAX_BYTES
+    th, tw = winograd.tiles(*outs)
+    return th * tw >= _WINOGRAD_MIN_TILES and 16 * x_shape[0] * x_shape[1] * th * tw * 4 <= _WINOGRAD_MAX_BYTES
 
 
 def _winograd_conv(x, w, u, padding, outs):
@@ -562,7 +563,7 @@ def _winograd_conv(x, w, u, padding, outs):
     transform, 16 GEMMs, output transform where that pays at this size, else ``_forward``."""
     if not _winograd_pays(x.shape, outs):
         return _forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
-    th, tw, _ = winograd.tiles(*outs)
+    th, tw = winograd.tiles(*outs)
     v = winograd.inputs(np.ascontiguousarray(x), padding[0], padding[2], th, tw)
     m = np.matmul(u, v.reshape(16, x.shape[1], -1))
     return winograd.outputs(m.reshape(16 * u.shape[1], -1), x.shape[0], *outs, th, tw)
