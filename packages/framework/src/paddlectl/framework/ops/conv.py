@@ -548,9 +548,9 @@ transformed input (16x the tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``.
 thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.09-0.12 vs 0.19-0.22 ms at
 batch 1 and 2.1-2.6 vs 2.6-2.8 ms at batch 16, its 128-channel 8x8 ones 0.12-0.14 vs 0.26-0.31 ms
 and 1.6-2.3 vs 2.7 ms, its 256-channel 4x4 ones 0.13-0.18 vs 0.22 ms and 2.1-2.5 vs 2.3-2.5 ms; on
-2x2 planes (one tile) it is slower (0.69 vs 0.56 ms). Past a few tens of MB every call's fresh
-buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms to transform (allocation
-included), against 1.9 ms at 92x92."""
+2x2 planes (one tile) it is slower (0.69 vs 0.56 ms). Past 32 MB (``core.allocator``'s mmap
+threshold) every call's fresh buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms
+to transform, against 1.9 ms at 92x92."""
 
 
 def _winograd_pays(x_shape, outs) -> bool:
