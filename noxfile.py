@@ -176,7 +176,7 @@ def bench(session: nox.Session) -> None:
     for tool in ("paddlectl-framework", "paddlectl-compat-matrix", "paddlectl-license-audit", "paddlectl-eval-harness"):
         _install_project(session, tool)
     session.install("-c", LOCK, "torch==2.13.0", "onnxruntime")
-    scripts = sorted(ROOT.glob("benchmarks/*.py"))
+    scripts = [s for s in sorted(ROOT.glob("benchmarks/*.py")) if not s.name.startswith("_")]  # _x.py: shared
     if not scripts:
         session.error("no benchmark scripts under benchmarks/")
     for script in scripts:

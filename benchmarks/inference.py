@@ -6,7 +6,9 @@ median and p95 latency, throughput, achieved GFLOP/s (conv/matmul FLOPs counted 
 program) against NumPy's own float32 matmul GFLOP/s measured in the same run, peak RSS, the
 first load (paddlectl: passes + fused-kernel compile with empty kernel and Numba caches) and the
 warm-cache load (predictor creation + first run, the framework's import excluded and reported
-in the JSON), and each framework's largest output difference from paddlectl's eager model.
+in the JSON), and each framework's largest output difference from paddlectl's eager model. Each
+pair runs ``--rounds`` times, interleaved with the other frameworks, and the run with the middle
+median is shown (the first run's first load).
 
 * paddlectl: ``jit.save`` then ``inference.create_predictor`` (all passes on);
 * PyTorch: the same architectures written in torch (``torch.no_grad``), weights copied over;
@@ -16,7 +18,7 @@ in the JSON), and each framework's largest output difference from paddlectl's ea
 Workloads: LeNet at batch 1 and 64, ResNet18 at batch 1 and 16 (3x64x64), a 2-layer
 TransformerEncoder (d_model 256, 4 heads, sequence 64) at batch 1.
 
-    python benchmarks/inference.py [--threads N] [--seconds 3] [--workloads lenet-b1,...] [--json out.json]
+    python benchmarks/inference.py [--threads N] [--seconds 3] [--rounds 3] [--workloads lenet-b1,...] [--json out.json]
 
 On this workplace's machines OPENBLAS_CORETYPE pins NumPy's OpenBLAS to an old kernel; run it as
 ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/inference.py``. The table title
@@ -35,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from _rounds import middle  # benchmarks/, on sys.path when run as a script
 
 START = time.perf_counter()
 WORKLOADS = {  # name: (model, input shape)
@@ -413,6 +417,9 @@ def main() -> None:
     parser.add_argument("--numpy-reference", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1, help="threads per framework (predictor, BLAS, torch)")
     parser.add_argument("--seconds", type=float, default=3.0, help="timed runs per pair (at least 5)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="runs per framework, interleaved; the middle one is shown"
+    )
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -446,15 +453,19 @@ def main() -> None:
         numpy_ref = json.loads(reference.stdout.strip().splitlines()[-1])
         numpy_gflops = numpy_ref["gflops"]
         for workload in workloads:
-            for framework in FRAMEWORKS:
-                results[(framework, workload)] = _child(framework, workload, workdir, args.threads, args.seconds, env)
+            runs: dict[str, list] = {f: [] for f in FRAMEWORKS}
+            for _ in range(args.rounds):  # interleaved, so a slow spell hits every framework alike
+                for framework in FRAMEWORKS:
+                    runs[framework].append(_child(framework, workload, workdir, args.threads, args.seconds, env))
+            for framework, rs in runs.items():
+                results[(framework, workload)] = middle(rs, first=("load_s",))
             warm = _child("paddlectl", workload, workdir, args.threads, 0.0, env)  # same caches, now warm
             results[("paddlectl", workload)]["warm_load_s"] = warm.get("load_s")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     title = (
         f"inference, {args.threads} thread(s) per framework, NumPy BLAS: {numpy_ref['blas']}; NumPy float32 1024^3 matmul: "
-        f"{numpy_gflops:.1f} GFLOP/s"
+        f"{numpy_gflops:.1f} GFLOP/s; the middle of {args.rounds} interleaved runs per framework"
     )
     table = Table(title=title)
     columns = (

@@ -13,7 +13,8 @@ batch of 6 at 48x192. Both engines use 2 threads (onnxruntime: default CPU setti
 and case runs in a fresh subprocess, so "first" (import/session creation + first run: ONNX parsing,
 our passes and kernel compilation or cache load) and peak RSS are that process's own; "warm load"
 is a second predictor/session built in the same process, then its first run. Latency: median and
-p95 over the timed runs after one warm-up. The last table splits our warm run by op type: that is
+p95 over the timed runs after one warm-up; each engine runs each case ``ROUNDS`` times, interleaved
+with the other, and the run with the middle median is shown. The last table splits our warm run by op type: that is
 where our time goes.
 """
 
@@ -27,6 +28,7 @@ import sys
 import time
 
 import numpy as np
+from _rounds import middle  # benchmarks/, on sys.path when run as a script
 
 CASES = {
     "det 736x736": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 736, 736), 8),
@@ -35,6 +37,7 @@ CASES = {
     "cls 6x48x192": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", (6, 3, 48, 192), 30),
 }
 THREADS = 2
+ROUNDS = 3
 
 
 def _model_path(name: str) -> str:
@@ -104,19 +107,21 @@ def main() -> None:
         return
     print(f"BLAS: {blas_info()}")
     print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
+    print(f"each engine and case: the middle of {ROUNDS} interleaved runs")
     rows, profiles = [], {}
     env = dict(os.environ)
     env.setdefault("OPENBLAS_THREAD_TIMEOUT", "16")  # workers import NumPy first; see the README
     for case in CASES:
-        for engine in ("onnxruntime", "paddlectl"):
-            out = subprocess.run(
-                [sys.executable, __file__, "--worker", engine, case],
-                capture_output=True,
-                text=True,
-                check=True,
-                env=env,
-            )
-            r = json.loads(out.stdout.strip().splitlines()[-1])
+        runs: dict[str, list] = {"onnxruntime": [], "paddlectl": []}
+        for _ in range(ROUNDS):  # interleaved, so a slow spell hits both engines alike
+            for engine, engine_runs in runs.items():
+                out = subprocess.run(
+                    [sys.executable, __file__, "--worker", engine, case], capture_output=True, text=True, check=True,
+                    env=env,
+                )  # fmt: skip
+                engine_runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        for engine, engine_runs in runs.items():
+            r = middle(engine_runs, first=("first_s",))
             rows.append((case, engine, r))
             if "profile" in r:
                 profiles[case] = r["profile"]

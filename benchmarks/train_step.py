@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+from _rounds import middle  # benchmarks/, on sys.path when run as a script
+
 START = time.perf_counter()
 WORKLOADS = ["lenet", "mlp", "transformer", "lstm"]
 FRAMEWORKS = ["paddlectl", "torch", "paddle"]
@@ -175,14 +177,6 @@ def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _middle(runs: list[dict]) -> dict:
-    """The run with the median ms/step (errors only when every run failed); its first run's cold start."""
-    ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["median_ms"])
-    if not ok:
-        return runs[0]
-    return dict(ok[len(ok) // 2], cold_start_s=next(r for r in runs if "error" not in r)["cold_start_s"])
-
-
 def _blas() -> str:
     """Which BLAS kernel NumPy runs here (OPENBLAS_CORETYPE can pin an old one)."""
     try:
@@ -220,7 +214,7 @@ def main() -> None:
                 for framework in FRAMEWORKS:
                     runs[framework].append(_run(framework, workload, args.steps, cache))
             for framework, rs in runs.items():
-                results[(framework, workload)] = _middle(rs)
+                results[(framework, workload)] = middle(rs, first=("cold_start_s",))
             # Same cache again: the warm-cache cold start of our own code.
             results[("paddlectl-warm", workload)] = _run("paddlectl", workload, 3, cache)
     title = f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()}"
