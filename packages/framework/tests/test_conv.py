@@ -297,19 +297,21 @@ def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, 
      ((1, 6, 40, 37), (4, 6, 3, 3), dict(padding="SAME")), ((1, 2, 3, 3), (2, 2, 3, 3), dict(padding=1, bias=True)),
      ((2, 3, 17, 20), (5, 3, 3, 3), dict(stride=2, padding=1)), ((1, 4, 9, 8), (3, 4, 3, 3), dict(stride=[2, 1], padding=[0, 2, 1, 0])),
      ((2, 3, 8, 11), (6, 3, 3, 3), dict(stride=[1, 2])), ((1, 2, 2, 2), (1, 2, 3, 3), dict(stride=2, padding=1)),
-     ((1, 2, 70, 64), (3, 2, 3, 3), dict(padding=1)), ((1, 2, 130, 100), (2, 2, 3, 3), dict(stride=2, padding=1))],
+     ((1, 2, 70, 64), (3, 2, 3, 3), dict(padding=1)), ((1, 2, 130, 100), (2, 2, 3, 3), dict(stride=2, padding=1)),
+     ((2, 6, 14, 14), (16, 6, 5, 5), dict()), ((1, 3, 9, 12), (5, 3, 5, 5), dict(stride=2, padding=[2, 1, 0, 3])),
+     ((1, 2, 80, 60), (3, 2, 1, 5), dict(padding=[0, 2])), ((1, 4, 7, 9), (2, 4, 3, 5), dict(stride=[1, 2], padding=1))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_direct_3x3_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, dtype):
-    """Without a weight gradient, 3x3 layers with few outputs run the direct kernel: strides 1 and 2
-    (phase planes), odd output counts, asymmetric padding, several bands of rows (the last two cases),
-    a 1x1 image."""
+def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, dtype):
+    """Without a weight gradient, 3x3 and kh x 5 layers with few outputs run the direct kernel:
+    strides 1 and 2 (phase planes), output counts not a multiple of four, asymmetric padding,
+    several bands of rows, a 1x1 image."""
     from paddlectl.framework.ops import conv as conv_ops
 
     calls = []
-    direct = conv_ops.conv3x3
-    monkeypatch.setattr(conv_ops, "conv3x3", lambda *a: calls.append(1) or direct(*a))
+    direct = conv_ops.conv_direct
+    monkeypatch.setattr(conv_ops, "conv_direct", lambda *a: calls.append(1) or direct(*a))
     monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
     monkeypatch.setattr(conv_ops, "_threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
@@ -365,12 +367,16 @@ def test_one_channel_weight_grad_float32_sums_stay_accurate():
 )  # fmt: skip
 def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     """Winograd F(2x2, 3x3) (odd sizes, asymmetric padding, 1x1 images, batches) against a float64
-    convolution: within 3x the float32 GEMM path's own error, and under 2e-6 of the output's scale."""
+    convolution: within 3x the float32 GEMM path's own error (or a few roundings, 5e-7 of the output's
+    scale, on tiny layers) and under 2e-6 of the output's scale."""
     from paddlectl.framework.kernels import winograd
     from paddlectl.framework.ops import conv as conv_ops
 
     monkeypatch.setattr(conv_ops, "_WINOGRAD_MIN_TILES", 1)
-    x, w = randn(*x_shape), (randn(o, x_shape[1], 3, 3) / np.sqrt(9 * x_shape[1])).astype("float32")
+    monkeypatch.setattr(conv_ops, "_DIRECT_MAX_OUT", 0)  # the baseline is the GEMM path
+    local = np.random.default_rng(11)  # its own draws: the bounds below are about rounding, so fixed data
+    x = local.standard_normal(x_shape).astype("float32")
+    w = (local.standard_normal((o, x_shape[1], 3, 3)) / np.sqrt(9 * x_shape[1])).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2)
     truth = conv_ops._forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
     got = conv_ops._winograd_conv(x, w, winograd.weights(w), pads, outs)
@@ -378,4 +384,4 @@ def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     assert got.shape == truth.shape and got.dtype == np.float32
     scale = np.abs(truth).max()
     err, plain_err = np.abs(got - truth).max(), np.abs(plain - truth).max()
-    assert err <= max(3 * plain_err, 1e-7 * scale) and err <= 2e-6 * scale
+    assert err <= max(3 * plain_err, 5e-7 * scale) and err <= 2e-6 * scale

@@ -1,13 +1,14 @@
-"""Direct 3x3 convolution (NCHW, one group) for layers with few output channels.
+"""Direct 3x3 and kh x 5 convolution (NCHW, one group) for layers with few output channels.
 
 A GEMM with few rows (PP-OCR det's 96 -> 24-channel 3x3 convs: M = 24) gains little from a second
 BLAS thread, and its columns are 9x the input. Here each task takes a band of output rows of one
 image and copies the input rows it reads into a zeroed buffer split into ``sh*sw`` phase planes
 (rows ``r*sh + a``, columns ``x*sw + e`` of the padded input), each ``wq = OW + 2 // sw`` wide. Tap
 (i, j) of output (y, x) is then element ``y*wq + x`` of its phase plane shifted by a constant, so
-all nine taps of an input channel are one pass over the band: nine loads, thirty-six multiply-adds
-into four output channels, one load and store each. The last ``wq - OW`` columns of each row are
-junk, cropped; bands run in parallel with no shared writes.
+all nine taps of a 3x3 input channel are one pass over the band: nine loads, thirty-six
+multiply-adds into four output channels, one load and store each (a 5-wide kernel: a row of five
+taps per pass). The last ``wq - OW`` columns of each row are junk, cropped; bands run in parallel
+with no shared writes.
 """
 
 import numpy as np
@@ -49,6 +50,22 @@ def _taps(w, o, c):
 
 
 @njit(cache=True, inline="always")
+def _five_taps(acc, band, w, o, c, i, offsets):
+    """``acc[k] += taps (i, 0..4) of channel c`` for outputs ``o[k]``, k < 4 (see ``_nine_taps``)."""
+    a0, a1, a2, a3, a4 = w[o[0], c, i, 0], w[o[0], c, i, 1], w[o[0], c, i, 2], w[o[0], c, i, 3], w[o[0], c, i, 4]
+    b0, b1, b2, b3, b4 = w[o[1], c, i, 0], w[o[1], c, i, 1], w[o[1], c, i, 2], w[o[1], c, i, 3], w[o[1], c, i, 4]
+    c0, c1, c2, c3, c4 = w[o[2], c, i, 0], w[o[2], c, i, 1], w[o[2], c, i, 2], w[o[2], c, i, 3], w[o[2], c, i, 4]
+    d0, d1, d2, d3, d4 = w[o[3], c, i, 0], w[o[3], c, i, 1], w[o[3], c, i, 2], w[o[3], c, i, 3], w[o[3], c, i, 4]
+    u0, u1, u2, u3, u4 = offsets[5 * i], offsets[5 * i + 1], offsets[5 * i + 2], offsets[5 * i + 3], offsets[5 * i + 4]
+    for q in range(np.uint64(acc.shape[1])):
+        x0, x1, x2, x3, x4 = band[q + u0], band[q + u1], band[q + u2], band[q + u3], band[q + u4]
+        acc[0, q] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 + a4 * x4
+        acc[1, q] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3 + b4 * x4
+        acc[2, q] += c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3 + c4 * x4
+        acc[3, q] += d0 * x0 + d1 * x1 + d2 * x2 + d3 * x3 + d4 * x4
+
+
+@njit(cache=True, inline="always")
 def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
     """The phase planes of image ``b``'s padded input for output rows from ``y0``: plane (a, e) row r
     holds padded row ``(y0 + r)*sh + a`` at columns ``e, e + sw, ...``; padding stays zero."""
@@ -68,15 +85,15 @@ def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
 @njit(cache=True, error_model="numpy", fastmath={"contract"})
 def _conv_band(x, w, out, b, y0, height, sh, sw, pt, pl, wq):
     """Output rows ``y0 .. y0 + height - 1`` of image ``b``, every channel. A function of its own (not
-    inlined), so the serial and parallel variants of ``conv3x3`` run the same vectorised code."""
-    c, o_ch = x.shape[1], w.shape[0]
-    hq = height + 2 // sh
-    band = np.zeros((c, sh * sw * hq * wq + 2), dtype=x.dtype)
+    inlined), so the serial and parallel variants of ``conv_direct`` run the same vectorised code."""
+    o_ch, c, kh, kw = w.shape
+    hq = height + (kh - 1) // sh
+    band = np.zeros((c, sh * sw * hq * wq + (kw - 1) // sw), dtype=x.dtype)
     _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq)
-    offsets = np.empty(9, dtype=np.uint64)
-    for i in range(3):
-        for j in range(3):
-            offsets[i * 3 + j] = ((i % sh) * sw + j % sw) * hq * wq + (i // sh) * wq + j // sw
+    offsets = np.empty(kh * kw, dtype=np.uint64)
+    for i in range(kh):
+        for j in range(kw):
+            offsets[i * kw + j] = ((i % sh) * sw + j % sw) * hq * wq + (i // sh) * wq + j // sw
     acc = np.empty((4, height * wq), dtype=x.dtype)
     outs = np.empty(4, dtype=np.int64)
     for o in range(0, o_ch, 4):
@@ -84,19 +101,23 @@ def _conv_band(x, w, out, b, y0, height, sh, sw, pt, pl, wq):
             outs[k] = min(o + k, o_ch - 1)
         acc[:] = 0
         for ci in range(c):
-            _nine_taps(acc, band[ci], w, outs, ci, offsets)
+            if kw == 3:
+                _nine_taps(acc, band[ci], w, outs, ci, offsets)
+            else:
+                for i in range(kh):
+                    _five_taps(acc, band[ci], w, outs, ci, i, offsets)
         for k in range(4):
             for y in range(height):  # explicit copies: a slice assignment per short row costs more
                 _copy(out[b, outs[k], y0 + y], acc[k, y * wq :])
 
 
 @parallel_kernel
-def conv3x3(x, w, sh, sw, pt, pl, oh, ow):
+def conv_direct(x, w, sh, sw, pt, pl, oh, ow):
     """``out[n, o, y, x] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y*sh + i, x*sw + j]`` for NCHW
-    ``x`` and [O, C, 3, 3] ``w`` (padding top ``pt`` / left ``pl``; bottom and right follow from
-    ``oh``/``ow``), one task per band of output rows."""
+    ``x`` and [O, C, 3, 3] or [O, C, kh, 5] ``w`` (padding top ``pt`` / left ``pl``; bottom and right
+    follow from ``oh``/``ow``), one task per band of output rows."""
     n = x.shape[0]
-    wq = ow + 2 // sw
+    wq = ow + (w.shape[3] - 1) // sw
     rows = max(1, min(oh, _BAND_ELEMENTS // wq))
     bands = (oh + rows - 1) // rows
     out = np.empty((n, w.shape[0], oh, ow), dtype=x.dtype)

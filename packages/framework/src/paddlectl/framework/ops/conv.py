@@ -3,7 +3,8 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
-* larger 3x3 layers (stride 1 or 2) with few output channels at inference: a direct Numba kernel;
+* 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
+  more than one thread) large: a direct Numba kernel;
 * otherwise im2col: columns of cache-sized blocks of output rows across the batch, one BLAS GEMM
   per block (per group); at stride 1 their rows are as wide as the padded input, so that each
   kernel tap of a block is one long run to copy and, in the input gradient, to add back.
@@ -15,6 +16,8 @@ and ``_weight_grad``. ``conv1d`` is ``conv2d`` on a height-1 image.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -24,7 +27,7 @@ from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import parallel_allowed, winograd
 from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
-from ..kernels.direct_conv import conv3x3
+from ..kernels.direct_conv import conv_direct
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
 # ----- the three computations (x NCHW, weight [O, C/G, kh, kw], columns [C*kh*kw, N*OH*OW]) -------
@@ -203,18 +206,26 @@ def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
 
 _DIRECT_MAX_OUT = 32
 _DIRECT_MIN_OUTPUTS = 32 * 32
-"""With more than one thread, 3x3 layers (stride 1 or 2, undilated) with at most this many output
-channels and at least this many output pixels run ``conv3x3`` (no columns). A GEMM with so few rows
-gains little from a second BLAS thread while bands of output rows split evenly: PP-OCR det's
-96 -> 24-channel conv at 184x184 takes 9-12 ms on two threads against 15-17 ms for columns + GEMM,
-its 3 -> 16-channel stride-2 first conv 2.0-3.1 against 2.7-3.7 ms. On one thread BLAS's tuned
-kernel is 20-30% faster on both; at 23x23 and with 64 or more outputs the GEMM is faster anyway."""
+_DIRECT_TINY_MACS = 1 << 20
+"""Layers with at most ``_DIRECT_MAX_OUT`` output channels, 3x3 (stride 1 or 2) or kh x 5
+(``kernels.direct_conv``), run directly, without columns: with more than one thread 3x3 ones from
+``_DIRECT_MIN_OUTPUTS`` output pixels, and at any thread count any below ``_DIRECT_TINY_MACS``
+multiply-adds. A GEMM with so few rows gains little from a second BLAS thread while bands of output
+rows split evenly: PP-OCR det's 96 -> 24-channel conv at 184x184 takes 9-12 ms on two threads
+against 15-17 ms for columns + GEMM, its 3 -> 16-channel stride-2 first conv 2.0-3.1 against
+2.7-3.7 ms (on one thread BLAS's tuned kernel is 20-30% faster on both). A tiny layer costs its
+calls, not its arithmetic: LeNet's 6 -> 16-channel 5x5 conv at batch 1 takes 12 us against 17 us as
+window view, columns, GEMM and crop (at batch 8 both take ~75 us, at 64 direct is 40% slower)."""
 
 
-def _direct_pays(w_shape, stride, dil, groups, outs) -> bool:
-    three = tuple(w_shape[2:]) == (3, 3) and max(stride) <= 2 and tuple(dil) == (1, 1)
-    few = groups == 1 and w_shape[0] <= _DIRECT_MAX_OUT and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS
-    return three and few and _threaded()
+def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
+    kernel = tuple(w_shape[2:])
+    shape = (kernel == (3, 3) or kernel[1] == 5) and max(stride) <= 2 and tuple(dil) == (1, 1)
+    if not shape or groups != 1 or w_shape[0] > _DIRECT_MAX_OUT:
+        return False
+    if n * math.prod(w_shape) * outs[0] * outs[1] < _DIRECT_TINY_MACS:
+        return True
+    return kernel == (3, 3) and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS and _threaded()
 
 
 def _threaded() -> bool:
@@ -232,8 +243,8 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
-    if not keep_columns and _direct_pays(w.shape, stride, dil, groups, outs):
-        return conv3x3(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
+    if not keep_columns and _direct_pays(n, w.shape, stride, dil, groups, outs):
+        return conv_direct(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
     if pointwise:
         strided = x[:, :, :: stride[0], :: stride[1]]
         if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
