@@ -570,10 +570,15 @@ def _winograd_pays(x_shape, outs) -> bool:
 
 
 def _winograd_conv(x, w, u, padding, outs):
-    """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: input
-    transform, 16 GEMMs, output transform where that pays at this size, else ``_forward``."""
+    """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
+    where that pays at this size, else ``_forward``."""
     if not _winograd_pays(x.shape, outs):
         return _forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
+    return _winograd(x, u, padding, outs)
+
+
+def _winograd(x, u, padding, outs):
+    """Input transform, 16 GEMMs, output transform."""
     th, tw = winograd.tiles(*outs)
     v = winograd.inputs(np.ascontiguousarray(x), padding[0], padding[2], th, tw)
     m = np.matmul(u, v.reshape(16, x.shape[1], -1))
@@ -604,9 +609,11 @@ conv2d_winograd_op = OpDef("conv2d_winograd", _winograd_forward, None, _winograd
 @lowering("conv2d_winograd")
 def _winograd_lowering(attrs, in_types, out_types):
     """At known sizes: the output size and the choice of path made once."""
-    padding = attrs["padding"]
-    outs = _winograd_outs(in_types[0][0], padding)
-    return lambda x, w, u, bias: _add_bias(_winograd_conv(x, w, u, padding, outs), bias, "NCHW")
+    padding, x_shape = attrs["padding"], in_types[0][0]
+    outs = _winograd_outs(x_shape, padding)
+    if _winograd_pays(x_shape, outs):
+        return lambda x, w, u, bias: _add_bias(_winograd(x, u, padding, outs), bias, "NCHW")
+    return lambda x, w, u, bias: _add_bias(_forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0], bias, "NCHW")
 
 
 # ----- conv1d ------------------------------------------------------------------------------------
