@@ -135,7 +135,8 @@ def _fill_rows(buf, src, wp):
 
 
 _PARTS = 64
-"""Depthwise tasks are split into at most this many parts (buffers per part; several per thread)."""
+"""Per-plane tasks (depthwise, the Winograd transforms) are split into at most this many parts
+(buffers per part; several per thread)."""
 
 
 @parallel_kernel

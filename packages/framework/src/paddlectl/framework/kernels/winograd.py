@@ -22,9 +22,9 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from . import parallel_kernel
+from .conv import _PARTS
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
-_PARTS = 64
 
 
 def weights(w: np.ndarray) -> np.ndarray:
