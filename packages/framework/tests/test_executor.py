@@ -74,6 +74,39 @@ def test_a_lowered_op_equals_its_forward(monkeypatch):
     assert calls == [[((2, 2), np.dtype("float32"))]]
 
 
+def test_later_runs_go_straight_and_keep_a_mismatched_op_on_its_checked_step(monkeypatch):
+    """After the checked first run, runs use the generated straight-line function: lowered ops with
+    several results and freed slots give the same results, and an op whose inputs did not match
+    its prepared types on the first run (here a lowering that returns the wrong shape feeds it)
+    keeps running its ``forward`` there, never its lowering."""
+    calls = {"split": 0, "relu": []}
+
+    def lower_split(attrs, in_types, out_types):
+        def run(x):
+            calls["split"] += 1
+            return x[:, :1] + 0.0, x[:, 2:] + 0.0  # wrong: the first part should have 2 columns
+
+        return run
+
+    def lower_relu(attrs, in_types, out_types):
+        return lambda x: calls["relu"].append(x.shape) or np.maximum(x, 0)
+
+    monkeypatch.setitem(LOWERINGS, "split", lower_split)
+    monkeypatch.setitem(LOWERINGS, "relu", lower_relu)
+    text = (
+        '%x: f32[N,4] = input "x"\n%0: f32[N,2], %1: f32[N,2] = split(%x) {axis=1, sections=[2,2]}\n'
+        "%2: f32[N,2] = relu(%0)\n%3: f32[N,2] = add(%2, %1)\nreturn %3\n"
+    )
+    x = np.array([[-1.0, 2.0, 3.0, -4.0]], "float32")
+    expected = np.maximum(x[:, :1], 0) + x[:, 2:]  # what the wrong split gives, broadcast by add
+    for free_dead in (False, True):
+        calls.update(split=0, relu=[])
+        executor = Executor(parse_program(text, {}), free_dead=free_dead)
+        for _ in range(3):
+            np.testing.assert_array_equal(executor.run([x])[0], expected)
+        assert calls == {"split": 3, "relu": []}
+
+
 POOLS = [
     ("max_pool2d", dict(kernel_size=2, stride=2)),
     ("max_pool2d", dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),

@@ -113,13 +113,16 @@ def test_corrupted_directory_is_refused(tmp_path):
         inference.create_predictor(inference.Config(str(path)))
 
 
-def test_the_thread_count_caps_blas_during_a_run_and_is_restored():
+def test_the_thread_count_caps_blas_during_a_run_from_any_thread_and_is_restored():
+    """A cap below the default, from the main thread and then from a worker thread (threadpoolctl
+    alone would ignore the worker's: only the first thread that set the count may set it again)."""
     from threadpoolctl import threadpool_info
 
     def blas_threads():
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
-    predictor = _predictor()  # 2 threads
+    predictor = _predictor()
+    predictor._config.set_cpu_math_library_num_threads(1)
     before = blas_threads()
     executor = predictor._model.executor
     seen = []
@@ -130,4 +133,7 @@ def test_the_thread_count_caps_blas_during_a_run_and_is_restored():
 
     executor.run = spy
     predictor.run([SAMPLE["image"]])
-    assert seen == [[2] * len(before)] and blas_threads() == before
+    worker = threading.Thread(target=predictor.run, args=([SAMPLE["image"]],))
+    worker.start()
+    worker.join()
+    assert seen == [[1] * len(before)] * 2 and blas_threads() == before
