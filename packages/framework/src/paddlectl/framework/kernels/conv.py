@@ -156,6 +156,7 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     wq = _vector_width(ow + (w.shape[3] - 1) * dw // sw, oh)
     hq = oh + (w.shape[2] - 1) * dh // sh
     size = hq * wq + (w.shape[3] - 1) * dw // sw  # a phase plane and the tail its last taps read
+    rows, cols = _tap_table(w.shape[2], w.shape[3], sh, sw, pt, dh, dw, h, oh, wq, size)
     tasks = n * c
     parts = min(tasks, _PARTS)
     for part in prange(parts):
@@ -164,7 +165,7 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
         for t in range(part * tasks // parts, (part + 1) * tasks // parts):
             _fill_phases(phases, x, t, sh, sw, pt, pl, hq, wq, size)
             for o in range(t % c * (o_ch // c), (t % c + 1) * (o_ch // c)):
-                _plane_taps(ext, phases, w, o, sh, sw, pt, dh, dw, h, wq, size)
+                _plane_taps(ext, phases, w, o, rows, cols, sw, dw)
                 for y in range(oh):
                     for q in range(ow):
                         out[t // c, o, y, q] = ext[uint64(y * wq + q)]
@@ -195,48 +196,57 @@ def _fill_phases(phases, x, t, sh, sw, pt, pl, hq, wq, size):
 
 
 @njit(cache=True, error_model="numpy")
-def _plane_taps(ext, phases, w, o, sh, sw, pt, dh, dw, h, wq, size):
+def _tap_table(kh, kw, sh, sw, pt, dh, dw, h, oh, wq, size):
+    """Where each tap reads, worked out once per call, not per plane (a plane of PP-OCR cls's 2-row
+    5x5 convs has so little arithmetic that the divisions by runtime strides were most of it): per
+    row of taps i, the ``ext`` offset and length of the output rows whose input row lies inside the
+    image, and where tap (i, 0) reads for the first of them; per column tap j, its offset from there."""
+    rows = np.empty((kh, 3), dtype=np.uint64)
+    for i in range(kh):
+        lo, hi, _ = _valid_run(i, dh, sh, pt, h, oh)
+        rows[i, 0], rows[i, 1] = lo * wq, (hi - lo) * wq
+        rows[i, 2] = ((i * dh) % sh) * sw * size + (lo + i * dh // sh) * wq
+    cols = np.empty(kw, dtype=np.uint64)
+    for j in range(kw):
+        cols[j] = ((j * dw) % sw) * size + (j * dw) // sw
+    return rows, cols
+
+
+@njit(cache=True, error_model="numpy")
+def _plane_taps(ext, phases, w, o, rows, cols, sw, dw):
     """Output plane ``o`` into ``ext`` (rows of wq), a row of taps in passes of 5, 3 or 1 adjacent
-    taps (one load and store of ``ext`` per pass, not per tap). A row of taps runs only over the
-    output rows whose input row lies inside the image: on PP-OCR cls's 2-row planes most rows of
-    a 5x5 kernel's outer tap rows read nothing but the zero border."""
-    oh, kh, kw = ext.size // wq, w.shape[2], w.shape[3]
+    taps (one load and store of ``ext`` per pass, not per tap), each row of taps only over the
+    output rows that read the image (``_tap_table``): on PP-OCR cls's 2-row planes most rows of a
+    5x5 kernel's outer tap rows read nothing but the zero border."""
+    kh, kw = w.shape[2], w.shape[3]
     for q in range(ext.size):
         ext[q] = 0
     for i in range(kh):
-        lo, hi, _ = _valid_run(i, dh, sh, pt, h, oh)
-        row = ((i * dh) % sh) * sw * size + (lo + i * dh // sh) * wq
-        e0, n = lo * wq, (hi - lo) * wq
+        e0, n, row = rows[i, 0], rows[i, 1], rows[i, 2]
         fives = kw - kw % 5
         threes = fives + 3 if kw - fives >= 3 else fives
         for j in range(0, fives, 5):
-            _add_5_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
+            _add_5_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw)
         for j in range(fives, threes, 3):
-            _add_3_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
+            _add_3_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw)
         for j in range(threes, kw):
-            _add_tap(ext, phases, w, o, i, j, e0, n, row, sw, dw, size)
-
-
-@njit(cache=True, inline="always")
-def _tap_source(row, j, sw, dw, size):
-    """Where column tap j of a row of taps starting at ``row`` reads in the phase planes."""
-    return row + ((j * dw) % sw) * size + (j * dw) // sw
+            _add_tap(ext, phases, w, o, i, j, e0, n, row, cols)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _add_tap(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+def _add_tap(ext, phases, w, o, i, j, e0, n, row, cols):
     """``ext[e0 + q] += w[o, 0, i, j] * (tap (i, j)'s input)`` for q < n."""
-    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
+    a, sa = w[o, 0, i, j], row + cols[j]
     for q in range(n):
         ext[uint64(e0 + q)] += a * phases[uint64(sa + q)]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _add_3_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+def _add_3_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw):
     """``_add_tap`` for taps j, j+1 and j+2 in one pass (adjacent taps: see ``_add_5_taps``)."""
-    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
-    b, sb = w[o, 0, i, j + 1], _tap_source(row, j + 1, sw, dw, size)
-    c, sc = w[o, 0, i, j + 2], _tap_source(row, j + 2, sw, dw, size)
+    a, sa = w[o, 0, i, j], row + cols[j]
+    b, sb = w[o, 0, i, j + 1], row + cols[j + 1]
+    c, sc = w[o, 0, i, j + 2], row + cols[j + 2]
     if sw == 1 and dw == 1:
         for q in range(n):
             ext[uint64(e0 + q)] += (
@@ -248,15 +258,15 @@ def _add_3_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _add_5_taps(ext, phases, w, o, i, j, e0, n, row, sw, dw, size):
+def _add_5_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw):
     """``_add_tap`` for taps j to j+4 in one pass. Adjacent taps (sw = dw = 1) are read at one
     offset: LLVM then checks one source range for overlap with ``ext`` before the loop, not five,
     which is most of a short loop's cost (PP-OCR cls's 5x5 convs: 5-20%)."""
-    a, sa = w[o, 0, i, j], _tap_source(row, j, sw, dw, size)
-    b, sb = w[o, 0, i, j + 1], _tap_source(row, j + 1, sw, dw, size)
-    c, sc = w[o, 0, i, j + 2], _tap_source(row, j + 2, sw, dw, size)
-    d, sd = w[o, 0, i, j + 3], _tap_source(row, j + 3, sw, dw, size)
-    f, sf = w[o, 0, i, j + 4], _tap_source(row, j + 4, sw, dw, size)
+    a, sa = w[o, 0, i, j], row + cols[j]
+    b, sb = w[o, 0, i, j + 1], row + cols[j + 1]
+    c, sc = w[o, 0, i, j + 2], row + cols[j + 2]
+    d, sd = w[o, 0, i, j + 3], row + cols[j + 3]
+    f, sf = w[o, 0, i, j + 4], row + cols[j + 4]
     if sw == 1 and dw == 1:
         for q in range(n):
             ext[uint64(e0 + q)] += (
