@@ -62,6 +62,8 @@ DIRECT_AND_POINTWISE_CASES = [  # (x, weight, kwargs): the direct depthwise kern
     ((2, 6, 7, 9), (4, 6, 1, 1), dict()),
     ((2, 6, 7, 9), (4, 6, 1, 1), dict(stride=2)),
     ((1, 6, 7, 9), (6, 3, 1, 1), dict(stride=[2, 3], groups=2)),
+    ((6, 8, 1, 1), (3, 8, 1, 1), dict()),  # one pixel per image (squeeze-excite): one GEMM
+    ((2, 6, 3, 3), (4, 6, 1, 1), dict(stride=3)),
 ]
 
 

@@ -247,6 +247,8 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         return conv_direct(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
     if pointwise:
         strided = x[:, :, :: stride[0], :: stride[1]]
+        if tuple(outs) == (1, 1) and groups == 1:  # one pixel per image (squeeze-excite): one GEMM
+            return (strided.reshape(n, -1) @ w2.T).reshape(n, o, 1, 1), x
         if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
             return np.matmul(w2, strided.reshape(n, x.shape[1], -1)).reshape(n, o, *outs), x
         cols = _channel_major(strided)
