@@ -12,7 +12,7 @@ with no shared writes.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 from . import parallel_kernel
 from .conv import _copy, _valid_run
@@ -76,10 +76,11 @@ def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
             base = (a * sw + e) * hq * wq
             for r in range(hq):
                 row = (y0 + r) * sh + a - pt
-                if 0 <= row < h and hi > lo:
-                    for ci in range(c):
-                        start = base + r * wq
-                        _copy(band[ci, start + lo : start + hi], x[b, ci, row, lo * sw + off :: sw])
+                if 0 <= row < h:
+                    for ci in range(c):  # an element loop, unsigned offsets: no views (two atomic
+                        start = base + r * wq  # reference count updates each) and it vectorises
+                        for q in range(lo, hi):
+                            band[ci, uint64(start + q)] = x[b, ci, row, uint64(q * sw + off)]
 
 
 @njit(cache=True, error_model="numpy", fastmath={"contract"})

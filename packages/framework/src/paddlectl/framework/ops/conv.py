@@ -205,17 +205,19 @@ def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
 
 
 _DIRECT_MAX_OUT = 32
+_DIRECT_SERIAL_MAX_OUT = 24
 _DIRECT_MIN_OUTPUTS = 32 * 32
 _DIRECT_TINY_MACS = 1 << 20
 """Layers with at most ``_DIRECT_MAX_OUT`` output channels, 3x3 (stride 1 or 2) or kh x 5
-(``kernels.direct_conv``), run directly, without columns: with more than one thread 3x3 ones from
-``_DIRECT_MIN_OUTPUTS`` output pixels, and at any thread count any below ``_DIRECT_TINY_MACS``
-multiply-adds. A GEMM with so few rows gains little from a second BLAS thread while bands of output
-rows split evenly: PP-OCR det's 96 -> 24-channel conv at 184x184 takes 9-12 ms on two threads
-against 15-17 ms for columns + GEMM, its 3 -> 16-channel stride-2 first conv 2.0-3.1 against
-2.7-3.7 ms (on one thread BLAS's tuned kernel is 20-30% faster on both). A tiny layer costs its
-calls, not its arithmetic: LeNet's 6 -> 16-channel 5x5 conv at batch 1 takes 12 us against 17 us as
-window view, columns, GEMM and crop (at batch 8 both take ~75 us, at 64 direct is 40% slower)."""
+(``kernels.direct_conv``), run directly, without columns: 3x3 ones from ``_DIRECT_MIN_OUTPUTS``
+output pixels (on one thread only up to ``_DIRECT_SERIAL_MAX_OUT`` output channels), and any below
+``_DIRECT_TINY_MACS`` multiply-adds. A GEMM with so few rows gains little from a second BLAS thread
+while bands of output rows split evenly. Measured (direct vs columns + GEMM, ms, 1 and 2 threads):
+PP-OCR det's 96 -> 24-channel conv at 184x184 13.4 vs 15.4 and 8.0 vs 15.8, its 3 -> 16-channel
+stride-2 first conv 3.5 vs 4.2 and 1.9 vs 3.3, cls's 3 -> 8 stride-2 one 0.14 vs 0.30; with 32
+outputs (64 -> 32 at 92x92) 3.0 vs 2.8 and 1.6 vs 2.6. A tiny layer costs its calls, not its
+arithmetic: LeNet's 6 -> 16-channel 5x5 conv at batch 1 takes 12 us against 17 us as window view,
+columns, GEMM and crop (at batch 8 both take ~75 us, at 64 direct is 40% slower)."""
 
 
 def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
@@ -225,7 +227,8 @@ def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
         return False
     if n * math.prod(w_shape) * outs[0] * outs[1] < _DIRECT_TINY_MACS:
         return True
-    return kernel == (3, 3) and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS and _threaded()
+    few = w_shape[0] <= _DIRECT_SERIAL_MAX_OUT or _threaded()
+    return kernel == (3, 3) and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS and few
 
 
 def _threaded() -> bool:
