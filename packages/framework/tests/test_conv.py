@@ -92,6 +92,16 @@ def test_many_to_one_channel_transpose_matches_paddle(real_paddle):
                rtol=1e-4, atol=1e-5)  # fmt: skip
 
 
+@pytest.mark.parametrize("kernel", [(2, 2), (3, 2)], ids=str)
+def test_non_overlapping_taps_match_paddle(real_paddle, kernel):
+    """Kernel = stride, no padding: each pixel meets one tap, so the adjoint is a GEMM per image and
+    a placement (a transposed conv's forward, a patchifying conv's input gradient)."""
+    functional(real_paddle, "conv2d_transpose", randn(2, 5, 4, 3), randn(5, 3, *kernel), randn(3), stride=kernel,
+               rtol=1e-4, atol=1e-5)  # fmt: skip
+    functional(real_paddle, "conv2d", randn(2, 3, 4 * kernel[0], 3 * kernel[1]), randn(5, 3, *kernel), randn(5),
+               stride=kernel, rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
 def test_conv2d_nhwc_with_bias_and_stride(real_paddle):
     functional(real_paddle, "conv2d", randn(2, 8, 7, 3), randn(4, 3, 3, 2), randn(4), stride=2, padding=[1, 0],
                data_format="NHWC", rtol=1e-4, atol=1e-5)  # fmt: skip

@@ -100,6 +100,31 @@ def _dot(a, b):
     return acc
 
 
+@parallel_kernel
+def interleave_taps(cols):
+    """``out[n, c, y*kh + i, x*kw + j] = cols[n, c, i, j, y, x]``: the per-tap GEMM results of a
+    convolution adjoint whose taps never overlap (kernel = stride), placed in one pass that writes
+    each output row in order (flat unsigned offsets: the loops vectorise)."""
+    n, c, kh, kw, h, w = cols.shape
+    out = np.empty((n, c, h * kh, w * kw), dtype=cols.dtype)
+    src, dst = cols.reshape(-1), out.reshape(-1)
+    plane = uint64(h * w)
+    for t in prange(n * c):
+        for y in range(h):
+            for i in range(kh):
+                row = uint64(((t * h + y) * kh + i) * w * kw)
+                tap = uint64(((t * kh + i) * kw) * plane + y * w)
+                if kw == 2:  # a constant factor: LLVM interleaves the two taps' vectors
+                    for x in range(w):
+                        dst[row + uint64(2 * x)] = src[tap + uint64(x)]
+                        dst[row + uint64(2 * x + 1)] = src[tap + plane + uint64(x)]
+                    continue
+                for j in range(kw):
+                    for x in range(w):
+                        dst[row + uint64(x * kw + j)] = src[tap + uint64(j) * plane + uint64(x)]
+    return out
+
+
 # The depthwise gradients handle stride-1 planes "flat": the plane is zero-padded into rows of the
 # padded width wp = OW + (kw-1)*dw, and the output is taken over rows of that same width (the last
 # (kw-1)*dw columns of each row are junk, cropped at the end). Every tap (i, j) is then ONE

