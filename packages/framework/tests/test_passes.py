@@ -264,6 +264,35 @@ def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypat
     assert paths == [True, True, False, False]
 
 
+def test_fold_channel_scale_moves_a_gate_into_the_next_1x1_conv():
+    """``x * gate`` ([N or 1, C, 1, 1]) read only by a 1x1 conv becomes ``conv2d_scaled`` (the IR
+    round-trips), equal to eager; a product read twice, a 3x3 conv and a product that is not a
+    channel scale stay as they were."""
+    pw, pw2, k3 = nn.Conv2D(8, 6, 1), nn.Conv2D(8, 5, 1), nn.Conv2D(8, 4, 3, padding=1)
+    for layer in (pw, pw2, k3):
+        layer.eval()
+
+    def f(x):
+        gate = nn.functional.hardsigmoid(paddle.mean(x, axis=[2, 3], keepdim=True))
+        shared = x * gate
+        halves = paddle.full([1, 8, 1, 1], 0.5) * x
+        outs = [pw(x * gate), pw2(shared) + shared[:, :5], k3(x * gate), pw(x * x), pw(halves)]
+        return paddle.concat(outs, axis=1)
+
+    program = _trace(f, [None, 8, None, None])
+    result = PassManager(pipeline=["fold_channel_scale"]).run(program)
+    assert [n for n in _op_names(result.program) if n.startswith("conv")] == [
+        "conv2d_scaled", "conv2d", "conv2d", "conv2d", "conv2d_scaled"
+    ]  # fmt: skip
+    assert result.records[0].changed == 2 and _op_names(result.program).count("multiply") == 3
+    text = print_program(result.program)
+    again = parse_program(text, result.program.weights)
+    assert again == result.program and print_program(again) == text
+    for shape in [(2, 8, 5, 7), (1, 8, 3, 3)]:
+        x = _data(*shape)
+        np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(f, x), rtol=1e-5, atol=1e-5)
+
+
 # ----- the manager -------------------------------------------------------------------------------
 
 

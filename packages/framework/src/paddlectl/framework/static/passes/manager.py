@@ -23,6 +23,7 @@ from .cse import cse
 from .dce import dce
 from .fold_batchnorm import fold_batchnorm
 from .memory_plan import memory_plan
+from .scale_fold import fold_channel_scale
 from .winograd import winograd
 
 
@@ -41,6 +42,9 @@ PASSES: dict[str, Pass] = {
         Pass("dce", dce, "drop ops whose results nothing reads, and unreferenced weights"),
         Pass("fuse_elementwise", _fuse, "fuse elementwise chains into one generated Numba kernel each"),
         Pass("winograd", winograd, "give 3x3 stride-1 convs their Winograd-transformed filters (F(2x2, 3x3))"),
+        Pass(
+            "fold_channel_scale", fold_channel_scale, "scale a 1x1 conv's weights per image, not its input (SE gates)"
+        ),
         Pass("memory_plan", memory_plan, "plan intermediate buffers by liveness (reuse), peak known before a run"),
     )
 }
@@ -58,7 +62,9 @@ ALIASES = {
 }
 """Paddle's pass names for the same jobs."""
 
-DEFAULT_PIPELINE = ("constant_fold", "fold_batchnorm", "cse", "dce", "fuse_elementwise", "winograd", "memory_plan")
+DEFAULT_PIPELINE = (
+    "constant_fold", "fold_batchnorm", "cse", "dce", "fuse_elementwise", "winograd", "fold_channel_scale", "memory_plan",
+)  # fmt: skip
 
 
 def resolve(name: str) -> str:

@@ -1,0 +1,50 @@
+"""Fold a per-channel scale of a 1x1 convolution's input into its weights.
+
+``conv2d(multiply(x, s), w, b)``, with ``s`` [N or 1, C, 1, 1] against ``x`` [N, C, H, W] (a
+squeeze-excite block's gate) and a 1x1, stride-1, unpadded, single-group NCHW ``w``, becomes
+``conv2d_scaled(x, s, w, b)``, which scales the weight per image instead of the activations
+(``ops.conv._scaled``). Only where the product has no other reader: the multiply then goes.
+"""
+
+from __future__ import annotations
+
+from ..ir import Program
+from .base import producer, users
+
+
+def _pointwise(conv) -> bool:
+    a, w = conv.attrs, conv.inputs[1]
+    plain = a.get("data_format", "NCHW") == "NCHW" and a.get("groups", 1) == 1
+    geometry = tuple(a.get("stride", ())) == (1, 1) and tuple(a.get("dilation", ())) == (1, 1)
+    padding = a.get("padding")
+    unpadded = isinstance(padding, list | tuple) and len(padding) == 4 and not any(padding)
+    return plain and geometry and unpadded and len(w.shape) == 4 and tuple(w.shape[2:]) == (1, 1)
+
+
+def _split_scale(multiply):
+    """(x, s) where one input is the full product and the other a [N or 1, C, 1, 1] scale, else None."""
+    out = multiply.outputs[0].shape
+    for x, s in (multiply.inputs, multiply.inputs[::-1]):
+        if len(out) == 4 and len(s.shape) == 4 and tuple(x.shape) == tuple(out) and x.dtype == s.dtype:
+            if s.shape[0] in (1, out[0]) and tuple(s.shape[1:]) == (out[1], 1, 1):
+                return x, s
+    return None
+
+
+def fold_channel_scale(program: Program, ctx) -> int:
+    readers = users(program)
+    changed = 0
+    for conv in [op for op in program.walk() if op.name == "conv2d"]:
+        multiply = producer(conv.inputs[0])
+        if multiply is None or multiply.name != "multiply" or not _pointwise(conv):
+            continue
+        if readers.get(id(multiply.outputs[0]), []) != [conv] or multiply.parent is not conv.parent:
+            continue
+        pair = _split_scale(multiply)
+        if pair is None:
+            continue
+        conv.name, conv.attrs = "conv2d_scaled", {}
+        conv.inputs = [*pair, conv.inputs[1], (*conv.inputs, None)[2]]
+        multiply.parent.remove(multiply)
+        changed += 1
+    return changed
