@@ -68,6 +68,18 @@ def test_geometries_match_numpy(kernel, stride, pads, dilation):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("width", [8, 9, 4, 3])
+@pytest.mark.parametrize("pad", [0, 1, 2, 3])
+def test_stride_2_columns_fill_both_phases_and_their_borders(width, pad):
+    """At column stride 2 both phases are filled in one pass where both read the image, and each
+    alone at the borders (the left one starts or the right one ends a column early)."""
+    x = rng.standard_normal((2, 3, 4, width))
+    w = rng.standard_normal((3, 1, 3, 4))
+    for variant in (depthwise.serial, depthwise.parallel):
+        got, want = run(variant, x, w, (1, 2), (1, pad), (1, 1))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
 def test_buffers_reused_across_tasks_keep_a_zero_border():
     """A part runs many tasks through one buffer: a later, smaller-valued plane must not see an
     earlier plane's values where its padding should be zero."""
