@@ -68,7 +68,6 @@ def test_geometries_match_numpy(kernel, stride, pads, dilation):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-
 @pytest.mark.parametrize("width", [8, 9, 4, 3])
 @pytest.mark.parametrize("pad", [0, 1, 2, 3])
 def test_stride_2_columns_fill_both_phases_and_their_borders(width, pad):
@@ -79,6 +78,7 @@ def test_stride_2_columns_fill_both_phases_and_their_borders(width, pad):
     for variant in (depthwise.serial, depthwise.parallel):
         got, want = run(variant, x, w, (1, 2), (1, pad), (1, 1))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
 
 def test_buffers_reused_across_tasks_keep_a_zero_border():
     """A part runs many tasks through one buffer: a later, smaller-valued plane must not see an
