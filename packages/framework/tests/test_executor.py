@@ -105,6 +105,11 @@ def test_later_runs_go_straight_and_keep_a_mismatched_op_on_its_checked_step(mon
         for _ in range(3):
             np.testing.assert_array_equal(executor.run([x])[0], expected)
         assert calls == {"split": 3, "relu": []}
+    monkeypatch.delitem(LOWERINGS, "split")  # now a generic op with two results, called directly
+    executor = Executor(parse_program(text, {}), free_dead=True)
+    for _ in range(3):
+        np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x[:, :2], 0) + x[:, 2:])
+    assert calls["relu"] == [(1, 2)] * 3
 
 
 POOLS = [

@@ -318,20 +318,27 @@ class Executor:
         return specialisation
 
     def _straight_line(self, steps: list[Callable], lowered: dict[int, Callable], mismatched: set) -> Callable:
-        """``run(frame)``: the main block as one generated function that calls each lowered op's
-        callable on frame slots directly, with no per-op closures, argument lists or type checks
-        (about 1.5 us an op, a third of LeNet's run at batch 1); other ops, and any lowered op whose
-        inputs did not match its prepared types on the checked first run, run their steps."""
-        lines, names = [], {}
+        """``run(frame)``: the main block as one generated function that calls each op on frame slots
+        directly (a lowered op's callable, else its ``forward``), with no per-op closures, argument
+        lists or type checks (about 1.5 us an op, a third of LeNet's run at batch 1). A lowered op
+        whose inputs did not match its prepared types on the checked first run calls its
+        ``forward``; control flow runs its step."""
+        lines, names = [], {"Context": Context}
         for k, (op, dead, step) in enumerate(zip(self._ops, self._dead, steps, strict=True)):
-            if k not in lowered or k in mismatched:
+            if op.name in CONTROL_OPS:
                 names[f"step{k}"] = step
                 lines.append(f"step{k}(f)")
                 continue
-            names[f"run{k}"] = lowered[k]
-            args = ", ".join("None" if v is None else f"f[{self._slot[id(v)]}]" for v in op.inputs)
+            args = ["None" if v is None else f"f[{self._slot[id(v)]}]" for v in op.inputs]
+            if k in lowered and k not in mismatched:
+                names[f"run{k}"] = lowered[k]
+                call = f"run{k}({', '.join(args)})"
+            else:
+                names[f"fwd{k}"], names[f"attrs{k}"] = REGISTRY[op.name].forward, op.attrs
+                names[f"needs{k}"] = (False,) * len(args)
+                call = f"fwd{k}({', '.join([f'Context(needs{k}, attrs{k})', *args])}, **attrs{k})"
             results = "".join(f"f[{self._slot[id(v)]}], " for v in op.outputs)
-            lines.append(f"{results[:-2] if len(op.outputs) == 1 else results} = run{k}({args})")
+            lines.append(f"{results[:-2] if len(op.outputs) == 1 else results} = {call}" if results else call)
             lines.extend(f"f[{slot}] = None" for slot in dead)
         source = "def run(f):\n" + "".join(f"    {line}\n" for line in lines or ["pass"])
         exec(compile(source, "<paddlectl straight-line run>", "exec"), names)  # noqa: S102 - our own text
