@@ -4,9 +4,10 @@ When the executor specialises a program to one feed signature every value's shap
 an op whose ``forward`` spends its time working layouts out from shapes (a fused kernel's
 iteration space, reshape's 0 and -1 rules) can do that work once. ``LOWERINGS[name](attrs,
 in_types, out_types)`` (lists of ``(shape, dtype)``; None for an absent optional input, and for an
-output nothing reads, which ``run`` may return as None) returns ``run(*arrays)`` for those types, or None to keep ``forward``; the executor calls ``run`` only while the arrays have exactly those
-shapes and dtypes (else ``forward``), so a lowering may rely on them. A lowering computes what ``forward`` computes: same kernels, same
-results.
+output nothing reads, which ``run`` may return as None) returns ``run(*arrays)`` for those types, or None to keep
+``forward``. The types follow from the feed shapes alone; the executor checks them on a feed signature's first run
+(an op whose arrays differ keeps ``forward`` from then on), so a lowering may rely on them. A lowering computes what
+``forward`` computes: same kernels, same results.
 """
 
 from __future__ import annotations
