@@ -265,12 +265,17 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+MAX_SAMPLES = 2000
+"""Timed runs per worker at most (within ``--seconds``): a sub-millisecond model gets a median over
+a second or so of runs, not over the first few milliseconds after warm-up."""
+
+
 def _timed_runs(run, seconds: float) -> list[float]:
     for _ in range(2):
         run()
     times = []
     deadline = time.perf_counter() + seconds
-    while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 200):
+    while len(times) < 5 or (time.perf_counter() < deadline and len(times) < MAX_SAMPLES):
         t0 = time.perf_counter()
         run()
         times.append((time.perf_counter() - t0) * 1e3)
