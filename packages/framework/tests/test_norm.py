@@ -148,7 +148,10 @@ def test_group_norm_gradients_and_paddle(gradcheck, real_paddle, shape, groups, 
         rtol=1e-4,
     )
     x, w, b = f32(*shape), rng.uniform(0.5, 2, c).astype("float32"), f32(c)
-    compare(real_paddle, lambda mod: lambda *t: mod.nn.functional.group_norm(t[0], groups, 1e-5, *t[1:], fmt), x, w, b)
+    # an input gradient is a difference of group sums of terms ~1 that can cancel to ~0.03: Paddle's
+    # float32 sums and ours (float64) then differ by a few float32 ulps of the terms (3e-6 seen)
+    compare(real_paddle, lambda mod: lambda *t: mod.nn.functional.group_norm(t[0], groups, 1e-5, *t[1:], fmt), x, w, b,
+            grad_atol=1e-5)  # fmt: skip
     # Without weight, Paddle 3.3.1's CPU group_norm gradient is wrong (it disagrees with finite
     # differences by up to 0.7; with a weight it is right), so only the output is compared there.
     compare(real_paddle, lambda mod: lambda t: mod.group_norm(t, 1, data_format=fmt), x, atol=1e-5, grads=False)
