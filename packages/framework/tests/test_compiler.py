@@ -182,6 +182,27 @@ def test_fusion_ends_a_group_with_a_trailing_reduction_only_where_legal():
         np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+def test_a_conv_read_twice_by_its_activation_gives_its_bias_to_the_group():
+    """Hardswish reads the conv's output twice (``x * relu6(x + 3) / 6``): the bias add still joins
+    the activation's group, and a reader that is not elementwise keeps the bias on the conv."""
+    conv, conv2 = paddle.nn.Conv2D(3, 4, 3, padding=1), paddle.nn.Conv2D(4, 2, 1)
+
+    def f(x):
+        y = conv(x)
+        return conv2(y * paddle.nn.functional.relu6(y + 3.0) / 6.0)
+
+    program = _trace(f, [None, 3, 5, 5])
+    result = PassManager(pipeline=["fuse_elementwise"]).run(program)
+    convs = [op for op in result.program.walk() if op.name == "conv2d"]
+    assert [op.inputs[2] is None for op in convs] == [True, False]
+    (fused,) = _fused_ops(result.program)
+    assert fused.attrs["ops"][:2] == ["add", "add"] and tuple(fused.inputs[1].shape) == (4, 1, 1)  # + bias, + 3
+    x = RNG.standard_normal((2, 3, 5, 5)).astype("float32")
+    np.testing.assert_allclose(
+        Executor(result.program).run([x])[0], Executor(program).run([x])[0], rtol=1e-5, atol=1e-6
+    )
+
+
 def test_lenet_report_and_text_round_trip():
     paddle.seed(0)
     layer = LeNet()

@@ -9,8 +9,8 @@ intermediates disappear. When one of those inputs is a fresh conv/matmul/norm re
 the group, the kernel writes its result over it (``inplace``): the group is that op's epilogue.
 
 A group whose kernel cannot be built (no writable cache directory, a Numba error) is left unfused
-and the reason is kept in the report. A conv whose only reader is elementwise first gives up its
-bias to an ``add`` that joins that reader's group (one pass over the output less). A group of one
+and the reason is kept in the report. A conv whose readers are all elementwise first gives up its
+bias to an ``add`` that joins their group (one pass over the output less). A group of one
 op is formed only as such an epilogue (it then saves a buffer); otherwise a lone op keeps its own
 kernel. Every kernel is compiled (or loaded from the disk cache) here, at load time, so the first
 run does not pay for it; the compile report records how each was obtained.
@@ -155,9 +155,10 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
 
 
 def _bias_into_epilogues(program: Program, ctx) -> None:
-    """A conv (or transposed conv) ``conv(x, w, b)`` read only by an elementwise op becomes
-    ``conv(x, w) + b``, so the bias add joins that op's group (the conv's epilogue) instead of
-    being a pass of its own over the output."""
+    """A conv (or transposed conv) ``conv(x, w, b)`` read only by elementwise ops becomes
+    ``conv(x, w) + b``, so the bias add joins their group (the conv's epilogue) instead of being a
+    pass of its own over the output. Several readers are common: hardswish ``x * relu6(x + 3) / 6``
+    reads the conv twice (PP-OCR cls: 0.45 ms of NumPy bias adds a run, ~15% of it)."""
     use_map = users(program)
     for conv in [op for op in program.walk() if op.name in ("conv2d", "conv2d_transpose") and len(op.inputs) == 3]:
         bias, out = conv.inputs[2], conv.outputs[0]
@@ -165,7 +166,7 @@ def _bias_into_epilogues(program: Program, ctx) -> None:
         array = None if bias is None else known_array(bias, program, ctx)
         if array is None or conv.attrs.get("data_format", "NCHW") != "NCHW" or len(out.shape) != 4:
             continue
-        if len(readers) != 1 or not isinstance(readers[0], Operation) or not _elementwise(readers[0]):
+        if not readers or not all(isinstance(r, Operation) and _elementwise(r) for r in readers):
             continue
         block = conv.parent
         index = block.ops.index(conv)
