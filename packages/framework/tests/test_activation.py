@@ -154,8 +154,10 @@ LAYERS = [
 
 @pytest.mark.parametrize("cls, args, kwargs", LAYERS, ids=[f"{c}{a}{k}" for c, a, k in LAYERS])
 def test_activation_layers_match_paddle(real_paddle, cls, args, kwargs):
-    x = rng.uniform(-4.5, 7, (2, 3, 4)).astype("float32")  # see test_activation_matches_paddle on |x| > 5
-    layer(real_paddle, cls, args, kwargs, x)
+    # the gradients' roundings differ by up to ~2e-6 where derivatives cancel (see
+    # test_activation_matches_paddle on |x| > 5; tanh-approximate GELU's went 1.2e-6 apart)
+    x = rng.uniform(-4.5, 7, (2, 3, 4)).astype("float32")
+    layer(real_paddle, cls, args, kwargs, x, atol=2e-6)
 
 
 def test_activation_layer_reprs_match_paddle(real_paddle):
