@@ -1,17 +1,20 @@
 """Properties over small random matrices: every solution satisfies every constraint, and "no
-solution" is only returned when a brute-force search over all combinations finds none either."""
+solution" is only returned when a brute-force search over all combinations finds none either.
+Giving up (``Undecided``) is allowed only where requirements form a cycle: resolvelib re-pins the
+packages of a cycle in turn (p0 2 wants p1 != 3, p1 2 wants p0 < 2, p0 1 wants p1 >= 3, p1 3
+wants p0 >= 2, ...) until its round limit, with no memory of the combinations it has left."""
 
 from __future__ import annotations
 
 import itertools
 
 from conftest import ctx_for
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from paddlectl.compat_matrix.matrix import Matrix
 from paddlectl.compat_matrix.model import Candidate, Claim, Package, Source, parse_requirement, parse_version
-from paddlectl.compat_matrix.resolver import Unsatisfiable
+from paddlectl.compat_matrix.resolver import Undecided, Unsatisfiable
 
 NAMES = ["p0", "p1", "p2", "p3"]
 SPECS = ["", ">=2", "<2", "==1", "!=3", ">=3", "<3", ">=1,<3"]
@@ -60,6 +63,26 @@ def brute_force(matrix: Matrix, exclusive: bool, roots) -> dict | None:
     return None
 
 
+def cyclic(deps) -> bool:
+    """Whether some package's requirements lead back to it."""
+    edges: dict[str, set[str]] = {}
+    for (name, _), texts in deps.items():
+        edges.setdefault(name, set()).update(parse_requirement(t).name for t in texts)
+
+    def reaches(start, goal, seen):
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in edges.get(start, ()))
+
+    return any(reaches(name, name, set()) for name in edges)
+
+
+# Two matrices found by this test: backtracking left a result without p0, which p2 3 requires
+# (now every requirement of the result is checked), and a cycle resolvelib never leaves.
+@example((["p0", "p1", "p2"], False, {"p0": ["1", "2"], "p1": ["1", "2", "3"], "p2": ["1", "2", "3"]},
+          {("p0", "1"): [], ("p0", "2"): ["p1", "p2<2"], ("p1", "1"): [], ("p1", "2"): [], ("p1", "3"): ["p0<2"],
+           ("p2", "1"): [], ("p2", "2"): [], ("p2", "3"): ["p0"]}, ["p2"]))  # fmt: skip
+@example((["p0", "p1", "p2"], False, {"p0": ["1", "2"], "p1": ["1", "2", "3"], "p2": ["1"]},
+          {("p0", "1"): ["p1", "p1>=3"], ("p0", "2"): ["p1", "p1!=3"], ("p1", "1"): [], ("p1", "2"): ["p0", "p0<2"],
+           ("p1", "3"): ["p0>=2"], ("p2", "1"): []}, ["p0"]))  # fmt: skip
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_solutions_are_valid_and_no_solution_means_none_exists(problem):
@@ -69,6 +92,9 @@ def test_solutions_are_valid_and_no_solution_means_none_exists(problem):
     ctx = ctx_for(matrix)
     try:
         solution = ctx.resolve(roots)
+    except Undecided:
+        assert cyclic(deps), "the resolver gave up on requirements without a cycle"
+        return
     except Unsatisfiable:
         assert brute_force(matrix, exclusive, roots) is None, "the resolver said no, brute force found a solution"
         return

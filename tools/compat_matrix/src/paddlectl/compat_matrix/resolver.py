@@ -175,34 +175,36 @@ def resolve(
         raise Undecided(
             f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search"
         ) from None
-    mapping = {name: state.mapping[name] for name in _reachable(state.mapping, state.criteria)}
+    mapping = _needed(provider, state.mapping, roots)
+    if mapping is None:
+        raise Undecided(
+            "the resolver ended on a choice that breaks one of its own requirements (resolvelib's "
+            "backtracking can lose a requirement on cyclic matrices); pin a few versions to narrow the search"
+        )
     requirers = {name: [(i.requirement, i.parent) for i in state.criteria[name].information] for name in mapping}
     return Solution(mapping, requirers)
 
 
-def _reachable(mapping: Mapping[str, Candidate], criteria) -> set[str]:
-    """Names whose requirements lead back to a root requirement through pinned candidates.
+def _needed(provider: MatrixProvider, pins: Mapping[str, Candidate], roots: list[Req]) -> dict[str, Candidate] | None:
+    """The pins the roots need, found by following each chosen candidate's own dependencies, each
+    checked against the pins; None if one is missing or unmet.
 
-    resolvelib's own Resolver.resolve does this with a recursion that has no visited set and
-    overflows on a cycle of leftover criteria (a module and its provider require each other),
-    so we walk the graph iteratively instead.
+    Not resolvelib's criteria: its backtracking can leave them without a pinned candidate's
+    requirement (found by ``tests/test_properties.py``: a result that lacked a package its pick
+    needs). An iterative walk with a visited set, so cycles (a module and its provider require
+    each other) end.
     """
-    children: dict[str, set[str]] = defaultdict(set)
-    frontier = []
-    for name, criterion in criteria.items():
-        for parent in criterion.iter_parent():
-            if parent is None:
-                frontier.append(name)
-            elif mapping.get(parent.name) is parent:
-                children[parent.name].add(name)
-    seen: set[str] = set()
+    needed: dict[str, Candidate] = {}
+    frontier = list(roots)
     while frontier:
-        name = frontier.pop()
-        if name in seen or name not in mapping:
-            continue
-        seen.add(name)
-        frontier.extend(children[name])
-    return seen
+        requirement = frontier.pop()
+        candidate = pins.get(requirement.name)
+        if candidate is None or not requirement.admits(candidate):
+            return None
+        if requirement.name not in needed:
+            needed[requirement.name] = candidate
+            frontier.extend(provider.get_dependencies(candidate))
+    return needed
 
 
 @dataclass(frozen=True)
