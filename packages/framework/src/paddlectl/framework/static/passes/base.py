@@ -72,6 +72,17 @@ def known_array(value, program: Program, ctx: PassContext):
     return None
 
 
+def unit_stride_padding(conv: Operation) -> tuple[int, ...] | None:
+    """A conv2d's explicit (top, bottom, left, right) padding where it is NCHW, single-group, stride 1
+    and undilated with a 4-D weight (what the conv-rewriting passes start from), else None."""
+    a = conv.attrs
+    plain = a.get("data_format", "NCHW") == "NCHW" and a.get("groups", 1) == 1
+    geometry = tuple(a.get("stride", ())) == (1, 1) and tuple(a.get("dilation", ())) == (1, 1)
+    padding = a.get("padding")
+    explicit = isinstance(padding, list | tuple) and len(padding) == 4 and all(isinstance(p, int) for p in padding)
+    return tuple(padding) if plain and geometry and explicit and len(conv.inputs[1].shape) == 4 else None
+
+
 def add_param(program: Program, block: Block, index: int, base: str, array) -> Operation:
     """A new weight ``array`` under a fresh name, as a ``param`` op inserted at ``index``."""
     value = program.new_value(array.shape, array.dtype, name=base)

@@ -9,16 +9,12 @@ squeeze-excite block's gate) and a 1x1, stride-1, unpadded, single-group NCHW ``
 from __future__ import annotations
 
 from ..ir import Program
-from .base import producer, users
+from .base import producer, unit_stride_padding, users
 
 
 def _pointwise(conv) -> bool:
-    a, w = conv.attrs, conv.inputs[1]
-    plain = a.get("data_format", "NCHW") == "NCHW" and a.get("groups", 1) == 1
-    geometry = tuple(a.get("stride", ())) == (1, 1) and tuple(a.get("dilation", ())) == (1, 1)
-    padding = a.get("padding")
-    unpadded = isinstance(padding, list | tuple) and len(padding) == 4 and not any(padding)
-    return plain and geometry and unpadded and len(w.shape) == 4 and tuple(w.shape[2:]) == (1, 1)
+    padding = unit_stride_padding(conv)
+    return padding is not None and not any(padding) and tuple(conv.inputs[1].shape[2:]) == (1, 1)
 
 
 def _split_scale(multiply):

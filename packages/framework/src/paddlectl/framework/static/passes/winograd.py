@@ -12,19 +12,14 @@ from __future__ import annotations
 
 from ...kernels.winograd import weights
 from ..ir import Program
-from .base import add_param, known_array, producer
+from .base import add_param, known_array, producer, unit_stride_padding
 
 MIN_CHANNELS = 32
 
 
 def _eligible(op, program: Program, ctx):
     """The conv's weight array where the rewrite applies, else None."""
-    a = op.attrs
-    plain = a.get("data_format", "NCHW") == "NCHW" and a.get("groups", 1) == 1
-    geometry = tuple(a.get("stride", ())) == (1, 1) and tuple(a.get("dilation", ())) == (1, 1)
-    padding = a.get("padding")
-    explicit = isinstance(padding, list | tuple) and len(padding) == 4 and all(isinstance(p, int) for p in padding)
-    if not (plain and geometry and explicit) or len(op.inputs[1].shape) != 4:
+    if unit_stride_padding(op) is None:
         return None
     w = known_array(op.inputs[1], program, ctx)
     if w is None or w.shape[2:] != (3, 3) or w.shape[0] < MIN_CHANNELS or w.dtype.kind != "f":
