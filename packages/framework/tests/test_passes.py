@@ -106,6 +106,8 @@ def test_model_static_matches_eager_with_each_pass_off(name, off, traced):
     if name != "lenet" and name != "transformer_encoder":  # the conv nets have batch_norm to fold
         assert ("batch_norm" in names) == (off == "fold_batchnorm")
     assert ("fused_elementwise" in names) == (off != "fuse_elementwise")
+    if name == "transformer_encoder":
+        assert ("attention" in names) == (off != "fuse_attention")
     assert result.program.inputs[0].shape == program.inputs[0].shape  # still shape-generic
     assert _op_names(program).count("fused_elementwise") == 0  # the caller's program is untouched
 
@@ -291,6 +293,59 @@ def test_fold_channel_scale_moves_a_gate_into_the_next_1x1_conv():
     for shape in [(2, 8, 5, 7), (1, 8, 3, 3)]:
         x = _data(*shape)
         np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(f, x), rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_attention_makes_one_op_per_attention_and_one_gemm_per_projected_input():
+    """A self-attention with a float mask fed to the program and a cross-attention with a bool
+    padding mask become ``attention`` ops, the self-attention's q, k and v projections one GEMM and
+    the cross-attention's k and v another; an attention whose weights are returned stays as traced.
+    Equal to eager at two batch sizes, and the IR round-trips."""
+    paddle.seed(5)
+    own, cross, seen = nn.MultiHeadAttention(16, 2), nn.MultiHeadAttention(16, 4), nn.MultiHeadAttention(16, 2)
+    seen.need_weights = True
+    for layer in (own, cross, seen):
+        layer.eval()
+
+    def f(x, memory, mask, keep):
+        h = cross(own(x, attn_mask=mask), memory, memory, attn_mask=keep)
+        out, weights = seen(h)
+        return out, weights
+
+    specs = [
+        InputSpec([None, 6, 16], "float32", "x"), InputSpec([None, 7, 16], "float32", "memory"),
+        InputSpec([None, 1, 6, 6], "float32", "mask"), InputSpec([None, 1, 1, 7], "bool", "keep"),
+    ]  # fmt: skip
+    program, _ = trace(f, signatures(specs))
+    result = PassManager(pipeline=["fuse_attention"]).run(program)
+    names = _op_names(result.program)
+    assert result.records[0].changed == 4  # two attention ops, two merged projections
+    assert names.count("attention") == 2 and names.count("softmax") == 1 and names.count("strided_slice") == 5
+    assert names.count("matmul") == 2 + 3 + 6  # own: qkv, out; cross: q, kv, out; seen: 4 + 2
+    text = print_program(result.program)
+    again = parse_program(text, result.program.weights)
+    assert again == result.program and print_program(again) == text
+    for batch in (1, 3):
+        feeds = [_data(batch, 6, 16), _data(batch, 7, 16), _data(batch, 1, 6, 6), RNG.random((batch, 1, 1, 7)) > 0.3]
+        with paddle.no_grad():
+            expected = [t.numpy() for t in f(*(paddle.to_tensor(a) for a in feeds))]
+        for out, want in zip(Executor(result.program).run(feeds), expected, strict=True):
+            np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+
+
+def test_attention_op_names_the_shapes_it_cannot_take():
+    from paddlectl.framework.core.op import Spec
+    from paddlectl.framework.errors import ShapeError
+    from paddlectl.framework.ops.attention import attention_op
+
+    f32 = np.dtype("float32")
+    q, k = Spec((2, 5, 8), f32), Spec((2, 7, 8), f32)
+    assert attention_op.infer(q, k, k, Spec((2, 1, 1, 7), f32), heads=2, scale=0.5).shape == (2, 5, 8)
+    with pytest.raises(ShapeError, match="expected q"):
+        attention_op.infer(q, Spec((2, 7, 6), f32), k, None, heads=2, scale=0.5)
+    with pytest.raises(ShapeError, match="3 heads do not split"):
+        attention_op.infer(q, k, k, None, heads=3, scale=0.5)
+    with pytest.raises(ShapeError, match="must broadcast to the scores"):
+        attention_op.infer(q, k, k, Spec((2, 1, 5, 5), f32), heads=2, scale=0.5)
 
 
 # ----- the manager -------------------------------------------------------------------------------

@@ -156,24 +156,46 @@ def _shifted_into(out, xr, m):
         out[j] = floor if d < floor else d
 
 
+@njit(cache=True, inline="always")
+def _softmax_row_into(o, xr):
+    """``o = softmax(xr)`` for one row: shift, exp (``fastmath.exp``, vectorised for float32), sum
+    (float64), scale; each a separate loop over the row so each vectorises. ``o`` may be ``xr``."""
+    _shifted_into(o, xr, _row_max(xr))
+    for j in range(o.size):
+        o[j] = exp(o[j])
+    s = 0.0
+    for j in range(o.size):
+        s += o[j]
+    inv = o.dtype.type(1.0 / s)
+    for j in range(o.size):
+        o[j] *= inv
+
+
 @parallel_kernel(fastmath=REASSOC)
 def softmax_fwd(x):
-    """Per row: shift, exp (``fastmath.exp``, vectorised for float32), sum (float64), scale; each a
-    separate loop over the row so each vectorises."""
-    rows, n = x.shape
     out = np.empty_like(x)
-    for r in prange(rows):
-        o = out[r]
-        _shifted_into(o, x[r], _row_max(x[r]))
-        for j in range(n):
-            o[j] = exp(o[j])
-        s = 0.0
-        for j in range(n):
-            s += o[j]
-        inv = o.dtype.type(1.0 / s)
-        for j in range(n):
-            o[j] *= inv
+    for r in prange(x.shape[0]):
+        _softmax_row_into(out[r], x[r])
     return out
+
+
+@parallel_kernel(fastmath=REASSOC)
+def attention_softmax(scores, mask, c):
+    """In place on attention scores [B, H, Lq, Lk]: each row becomes ``softmax(c[0] * row + mask)``,
+    ``mask`` (None or a view broadcast to the scores' shape) added before the shift. One pass over
+    the scores instead of a scale, a mask add and a softmax each writing a new array."""
+    heads, lq, lk = scores.shape[1], scores.shape[2], scores.shape[3]
+    rows = scores.reshape(-1, lk)
+    for r in prange(rows.shape[0]):
+        row = rows[r]
+        if mask is None:
+            for j in range(lk):
+                row[j] *= c[0]
+        else:
+            m = mask[r // (heads * lq), (r // lq) % heads, r % lq]
+            for j in range(lk):
+                row[j] = row[j] * c[0] + m[j]
+        _softmax_row_into(row, row)
 
 
 @parallel_kernel(fastmath=REASSOC)

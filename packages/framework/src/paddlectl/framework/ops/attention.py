@@ -1,12 +1,17 @@
 """``paddle.nn.functional.scaled_dot_product_attention``, composed as Paddle's math backend:
-``softmax(Q K^T * scale + mask) V`` on ``[batch, seq, heads, head_dim]`` tensors."""
+``softmax(Q K^T * scale + mask) V`` on ``[batch, seq, heads, head_dim]`` tensors; and ``attention``,
+the one-op form the ``fuse_attention`` pass gives an inference program."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.lowering import lowering
+from ..core.op import OPAQUE, OpDef, Spec
+from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
+from ..kernels import activation as K
 from .activation import softmax
 from .dropout import dropout
 from .linalg import matmul
@@ -58,4 +63,69 @@ def scaled_dot_product_attention(
 
 
 sdpa = scaled_dot_product_attention
+
+
+# ----- attention (inference only: made by the ``fuse_attention`` pass) ------------------------------
+
+
+def _split_heads(x: np.ndarray, heads: int) -> np.ndarray:
+    """[N, L, H*D] -> a [N, H, L, D] view (also of a column slice of a wider array: no copy)."""
+    n, length, width = x.shape
+    return x.reshape(n, length, heads, width // heads).transpose(0, 2, 1, 3)
+
+
+def _attention(q, k, v, mask, heads, scale):
+    """``softmax(scale * Q K^T + mask) V`` per head of [N, L, H*D] ``q``, ``k``, ``v``, merged back to
+    [N, Lq, H*Dv]. The heads are split and merged by strides: the products read Q, K and V where the
+    projections wrote them and write each head's result into its columns of the output (the traced
+    form copies at four transposes), and scale, mask and softmax take one pass over the scores."""
+    scores = np.matmul(_split_heads(q, heads), _split_heads(k, heads).transpose(0, 1, 3, 2))
+    if mask is not None:
+        mask = np.broadcast_to(mask.astype(scores.dtype, copy=False), scores.shape)
+    K.attention_softmax(scores, mask, np.array([scale], scores.dtype))
+    n, length, width = q.shape[0], q.shape[1], v.shape[2]
+    out = np.empty((n, length, heads, width // heads), scores.dtype)
+    np.matmul(scores, _split_heads(v, heads), out=out.transpose(0, 2, 1, 3))
+    return out.reshape(n, length, width)
+
+
+def _attention_forward(ctx, q, k, v, mask, heads, scale):
+    return _attention(q, k, v, mask, heads, scale)
+
+
+def _attention_infer(q: Spec, k: Spec, v: Spec, mask, heads, scale) -> Spec:
+    def fits(a, b):
+        return not (isinstance(a, int) and isinstance(b, int)) or a == b
+
+    def splits(width):
+        return not isinstance(width, int) or width % heads == 0
+
+    ranks = len(q.shape) == len(k.shape) == len(v.shape) == 3
+    if not ranks or not all(fits(a, b) for a, b in ((q.shape[2], k.shape[2]), (k.shape[1], v.shape[1]))):
+        raise ShapeError(
+            f"attention: expected q [N, Lq, E], k [N, Lk, E] and v [N, Lk, Ev], got q{list(q.shape)}, "
+            f"k{list(k.shape)} and v{list(v.shape)}"
+        )
+    if heads < 1 or not (splits(q.shape[2]) and splits(v.shape[2])):
+        raise ShapeError(f"attention: {heads} heads do not split q{list(q.shape)} and v{list(v.shape)} evenly")
+    scores = (q.shape[0], heads, q.shape[1], k.shape[1])
+    if mask is not None:
+        try:
+            fits_scores = broadcast_shapes("attention", mask.shape, scores) == scores
+        except ShapeError:
+            fits_scores = False
+        if not fits_scores:
+            raise ShapeError(f"attention: the mask {list(mask.shape)} must broadcast to the scores {list(scores)}")
+    return Spec((q.shape[0], q.shape[1], v.shape[2]), q.dtype)
+
+
+attention_op = OpDef("attention", _attention_forward, None, _attention_infer, OPAQUE)
+
+
+@lowering("attention")
+def _attention_lowering(attrs, in_types, out_types):
+    heads, scale = attrs["heads"], attrs["scale"]
+    return lambda q, k, v, mask: _attention(q, k, v, mask, heads, scale)
+
+
 FUNCTIONAL = ["scaled_dot_product_attention", "sdpa"]

@@ -447,6 +447,14 @@ strided_slice_op = OpDef("strided_slice", _strided_forward, _strided_vjp, _strid
 """``index`` is one ``(start, stop, step)`` per leading axis, Python slice semantics."""
 
 
+@lowering("strided_slice")
+def _strided_lowering(attrs, in_types, out_types):
+    """The view alone, its slices made once (the projections ``fuse_attention`` merges are read
+    back through three of these per attention)."""
+    index = tuple(builtins.slice(*s) for s in attrs["index"])
+    return lambda x: x[index]
+
+
 def strided_slice(x, axes, starts, ends, strides, name=None):
     index = [(None, None, None)] * x.ndim
     for a, s, e, st in zip(_ints(axes), _ints(starts), _ints(ends), _ints(strides), strict=True):

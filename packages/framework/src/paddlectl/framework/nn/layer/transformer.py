@@ -10,6 +10,7 @@ from ...core.tensor import Tensor
 from ...errors import ShapeError
 from ...ops import activation as act
 from ...ops.dropout import dropout
+from ...ops.elementwise import cast
 from ...ops.linalg import matmul
 from ...ops.shape import reshape, transpose
 from .base import Layer
@@ -20,13 +21,14 @@ __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder"
 
 
 def _additive_mask(mask, dtype) -> Tensor | None:
-    """Paddle's convention: a bool/int mask keeps True/1 and blocks the rest with -1e9; a float mask is added."""
+    """Paddle's convention: a bool/int mask keeps True/1 and blocks the rest with -1e9; a float mask
+    is added. Tensor ops, so a mask fed to an exported model traces (reading it would not)."""
     if mask is None:
         return None
-    data = mask.numpy() if isinstance(mask, Tensor) else np.asarray(mask)
-    if data.dtype.kind in "biu":
-        data = (data.astype(dtype) - 1.0) * 1e9
-    return Tensor._wrap(data.astype(dtype, copy=False))
+    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    if np.dtype(mask.dtype).kind in "biu":
+        return (cast(mask, dtype) - 1.0) * 1e9
+    return mask if mask.dtype == dtype else cast(mask, dtype)
 
 
 class MultiHeadAttention(Layer):

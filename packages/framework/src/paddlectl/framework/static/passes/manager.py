@@ -17,6 +17,7 @@ from ..ir import Program
 from ..parser import parse_program
 from ..printer import print_program
 from ..verifier import VerifyError, verify
+from .attention import fuse_attention
 from .base import Pass, PassContext
 from .constant_fold import constant_fold
 from .cse import cse
@@ -40,6 +41,7 @@ PASSES: dict[str, Pass] = {
         Pass("fold_batchnorm", fold_batchnorm, "fold inference batch_norm into the conv2d / matmul(+add) before it"),
         Pass("cse", cse, "merge ops equal to an earlier one (same op, inputs and attrs)"),
         Pass("dce", dce, "drop ops whose results nothing reads, and unreferenced weights"),
+        Pass("fuse_attention", fuse_attention, "multi-head attention as one op; projections of one input as one GEMM"),
         Pass("fuse_elementwise", _fuse, "fuse elementwise chains into one generated Numba kernel each"),
         Pass("winograd", winograd, "give 3x3 stride-1 convs their Winograd-transformed filters (F(2x2, 3x3))"),
         Pass(
@@ -59,11 +61,14 @@ ALIASES = {
     "dead_code_elimination_pass": "dce",
     "fused_elementwise_pass": "fuse_elementwise",
     "memory_optimize_pass": "memory_plan",
+    "self_attention_fuse_pass": "fuse_attention",
+    "multihead_matmul_fuse_pass_v2": "fuse_attention",
 }
 """Paddle's pass names for the same jobs."""
 
 DEFAULT_PIPELINE = (
-    "constant_fold", "fold_batchnorm", "cse", "dce", "fuse_elementwise", "winograd", "fold_channel_scale", "memory_plan",
+    "constant_fold", "fold_batchnorm", "cse", "dce", "fuse_attention", "fuse_elementwise", "winograd",
+    "fold_channel_scale", "memory_plan",
 )  # fmt: skip
 
 
