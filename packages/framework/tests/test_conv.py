@@ -371,6 +371,23 @@ def test_one_channel_weight_grad_float32_sums_stay_accurate():
     np.testing.assert_allclose(grads[0], grads[1], rtol=2e-5, atol=1e-3)
 
 
+def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
+    """A batch split into chunks (two images each and a last single one) gives the one-pass result."""
+    from paddlectl.framework.kernels import winograd
+    from paddlectl.framework.ops import conv as conv_ops
+
+    x = rng.standard_normal((5, 8, 10, 7)).astype("float32")
+    w = rng.standard_normal((6, 8, 3, 3)).astype("float32")
+    u, pads, outs = winograd.weights(w), (1, 1, 1, 0), (10, 6)
+    whole = conv_ops._winograd(x, u, pads, outs)
+    per_image = 16 * 8 * 5 * 3 * 4  # channels x tiles x float32
+    monkeypatch.setattr(conv_ops, "_WINOGRAD_CHUNK_BYTES", 2 * per_image)
+    chunked = conv_ops._winograd(x, u, pads, outs)
+    np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-6 * np.abs(whole).max())
+    plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    np.testing.assert_allclose(chunked, plain, rtol=1e-4, atol=1e-5 * np.abs(plain).max())
+
+
 @pytest.mark.parametrize(
     "x_shape, o, pads",
     [((2, 5, 9, 13), 7, (1, 1, 1, 1)), ((1, 3, 6, 5), 4, (0, 0, 0, 0)), ((1, 2, 1, 1), 3, (1, 1, 1, 1)),

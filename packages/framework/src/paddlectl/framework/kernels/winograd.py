@@ -138,11 +138,10 @@ def _output_plane(out, m, rows, tile, b, o, o_ch, at, tw):
 
 
 @parallel_kernel
-def outputs(m, n, oh, ow, th, tw):
-    """The [N, O, oh, ow] result from the GEMMs' ``M[16*O, N*th*tw]`` (row ``k*O + o``)."""
-    o_ch = m.shape[0] // 16
+def outputs(m, out, th, tw):
+    """The [N, O, oh, ow] result, into ``out``, from the GEMMs' ``M[16*O, N*th*tw]`` (row ``k*O + o``)."""
+    n, o_ch = out.shape[0], out.shape[1]
     span = th * tw
-    out = np.empty((n, o_ch, oh, ow), dtype=m.dtype)
     tasks = n * o_ch
     parts = min(tasks, _PARTS)
     for part in prange(parts):
@@ -151,4 +150,3 @@ def outputs(m, n, oh, ow, th, tw):
         for task in range(part * tasks // parts, (part + 1) * tasks // parts):
             b, o = task // o_ch, task % o_ch
             _output_plane(out, m, rows, tile, b, o, o_ch, b * span, tw)
-    return out
