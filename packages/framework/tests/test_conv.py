@@ -371,6 +371,38 @@ def test_one_channel_weight_grad_float32_sums_stay_accurate():
     np.testing.assert_allclose(grads[0], grads[1], rtol=2e-5, atol=1e-3)
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, pads",
+    [((3, 6, 2, 2), (5, 6, 3, 3), (1, 1, 1, 1)), ((1, 4, 1, 2), (3, 4, 3, 3), (1, 1, 1, 1)),
+     ((2, 3, 1, 1), (4, 3, 3, 3), (1, 1, 1, 1)), ((2, 5, 2, 2), (3, 5, 5, 5), (2, 2, 2, 2)),
+     ((2, 3, 3, 2), (4, 3, 3, 2), (0, 0, 1, 0)), ((1, 2, 2, 2), (2, 2, 3, 3), (2, 0, 0, 2))],
+    ids=str,
+)  # fmt: skip
+def test_tap_gemms_equal_columns_on_tiny_planes(x_shape, w_shape, pads):
+    """One GEMM per tap over the outputs it reaches (the lowered path for planes of up to 4 outputs)
+    equals the column path, asymmetric padding and kernels larger than the image included."""
+    from paddlectl.framework.ops import conv as conv_ops
+
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal(w_shape).astype("float32")
+    outs = (x_shape[2] + pads[0] + pads[1] - w_shape[2] + 1, x_shape[3] + pads[2] + pads[3] - w_shape[3] + 1)
+    assert conv_ops._tap_gemms_pay(w_shape, (1, 1), (1, 1), 1, outs)
+    want = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    got = conv_ops._tap_gemms(x, np.ascontiguousarray(w.transpose(2, 3, 0, 1)), pads, outs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tap_major_weights_are_kept_only_for_a_read_only_weight():
+    from paddlectl.framework.ops.conv import _TapMajor
+
+    taps, w = _TapMajor(), rng.standard_normal((2, 3, 3, 3)).astype("float32")
+    first = taps(w)
+    w[0, 0, 1, 1] = 100.0  # a writeable weight may change between calls: never served stale
+    assert taps(w)[1, 1, 0, 0] == 100.0 and taps(w) is not taps(w)
+    w.flags.writeable = False
+    assert taps(w) is taps(w) and first.shape == (3, 3, 2, 3)
+
+
 def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
     """A batch split into chunks (two images each and a last single one) gives the one-pass result."""
     from paddlectl.framework.kernels import winograd
