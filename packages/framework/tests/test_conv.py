@@ -382,18 +382,19 @@ def test_tap_gemms_equal_columns_on_tiny_planes(x_shape, w_shape, pads):
     """One GEMM per tap over the outputs it reaches (the lowered path for planes of up to 4 outputs)
     equals the column path, asymmetric padding and kernels larger than the image included."""
     from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.ops import conv_inference
 
     x = rng.standard_normal(x_shape).astype("float32")
     w = rng.standard_normal(w_shape).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - w_shape[2] + 1, x_shape[3] + pads[2] + pads[3] - w_shape[3] + 1)
-    assert conv_ops._tap_gemms_pay(w_shape, (1, 1), (1, 1), 1, outs)
+    assert conv_inference._tap_gemms_pay(w_shape, (1, 1), (1, 1), 1, outs)
     want = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
-    got = conv_ops._tap_gemms(x, np.ascontiguousarray(w.transpose(2, 3, 0, 1)), pads, outs)
+    got = conv_inference._tap_gemms(x, np.ascontiguousarray(w.transpose(2, 3, 0, 1)), pads, outs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_tap_major_weights_are_kept_only_for_a_read_only_weight():
-    from paddlectl.framework.ops.conv import _TapMajor
+    from paddlectl.framework.ops.conv_inference import _TapMajor
 
     taps, w = _TapMajor(), rng.standard_normal((2, 3, 3, 3)).astype("float32")
     first = taps(w)
@@ -407,14 +408,15 @@ def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
     """A batch split into chunks (two images each and a last single one) gives the one-pass result."""
     from paddlectl.framework.kernels import winograd
     from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.ops import conv_inference
 
     x = rng.standard_normal((5, 8, 10, 7)).astype("float32")
     w = rng.standard_normal((6, 8, 3, 3)).astype("float32")
     u, pads, outs = winograd.weights(w), (1, 1, 1, 0), (10, 6)
-    whole = conv_ops._winograd(x, u, pads, outs)
+    whole = conv_inference._winograd(x, u, pads, outs)
     per_image = 16 * 8 * 5 * 3 * 4  # channels x tiles x float32
-    monkeypatch.setattr(conv_ops, "_WINOGRAD_CHUNK_BYTES", 2 * per_image)
-    chunked = conv_ops._winograd(x, u, pads, outs)
+    monkeypatch.setattr(conv_inference, "_WINOGRAD_CHUNK_BYTES", 2 * per_image)
+    chunked = conv_inference._winograd(x, u, pads, outs)
     np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-6 * np.abs(whole).max())
     plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
     np.testing.assert_allclose(chunked, plain, rtol=1e-4, atol=1e-5 * np.abs(plain).max())
@@ -432,15 +434,16 @@ def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     scale, on tiny layers) and under 2e-6 of the output's scale."""
     from paddlectl.framework.kernels import winograd
     from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.ops import conv_inference
 
-    monkeypatch.setattr(conv_ops, "_WINOGRAD_MIN_TILES", 1)
+    monkeypatch.setattr(conv_inference, "_WINOGRAD_MIN_TILES", 1)
     monkeypatch.setattr(conv_ops, "_DIRECT_MAX_OUT", 0)  # the baseline is the GEMM path
     local = np.random.default_rng(11)  # its own draws: the bounds below are about rounding, so fixed data
     x = local.standard_normal(x_shape).astype("float32")
     w = (local.standard_normal((o, x_shape[1], 3, 3)) / np.sqrt(9 * x_shape[1])).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2)
     truth = conv_ops._forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
-    got = conv_ops._winograd_conv(x, w, winograd.weights(w), pads, outs)
+    got = conv_inference._winograd_conv(x, w, winograd.weights(w), pads, outs)
     plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
     assert got.shape == truth.shape and got.dtype == np.float32
     scale = np.abs(truth).max()

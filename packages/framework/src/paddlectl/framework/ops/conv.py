@@ -11,7 +11,8 @@
 
 The transposed convolution is the input-gradient of a convolution and vice versa, so both ops are
 built from the same three computations: ``_forward`` (conv), ``_input_grad`` (its adjoint on x)
-and ``_weight_grad``. ``conv1d`` is ``conv2d`` on a height-1 image.
+and ``_weight_grad``. ``conv1d`` is ``conv2d`` on a height-1 image. What runs only at inference
+(the fixed-shape lowering, the ops the passes make) is in ``conv_inference``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ import numba
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels import parallel_allowed, winograd
+from ..kernels import parallel_allowed
 from ..kernels.conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
 from ..kernels.direct_conv import conv_direct
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
@@ -272,67 +272,6 @@ def _forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     return out, cols
 
 
-_TAP_GEMMS_MAX_OUTPUTS = 4
-"""Stride-1 convolutions with at most this many output pixels per image (ResNet18's layer4 on 64x64
-inputs: 2x2) run at known shapes as one GEMM per kernel tap over only the outputs that tap reaches
-(``_tap_gemms``): a padded 3x3 kernel on a 2x2 plane reaches 16 of its 36 (tap, output) pairs, and
-columns would multiply the other 20 zeros as well. Measured, one thread, 512 channels: batch 16
-1.83 against 3.86 ms, batch 1 0.38 against 0.78 ms; 256 channels at batch 16 0.32 against 1.03."""
-
-
-def _tap_gemms_pay(w_shape, stride, dil, groups, outs) -> bool:
-    plain = tuple(stride) == (1, 1) and tuple(dil) == (1, 1) and groups == 1
-    return plain and outs[0] * outs[1] <= _TAP_GEMMS_MAX_OUTPUTS and w_shape[2] * w_shape[3] > 1
-
-
-def _tap_gemms(x, taps, pads, outs):
-    """Stride-1 convolution with the weight tap-major (``taps`` [kh, kw, O, C]): the input laid out
-    as [C, H*W*N], each tap adds its [O, C] GEMM over the run of outputs it reaches (one run per
-    output row, or one for all rows where the tap keeps whole rows), so padding costs nothing."""
-    n, c, h, w = x.shape
-    kh, kw, o, _ = taps.shape
-    oh, ow = outs
-    columns = np.ascontiguousarray(x.transpose(1, 2, 3, 0)).reshape(c, h * w * n)
-    out = np.zeros((o, oh * ow * n), dtype=x.dtype)
-    product = np.empty_like(out)
-    for i, j in np.ndindex(kh, kw):
-        dy, dx = i - pads[0], j - pads[2]
-        y0, y1, x0, x1 = max(0, -dy), min(oh, h - dy), max(0, -dx), min(ow, w - dx)
-        if y0 >= y1 or x0 >= x1:
-            continue
-        whole_rows = (x0, x1) == (0, ow) and w == ow
-        for y, rows in [(y0, y1 - y0)] if whole_rows else [(y, 1) for y in range(y0, y1)]:
-            size, src, dst = rows * (x1 - x0) * n, ((y + dy) * w + x0 + dx) * n, (y * ow + x0) * n
-            np.matmul(taps[i, j], columns[:, src : src + size], out=product[:, :size])
-            out[:, dst : dst + size] += product[:, :size]
-    return np.ascontiguousarray(out.reshape(o, oh, ow, n).transpose(3, 0, 1, 2))
-
-
-class _TapMajor:
-    """A conv weight as [kh, kw, O, C] (each tap's [O, C] matrix contiguous for its GEMM): kept for
-    a read-only weight (a loaded model's weights never change), made anew for a writeable one."""
-
-    def __init__(self) -> None:
-        self._held = (None, None)  # (weight, its taps), one tuple so threads never see half of it
-
-    def __call__(self, w: np.ndarray) -> np.ndarray:
-        held = self._held
-        if held[0] is w:
-            return held[1]
-        taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
-        if not w.flags.writeable:
-            self._held = (w, taps)
-        return taps
-
-
-def _lowered_forward(w_shape, stride, pads, dil, groups, outs):
-    """``run(x, w)`` for an NCHW convolution at known shapes: tap GEMMs where they pay, else ``_forward``."""
-    if _tap_gemms_pay(w_shape, stride, dil, groups, outs):
-        taps = _TapMajor()
-        return lambda x, w: _tap_gemms(x, taps(w), pads, outs)
-    return lambda x, w: _forward(x, w, stride, pads, dil, groups, outs)[0]
-
-
 def _taps_apart(kernel, stride, pads, dil, outs, sizes) -> bool:
     """Whether each input pixel is read by exactly one output and tap (the kernel is the stride, no
     padding or dilation, the input tiles exactly): the adjoint is then one GEMM per image and a
@@ -504,19 +443,6 @@ def _conv2d_infer(x: Spec, w: Spec, bias, stride, padding, dilation, groups, dat
 conv2d_op = OpDef("conv2d", _conv2d_forward, _conv2d_vjp, _conv2d_infer, OPAQUE)
 
 
-@lowering("conv2d")
-def _conv2d_lowering(attrs, in_types, out_types):
-    """NCHW at known shapes: checks and geometry (padding rules, output size) done once; a run is
-    ``_forward`` and the bias."""
-    (x_shape, _), (w_shape, _) = in_types[:2]
-    if attrs["data_format"] != "NCHW":
-        return None
-    stride, groups = attrs["stride"], attrs["groups"]
-    pads, dil, outs = _conv_geometry(x_shape, w_shape, stride, attrs["padding"], attrs["dilation"], "NCHW")
-    run = _lowered_forward(w_shape, stride, pads, dil, groups, outs)
-    return lambda x, w, bias: _add_bias(run(x, w), bias, "NCHW")
-
-
 def _attrs(op, stride, padding, dilation, groups, data_format):
     return dict(
         stride=as_tuple(op, "stride", stride, 2),
@@ -627,123 +553,6 @@ def conv2d_transpose(
         output_size = as_tuple("conv2d_transpose", "output_size", output_size, 2)
     attrs["output_size"] = output_size
     return conv2d_transpose_op(x, weight, bias, **attrs)
-
-
-# ----- conv2d_winograd (inference only: made by the ``winograd`` pass) ------------------------------
-
-_WINOGRAD_MIN_TILES = 4
-_WINOGRAD_MAX_BYTES = 16 << 20
-"""Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (4x4 planes), while one
-image's transformed input (16x its tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``. Measured on
-one thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.09-0.12 vs 0.19-0.22 ms at
-batch 1 and 2.1-2.6 vs 2.6-2.8 ms at batch 16, its 128-channel 8x8 ones 0.12-0.14 vs 0.26-0.31 ms
-and 1.6-2.3 vs 2.7 ms, its 256-channel 4x4 ones 0.13-0.18 vs 0.22 ms and 2.1-2.5 vs 2.3-2.5 ms; on
-2x2 planes (one tile) it is slower (0.69 vs 0.56 ms). Past 32 MB (``core.allocator``'s mmap
-threshold) every call's fresh buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms
-to transform, against 1.9 ms at 92x92."""
-
-_WINOGRAD_CHUNK_BYTES = 512 << 10
-"""A batch is transformed, multiplied and transformed back a chunk of images at a time, each
-chunk's transformed input about this size, so it and the GEMMs' result are still in the core's
-cache when the next step reads them. Batch 16, one thread, in-process A/B (ms): 64 channels at
-16x16 1.56 against 2.05 whole, at 32x32 6.4 against 8.7; 128 channels at 8x8 and 256 at 4x4 equal
-within noise (their 1-4 MB transformed filters are re-read per chunk). 256 KB and 1-2 MB chunks
-were slower or equal."""
-
-
-def _winograd_pays(x_shape, outs) -> bool:
-    th, tw = winograd.tiles(*outs)
-    return th * tw >= _WINOGRAD_MIN_TILES and 16 * x_shape[1] * th * tw * 4 <= _WINOGRAD_MAX_BYTES
-
-
-def _winograd_conv(x, w, u, padding, outs):
-    """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
-    where that pays at this size, else ``_forward``."""
-    if not _winograd_pays(x.shape, outs):
-        return _forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
-    return _winograd(x, u, padding, outs)
-
-
-def _winograd(x, u, padding, outs):
-    """Input transform, 16 GEMMs, output transform, a chunk of images at a time."""
-    th, tw = winograd.tiles(*outs)
-    x = np.ascontiguousarray(x)
-    n, c = x.shape[:2]
-    out = np.empty((n, u.shape[1], *outs), dtype=x.dtype)
-    per = max(1, _WINOGRAD_CHUNK_BYTES // (16 * c * th * tw * x.itemsize))
-    for b in range(0, n, per):
-        v = winograd.inputs(x[b : b + per], padding[0], padding[2], th, tw)
-        m = np.matmul(u, v.reshape(16, c, -1))
-        winograd.outputs(m.reshape(16 * u.shape[1], -1), out[b : b + per], th, tw)
-    return out
-
-
-def _winograd_outs(x_shape, padding):
-    pt, pb, pl, pr = padding
-    return out_size(x_shape[2], 3, 1, pt, pb), out_size(x_shape[3], 3, 1, pl, pr)
-
-
-def _winograd_forward(ctx, x, w, u, bias, padding):
-    return _add_bias(_winograd_conv(x, w, u, padding, _winograd_outs(x.shape, padding)), bias, "NCHW")
-
-
-def _winograd_infer(x: Spec, w: Spec, u: Spec, bias, padding) -> Spec:
-    if len(x.shape) != 4 or tuple(w.shape[1:]) != (x.shape[1], 3, 3) or tuple(u.shape) != (16, *w.shape[:2]):
-        raise ShapeError(
-            f"conv2d_winograd: expected x [N, C, H, W], 3x3 filters [O, C, 3, 3] and their transform "
-            f"[16, O, C], got x{list(x.shape)}, {list(w.shape)} and {list(u.shape)}"
-        )
-    return Spec((x.shape[0], w.shape[0], *_winograd_outs(x.shape, padding)), x.dtype)
-
-
-conv2d_winograd_op = OpDef("conv2d_winograd", _winograd_forward, None, _winograd_infer, OPAQUE)
-
-
-@lowering("conv2d_winograd")
-def _winograd_lowering(attrs, in_types, out_types):
-    """At known sizes: the output size and the choice of path made once."""
-    padding, x_shape, w_shape = attrs["padding"], in_types[0][0], in_types[1][0]
-    outs = _winograd_outs(x_shape, padding)
-    if _winograd_pays(x_shape, outs):
-        return lambda x, w, u, bias: _add_bias(_winograd(x, u, padding, outs), bias, "NCHW")
-    run = _lowered_forward(w_shape, (1, 1), padding, (1, 1), 1, outs)
-    return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
-
-
-# ----- conv2d_scaled: a 1x1 conv of a per-channel-scaled input ---------------------------------------
-
-
-def _scaled(x, s, w, bias):
-    """``conv2d(x * s, w) + bias`` for a 1x1, stride-1, unpadded ``w`` and a per-image channel scale
-    ``s`` [N or 1, C, 1, 1], as ``(w * s[n]) @ x[n]``: scaling the [O, C] weight per image is O*C
-    products, scaling the input C*H*W (a squeeze-excite block's multiply: 40 us of PP-OCR cls's
-    [6, 200, 2, 96] activations, a whole pass over them, for 6 x 6400 weight products here)."""
-    n, c = x.shape[:2]
-    scaled = w.reshape(w.shape[0], c) * s.reshape(s.shape[0], 1, c)
-    out = np.matmul(scaled, np.ascontiguousarray(x).reshape(n, c, -1)).reshape(n, w.shape[0], *x.shape[2:])
-    return _add_bias(out, bias, "NCHW")
-
-
-def _scaled_forward(ctx, x, s, w, bias):
-    return _scaled(x, s, w, bias)
-
-
-def _scaled_infer(x: Spec, s: Spec, w: Spec, bias) -> Spec:
-    scale_ok = len(s.shape) == 4 and s.shape[0] in (1, x.shape[0]) and tuple(s.shape[1:]) == (x.shape[1], 1, 1)
-    if len(x.shape) != 4 or tuple(w.shape[1:]) != (x.shape[1], 1, 1) or not scale_ok:
-        raise ShapeError(
-            f"conv2d_scaled: expected x [N, C, H, W], a scale [N or 1, C, 1, 1] and 1x1 filters [O, C, 1, 1], "
-            f"got x{list(x.shape)}, {list(s.shape)} and {list(w.shape)}"
-        )
-    return Spec((x.shape[0], w.shape[0], *x.shape[2:]), x.dtype)
-
-
-conv2d_scaled_op = OpDef("conv2d_scaled", _scaled_forward, None, _scaled_infer, OPAQUE)
-
-
-@lowering("conv2d_scaled")
-def _scaled_lowering(attrs, in_types, out_types):
-    return _scaled
 
 
 # ----- conv1d ------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 ``conv2d(multiply(x, s), w, b)``, with ``s`` [N or 1, C, 1, 1] against ``x`` [N, C, H, W] (a
 squeeze-excite block's gate) and a 1x1, stride-1, unpadded, single-group NCHW ``w``, becomes
 ``conv2d_scaled(x, s, w, b)``, which scales the weight per image instead of the activations
-(``ops.conv._scaled``). Only where the product has no other reader: the multiply then goes.
+(``ops.conv_inference._scaled``). Only where the product has no other reader: the multiply then goes.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``conv2d(x, w, b)`` (NCHW, 3x3, stride 1, undilated, one group, explicit padding, a known weight
 with at least ``MIN_CHANNELS`` outputs) becomes ``conv2d_winograd(x, w, u, b)`` with ``u = G w G^T``
 (``kernels.winograd.weights``). The op picks Winograd F(2x2, 3x3) or the plain convolution per input
-size when a size is first seen (``ops.conv._winograd_pays``), so symbolic sizes are fine. Layers with
+size when a size is first seen (``ops.conv_inference._winograd_pays``), so symbolic sizes are fine. Layers with
 fewer outputs stay plain: their GEMMs are too short to gain (PP-OCR det's 24-channel convs run the
 direct kernel on two threads).
 """
