@@ -119,7 +119,9 @@ def _projection(value, attention, readers, program, ctx):
     if not _is(op, "matmul", transpose_x=False, transpose_y=False) or op.outputs[0].dtype != value.dtype:
         return None
     weight = known_array(op.inputs[1], program, ctx)
-    if weight is None or weight.ndim != 2 or (bias is not None and bias.shape != weight.shape[1:]):
+    if weight is None or weight.ndim != 2 or weight.dtype != value.dtype:
+        return None
+    if bias is not None and (bias.shape != weight.shape[1:] or bias.dtype != value.dtype):
         return None
     return op.inputs[0], weight, bias, producer(op.inputs[1]).attrs.get("name", "projection")
 
