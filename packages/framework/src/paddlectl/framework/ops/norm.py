@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef
 from ..core.shapes import same_as_first
 from ..errors import ShapeError
@@ -158,6 +159,25 @@ def _ln_vjp(ctx, g):
 
 
 layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE)
+
+
+@lowering("layer_norm")
+def _ln_lowering(attrs, in_types, out_types):
+    """At known shapes, for float32/64 inputs with both affine parameters: the kernel alone, its row
+    view and parameter checks worked out once (~5 us of a transformer layer norm's ~11)."""
+    (shape, dtype), weight, bias = in_types
+    n = math.prod(shape[attrs.get("begin_axis", -1) :])
+    if dtype not in (np.float32, np.float64) or weight is None or bias is None:
+        return None
+    if math.prod(weight[0]) != n or math.prod(bias[0]) != n or weight[1] != dtype or bias[1] != dtype:
+        return None
+    epsilon = attrs.get("epsilon", 1e-5)
+
+    def run(x, w, b):
+        rows = np.ascontiguousarray(x).reshape(-1, n)
+        return K.layer_norm_fwd(rows, w.reshape(-1), b.reshape(-1), epsilon, True)[0].reshape(shape)
+
+    return run
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
