@@ -393,15 +393,21 @@ def test_tap_gemms_equal_columns_on_tiny_planes(x_shape, w_shape, pads):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_tap_major_weights_are_kept_only_for_a_read_only_weight():
-    from paddlectl.framework.ops.conv_inference import _TapMajor
+def test_tap_major_weights_are_kept_only_for_a_read_only_weight_and_dropped_with_it():
+    import gc
 
-    taps, w = _TapMajor(), rng.standard_normal((2, 3, 3, 3)).astype("float32")
-    first = taps(w)
+    from paddlectl.framework.ops.conv_inference import _TAP_MAJOR, _tap_major
+
+    w = rng.standard_normal((2, 3, 3, 3)).astype("float32")
+    first = _tap_major(w)
     w[0, 0, 1, 1] = 100.0  # a writeable weight may change between calls: never served stale
-    assert taps(w)[1, 1, 0, 0] == 100.0 and taps(w) is not taps(w)
+    assert _tap_major(w)[1, 1, 0, 0] == 100.0 and _tap_major(w) is not _tap_major(w)
     w.flags.writeable = False
-    assert taps(w) is taps(w) and first.shape == (3, 3, 2, 3)
+    assert _tap_major(w) is _tap_major(w) and first.shape == (3, 3, 2, 3) and id(w) in _TAP_MAJOR
+    key = id(w)
+    del w
+    gc.collect()
+    assert key not in _TAP_MAJOR
 
 
 def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):

@@ -10,6 +10,8 @@ None of these has a gradient: they serve predictors and loaded models, whose wei
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..core.lowering import lowering
@@ -57,28 +59,29 @@ def _tap_gemms(x, taps, pads, outs):
     return np.ascontiguousarray(out.reshape(o, oh, ow, n).transpose(3, 0, 1, 2))
 
 
-class _TapMajor:
-    """A conv weight as [kh, kw, O, C] (each tap's [O, C] matrix contiguous for its GEMM): kept for
-    a read-only weight (a loaded model's weights never change), made anew for a writeable one."""
+_TAP_MAJOR: dict[int, tuple] = {}
+"""id(weight) -> (a weak reference to it, its tap-major copy): one copy per read-only weight, shared
+by every input shape's lowering (a model fed many image sizes keeps one, not one per size), and
+dropped with the weight."""
 
-    def __init__(self) -> None:
-        self._held = (None, None)  # (weight, its taps), one tuple so threads never see half of it
 
-    def __call__(self, w: np.ndarray) -> np.ndarray:
-        held = self._held
-        if held[0] is w:
-            return held[1]
-        taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
-        if not w.flags.writeable:
-            self._held = (w, taps)
-        return taps
+def _tap_major(w: np.ndarray) -> np.ndarray:
+    """A conv weight as [kh, kw, O, C] (each tap's [O, C] matrix contiguous for its GEMM): kept for a
+    read-only weight (a loaded model's weights never change), made anew for a writeable one."""
+    held = _TAP_MAJOR.get(id(w))
+    if held is not None and held[0]() is w:
+        return held[1]
+    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
+    if not w.flags.writeable:
+        key = id(w)
+        _TAP_MAJOR[key] = (weakref.ref(w, lambda _, key=key: _TAP_MAJOR.pop(key, None)), taps)
+    return taps
 
 
 def _lowered_forward(w_shape, stride, pads, dil, groups, outs):
     """``run(x, w)`` for an NCHW convolution at known shapes: tap GEMMs where they pay, else ``_forward``."""
     if _tap_gemms_pay(w_shape, stride, dil, groups, outs):
-        taps = _TapMajor()
-        return lambda x, w: _tap_gemms(x, taps(w), pads, outs)
+        return lambda x, w: _tap_gemms(x, _tap_major(w), pads, outs)
     return lambda x, w: _forward(x, w, stride, pads, dil, groups, outs)[0]
 
 
