@@ -87,8 +87,8 @@ def _lowered_forward(w_shape, stride, pads, dil, groups, outs):
 
 @lowering("conv2d")
 def _conv2d_lowering(attrs, in_types, out_types):
-    """NCHW at known shapes: checks and geometry (padding rules, output size) done once; a run is
-    ``_forward`` and the bias."""
+    """NCHW at known shapes: checks, geometry (padding rules, output size) and the path done once; a
+    run is that path (``_lowered_forward``) and the bias."""
     (x_shape, _), (w_shape, _) = in_types[:2]
     if attrs["data_format"] != "NCHW":
         return None
