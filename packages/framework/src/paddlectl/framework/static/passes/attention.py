@@ -23,16 +23,10 @@ import os
 import numpy as np
 
 from ..ir import Operation, Program
-from .base import add_param, known_array, producer, users
+from .base import add_param, known_array, producer, sole_reader, users
 from .dce import dce
 
 _HEAD_PERM = (0, 2, 1, 3)
-
-
-def _sole_reader(value, readers):
-    """The one op reading ``value``, else None."""
-    found = readers.get(id(value), [])
-    return found[0] if len(found) == 1 and isinstance(found[0], Operation) else None
 
 
 def _is(op, name: str, **attrs) -> bool:
@@ -84,14 +78,14 @@ def _match(softmax, readers, program, ctx):
     ``softmax``, each intermediate read only by the next step; else None."""
     if _attr(softmax, "axis") not in (-1, 3) or len(softmax.inputs[0].shape) != 4:
         return None
-    mixed = _sole_reader(softmax.outputs[0], readers)
+    mixed = sole_reader(softmax.outputs[0], readers)
     merge = (
-        _sole_reader(mixed.outputs[0], readers) if _is(mixed, "matmul", transpose_x=False, transpose_y=False) else None
+        sole_reader(mixed.outputs[0], readers) if _is(mixed, "matmul", transpose_x=False, transpose_y=False) else None
     )
-    merged = _sole_reader(merge.outputs[0], readers) if _is(merge, "transpose", perm=_HEAD_PERM) else None
+    merged = sole_reader(merge.outputs[0], readers) if _is(merge, "transpose", perm=_HEAD_PERM) else None
     if not _is(merged, "reshape") or mixed.inputs[0] is not softmax.outputs[0]:
         return None
-    scores = _scores(softmax.inputs[0], program, ctx) if _sole_reader(softmax.inputs[0], readers) else None
+    scores = _scores(softmax.inputs[0], program, ctx) if sole_reader(softmax.inputs[0], readers) else None
     if scores is None:
         return None
     q, k, mask, scale = scores
@@ -107,13 +101,13 @@ def _match(softmax, readers, program, ctx):
 def _projection(value, attention, readers, program, ctx):
     """(x, weight, bias or None) where ``value`` = x @ weight [+ bias], read only by ``attention``,
     with a known [K, E] weight and [E] bias; else None."""
-    if readers.get(id(value), []) != [attention]:
+    if sole_reader(value, readers) is not attention:
         return None
     op, bias = producer(value), None
     if _is(op, "add"):
         for product, other in (op.inputs, op.inputs[::-1]):
             known = known_array(other, program, ctx)
-            if known is not None and known.ndim == 1 and _sole_reader(product, readers) is op:
+            if known is not None and known.ndim == 1 and sole_reader(product, readers) is op:
                 op, bias = producer(product), known
                 break
     if not _is(op, "matmul", transpose_x=False, transpose_y=False) or op.outputs[0].dtype != value.dtype:
@@ -164,6 +158,8 @@ def fuse_attention(program: Program, ctx) -> int:
             op, inputs, attrs = found
             op.name, op.inputs, op.attrs = "attention", inputs, attrs
             fused.append(op)
+    if not fused:
+        return 0
     dce(program, ctx)  # the chains the attention ops replaced
     readers = users(program)
     merged = 0

@@ -49,6 +49,13 @@ def users(program: Program) -> dict[int, list]:
     return found
 
 
+def sole_reader(value, readers: dict[int, list]) -> Operation | None:
+    """The one op reading ``value`` (``readers`` from :func:`users`), else None: what a pass checks
+    before it folds a value into its reader and drops the op making it."""
+    found = readers.get(id(value), [])
+    return found[0] if len(found) == 1 and isinstance(found[0], Operation) else None
+
+
 def producer(value) -> Operation | None:
     """The op defining ``value`` (None for a block argument)."""
     return value.owner if isinstance(value.owner, Operation) else None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Operation, Program
-from .base import add_param, known_array, producer, users
+from .base import add_param, known_array, producer, sole_reader, users
 
 
 def _is_inference_bn(op) -> bool:
@@ -45,10 +45,6 @@ def _affine(op, program: Program, ctx):
         return None
     s = g / np.sqrt(v + float(op.attrs.get("epsilon", 1e-5)))
     return s, b - m * s
-
-
-def _only_reader(value, op, use_map) -> bool:
-    return use_map.get(id(value), []) == [op]
 
 
 def _scale_output_channels(conv, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -90,7 +86,7 @@ def _conv_of(add, use_map):
     conv = producer(add.inputs[0])
     if conv is None or conv.name not in ("conv2d", "conv2d_transpose"):
         return None
-    return conv if _only_reader(conv.outputs[0], add, use_map) else None
+    return conv if sole_reader(conv.outputs[0], use_map) is add else None
 
 
 def _fold_conv_add(program, ctx, bn, add, conv, s, shift) -> bool:
@@ -116,7 +112,7 @@ def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     """``last`` is a matmul, or an add(matmul, bias) whose matmul only it reads."""
     add = last if last.name == "add" else None
     mm = producer(add.inputs[0]) if add else last
-    if mm is None or mm.name != "matmul" or (add and not _only_reader(mm.outputs[0], add, use_map)):
+    if mm is None or mm.name != "matmul" or (add and sole_reader(mm.outputs[0], use_map) is not add):
         return False
     if len(mm.outputs[0].shape) != 2 or bn.attrs.get("channels_last", False):
         return False  # the channel (axis 1 of [N, C]) must be the matmul's last axis
@@ -147,7 +143,7 @@ def fold_batchnorm(program: Program, ctx) -> int:
     for bn in [op for op in program.walk() if _is_inference_bn(op)]:
         use_map = users(program)
         prev = producer(bn.inputs[0])
-        if prev is None or prev.parent is not bn.parent or not _only_reader(bn.inputs[0], bn, use_map):
+        if prev is None or prev.parent is not bn.parent or sole_reader(bn.inputs[0], use_map) is not bn:
             continue
         affine = _affine(bn, program, ctx)
         if affine is None:

@@ -9,7 +9,7 @@ squeeze-excite block's gate) and a 1x1, stride-1, unpadded, single-group NCHW ``
 from __future__ import annotations
 
 from ..ir import Program
-from .base import producer, unit_stride_padding, users
+from .base import producer, sole_reader, unit_stride_padding, users
 
 
 def _pointwise(conv) -> bool:
@@ -34,7 +34,7 @@ def fold_channel_scale(program: Program, ctx) -> int:
         multiply = producer(conv.inputs[0])
         if multiply is None or multiply.name != "multiply" or not _pointwise(conv):
             continue
-        if readers.get(id(multiply.outputs[0]), []) != [conv] or multiply.parent is not conv.parent:
+        if sole_reader(multiply.outputs[0], readers) is not conv or multiply.parent is not conv.parent:
             continue
         pair = _split_scale(multiply)
         if pair is None:
