@@ -25,9 +25,12 @@ class OptimizedModel:
     """The optimised program and its executor (both shared read-only by predictor clones) and reports.
     With a memory plan, or ``memory_optim``, each result is freed after its last use."""
 
-    def __init__(self, program: Program, ir_optim: bool, disabled=(), memory_optim: bool = False) -> None:
+    def __init__(
+        self, program: Program, ir_optim: bool, disabled=(), memory_optim: bool = False, threads: int = 1
+    ) -> None:
         self.source = program
-        self.result: OptimizeResult | None = PassManager(disabled=disabled).run(program) if ir_optim else None
+        passes = PassManager(disabled=disabled, threads=threads)
+        self.result: OptimizeResult | None = passes.run(program) if ir_optim else None
         self.program = self.result.program if self.result is not None else program
         self._plans: dict[tuple, MemoryPlan] = {}
         self._lock = threading.Lock()

@@ -89,7 +89,11 @@ class Predictor:
         self._config = config
         self._saved = saved if saved is not None else _load(config.model_dir())
         self._model = _model or OptimizedModel(
-            self._saved.program, config.ir_optim(), config.disabled_passes, config.memory_optim_enabled()
+            self._saved.program,
+            config.ir_optim(),
+            config.disabled_passes,
+            config.memory_optim_enabled(),
+            config.cpu_math_library_num_threads(),
         )
         meta = self._saved.meta
         self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}

@@ -31,6 +31,7 @@ class PassContext:
     """Inputs to the passes (which params may be folded) and what they leave behind."""
 
     foldable: Callable[[str], bool] = lambda name: True
+    threads: int = 1  # the predictor's thread count (Config.set_cpu_math_library_num_threads)
     compile_report: Any = None  # set by fuse_elementwise (compiler.report.CompileReport)
     memory: Any = None  # set by memory_plan (passes.memory_plan.MemoryPlanner)
     notes: dict = field(default_factory=dict)

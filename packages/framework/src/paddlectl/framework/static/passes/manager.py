@@ -22,6 +22,7 @@ from .base import Pass, PassContext
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
+from .fc import fuse_fc
 from .fold_batchnorm import fold_batchnorm
 from .memory_plan import memory_plan
 from .scale_fold import fold_channel_scale
@@ -42,6 +43,7 @@ PASSES: dict[str, Pass] = {
         Pass("cse", cse, "merge ops equal to an earlier one (same op, inputs and attrs)"),
         Pass("dce", dce, "drop ops whose results nothing reads, and unreferenced weights"),
         Pass("fuse_attention", fuse_attention, "multi-head attention as one op; projections of one input as one GEMM"),
+        Pass("fuse_fc", fuse_fc, "matmul by a known weight (+ bias, relu) as one packed-weight kernel (one thread)"),
         Pass("fuse_elementwise", _fuse, "fuse elementwise chains into one generated Numba kernel each"),
         Pass("winograd", winograd, "give 3x3 stride-1 convs their Winograd-transformed filters (F(2x2, 3x3))"),
         Pass(
@@ -63,11 +65,12 @@ ALIASES = {
     "memory_optimize_pass": "memory_plan",
     "self_attention_fuse_pass": "fuse_attention",
     "multihead_matmul_fuse_pass_v2": "fuse_attention",
+    "fc_fuse_pass": "fuse_fc",
 }
 """Paddle's pass names for the same jobs."""
 
 DEFAULT_PIPELINE = (
-    "constant_fold", "fold_batchnorm", "cse", "dce", "fuse_attention", "fuse_elementwise", "winograd",
+    "constant_fold", "fold_batchnorm", "cse", "dce", "fuse_attention", "fuse_fc", "fuse_elementwise", "winograd",
     "fold_channel_scale", "memory_plan",
 )  # fmt: skip
 
@@ -113,19 +116,23 @@ class OptimizeResult:
 
 
 class PassManager:
-    """Runs ``pipeline`` minus ``disabled`` (names or Paddle aliases) on a copy of a program."""
+    """Runs ``pipeline`` minus ``disabled`` (names or Paddle aliases) on a copy of a program, for a
+    predictor of ``threads`` threads."""
 
-    def __init__(self, pipeline=DEFAULT_PIPELINE, disabled=(), foldable=None) -> None:
+    def __init__(self, pipeline=DEFAULT_PIPELINE, disabled=(), foldable=None, threads: int = 1) -> None:
         self.pipeline = [resolve(n) for n in pipeline]
         self.disabled = {resolve(n) for n in disabled}
         self.foldable = foldable
+        self.threads = threads
 
     def run(self, program: Program, bindings: dict | None = None) -> OptimizeResult:
         """Optimise a copy of ``program``; ``bindings`` first fix symbolic dims to sizes."""
         work = (
             specialize(program, bindings) if bindings else parse_program(print_program(program), dict(program.weights))
         )
-        ctx = PassContext() if self.foldable is None else PassContext(foldable=self.foldable)
+        ctx = PassContext(threads=self.threads)
+        if self.foldable is not None:
+            ctx.foldable = self.foldable
         result = OptimizeResult(work, context=ctx)
         for name in self.pipeline:
             if name in self.disabled:

@@ -1,0 +1,54 @@
+"""``fc``: ``act(x @ W + b)`` against a weight packed once for ``kernels.gemm``'s micro-kernel (as
+Paddle's inference ``fc`` op), made by the ``fuse_fc`` pass from a matmul by a known float32
+weight, the bias add and the relu after it. No gradient: it serves predictors, whose weights are
+constants."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.lowering import lowering
+from ..core.op import OPAQUE, OpDef, Spec
+from ..errors import DTypeError, ShapeError
+from ..kernels import gemm
+
+ACTIVATIONS = ("", "relu")
+
+
+def _fc(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
+    rows = x.reshape(-1, packed.shape[1] - 1)
+    if rows.strides[1] != rows.itemsize:
+        rows = np.ascontiguousarray(rows)
+    out = np.empty((rows.shape[0], n), np.float32)
+    gemm.fc(rows, packed, n, relu, out)
+    return out.reshape(*x.shape[:-1], n)
+
+
+def _fc_forward(ctx, x, packed, n, activation=""):
+    return _fc(x, packed, n, activation == "relu")
+
+
+def _fc_infer(x: Spec, packed: Spec, n, activation="") -> Spec:
+    if np.dtype(x.dtype) != np.float32 or np.dtype(packed.dtype) != np.float32:
+        raise DTypeError(f"fc: x and the packed weight must be float32, got {x.dtype} and {packed.dtype}")
+    k = x.shape[-1] if x.shape else None
+    panels = packed.shape[0]
+    if len(packed.shape) != 3 or packed.shape[2] != gemm.NR or (isinstance(panels, int) and panels * gemm.NR < n):
+        raise ShapeError(
+            f"fc: the packed weight must be [panels, K + 1, {gemm.NR}] holding {n} columns (kernels.gemm.pack on "
+            f"this CPU), got {list(packed.shape)}; repack the [K, N] weight with kernels.gemm.pack"
+        )
+    if k is None or (isinstance(k, int) and isinstance(packed.shape[1], int) and k + 1 != packed.shape[1]):
+        raise ShapeError(f"fc: x{list(x.shape)}'s last dim must be K = {packed.shape[1]} - 1 of the packed weight")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"fc: activation must be one of {ACTIVATIONS}, got {activation!r}")
+    return Spec((*x.shape[:-1], n), x.dtype)
+
+
+fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE)
+
+
+@lowering("fc")
+def _fc_lowering(attrs, in_types, out_types):
+    n, relu = attrs["n"], attrs.get("activation", "") == "relu"
+    return lambda x, packed: _fc(x, packed, n, relu)

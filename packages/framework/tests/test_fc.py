@@ -1,0 +1,168 @@
+"""The packed-weight GEMM (``kernels.gemm``), the ``fc`` op it serves and the ``fuse_fc`` pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paddlectl.framework as paddle
+from paddlectl.framework import inference, jit, nn
+from paddlectl.framework.core.op import Spec
+from paddlectl.framework.errors import DTypeError, ShapeError
+from paddlectl.framework.jit import InputSpec
+from paddlectl.framework.jit.input_spec import signatures
+from paddlectl.framework.kernels import gemm
+from paddlectl.framework.ops.fc import fc_op
+from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static.passes import PassManager
+from paddlectl.framework.static.trace import trace
+
+RNG = np.random.default_rng(0)
+F32 = np.dtype("float32")
+
+
+def _data(*shape, dtype="float32"):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _reference(x, w, b, relu):
+    out = x.astype(np.float64) @ w.astype(np.float64) + (0.0 if b is None else b)
+    return np.maximum(out, 0.0) if relu else out
+
+
+# ----- the kernel --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [0, 1, 5, gemm.MR, 7, 64, 500])  # 500 rows of 300 span two row blocks
+@pytest.mark.parametrize("k", [0, 1, 300])
+@pytest.mark.parametrize("n", [1, 10, gemm.NR, gemm.NR + 1, 2 * gemm.NR + 30])
+def test_fc_kernel_matches_a_float64_product(m, k, n):
+    """Every row count (full tiles, a last short tile), every column count (full panels, a last
+    panel of one to all vectors), K = 0 (the bias alone), with and without bias and relu."""
+    x, w, b = _data(m, k), _data(k, n), _data(n)
+    for bias, relu in ((b, True), (None, False)):
+        out = np.full((m, n), np.nan, np.float32)
+        gemm.fc(x, gemm.pack(w, bias), n, relu, out)
+        want = _reference(x, w, bias, relu)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(want).max(initial=0.0)))
+
+
+def test_fc_kernel_relu_keeps_nan_as_the_relu_op_does():
+    x, w = np.array([[1.0, np.nan], [1.0, 0.0]], np.float32), np.array([[-1.0], [1.0]], np.float32)
+    out = np.empty((2, 1), np.float32)
+    gemm.fc(x, gemm.pack(w), 1, True, out)
+    want = paddle.nn.functional.relu(paddle.to_tensor(x @ w)).numpy()
+    np.testing.assert_array_equal(out, want)
+    assert np.isnan(out[0, 0]) and out[1, 0] == 0.0
+
+
+def test_fc_kernel_reads_rows_with_a_stride():
+    wide = _data(40, 3 * 50)
+    x, w = wide[:, 50:100], _data(50, 70)
+    assert not x.flags.c_contiguous
+    out = np.empty((40, 70), np.float32)
+    gemm.fc(x, gemm.pack(w), 70, False, out)
+    np.testing.assert_allclose(out, _reference(x, w, None, False), rtol=1e-5, atol=1e-4)
+
+
+def test_pack_lays_out_panels_with_their_bias_first():
+    w, b = _data(3, gemm.NR + 2), _data(gemm.NR + 2)
+    packed = gemm.pack(w, b)
+    assert packed.shape == (2, 4, gemm.NR) and packed.dtype == F32 and packed.flags.c_contiguous
+    np.testing.assert_array_equal(packed[1, 0, :2], b[gemm.NR :])
+    np.testing.assert_array_equal(packed[1, 1:, :2], w[:, gemm.NR :])
+    np.testing.assert_array_equal(packed[0, 1:], w[:, : gemm.NR])
+    assert not packed[1, :, 2:].any()  # padding past N
+
+
+# ----- the op ------------------------------------------------------------------------------------
+
+
+def test_fc_op_names_what_it_cannot_take():
+    packed = Spec((2, 9, gemm.NR), F32)
+    assert fc_op.infer(Spec(("N", 5, 8), F32), packed, n=70).shape == ("N", 5, 70)
+    with pytest.raises(DTypeError, match="must be float32"):
+        fc_op.infer(Spec((5, 8), np.dtype("float64")), packed, n=70)
+    with pytest.raises(ShapeError, match="last dim must be K = 9 - 1"):
+        fc_op.infer(Spec((5, 7), F32), packed, n=70)
+    with pytest.raises(ShapeError, match="kernels.gemm.pack"):
+        fc_op.infer(Spec((5, 8), F32), Spec((2, 9, gemm.NR // 2), F32), n=70)
+    with pytest.raises(ShapeError, match="holding 200 columns"):
+        fc_op.infer(Spec((5, 8), F32), packed, n=200)
+    with pytest.raises(ValueError, match="activation must be one of"):
+        fc_op.infer(Spec((5, 8), F32), packed, n=70, activation="gelu")
+
+
+# ----- the pass ----------------------------------------------------------------------------------
+
+
+class Mixed(nn.Layer):
+    """Each form the pass meets: linear + relu, a linear without bias, a product by a transposed
+    weight, a product read twice (its bias add must stay outside), and a float64 product."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.plain = nn.Linear(8, 70), nn.Linear(70, 20, bias_attr=False)
+        self.tied = self.create_parameter([12, 20])  # used as its transpose, as a tied embedding is
+        self.shared = self.create_parameter([12, 6])
+        self.shared_bias = self.create_parameter([6], is_bias=True)
+        self.wide_weight = self.create_parameter([12, 3], dtype="float64")
+
+    def forward(self, x):
+        h = paddle.matmul(self.plain(nn.functional.relu(self.first(x))), self.tied, transpose_y=True)
+        product = paddle.matmul(h, self.shared)
+        wide = paddle.matmul(paddle.cast(h, "float64"), self.wide_weight)
+        return product + self.shared_bias, product * 2.0, wide
+
+
+def _mixed_program():
+    paddle.seed(1)
+    layer = Mixed()
+    layer.eval()
+    program, _ = trace(layer.forward, signatures([InputSpec([None, 5, 8], "float32", "x")]), layer=layer)
+    return layer, program
+
+
+def test_fuse_fc_takes_products_by_known_float32_weights_with_their_bias_and_relu():
+    layer, program = _mixed_program()
+    result = PassManager(pipeline=["fuse_fc"]).run(program)
+    fcs = [op for op in result.program.walk() if op.name == "fc"]
+    assert result.records[0].changed == 4
+    assert [(op.attrs["n"], op.attrs["activation"]) for op in fcs] == [(70, "relu"), (20, ""), (12, ""), (6, "")]
+    names = [op.name for op in result.program.walk()]
+    assert names.count("matmul") == 1 and names.count("add") == 1 and "relu" not in names  # float64; shared's bias
+    text = print_program(result.program)
+    again = parse_program(text, result.program.weights)
+    assert again == result.program and print_program(again) == text
+    for batch in (1, 7):
+        x = _data(batch, 5, 8)
+        with paddle.no_grad():
+            expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
+        for out, want in zip(Executor(result.program).run([x]), expected, strict=True):
+            np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_fc_is_for_one_thread():
+    _, program = _mixed_program()
+    result = PassManager(pipeline=["fuse_fc"], threads=2).run(program)
+    assert result.records[0].changed == 0 and "fc" not in [op.name for op in result.program.walk()]
+
+
+def test_predictor_uses_fc_at_one_thread_only(tmp_path):
+    paddle.seed(2)
+    layer = nn.Sequential(nn.Linear(6, 33), nn.ReLU(), nn.Linear(33, 4))
+    layer.eval()
+    path = str(tmp_path / "mlp")
+    jit.save(layer, path, input_spec=[InputSpec([None, 6], "float32", "x")])
+    x = _data(9, 6)
+    with paddle.no_grad():
+        expected = layer(paddle.to_tensor(x)).numpy()
+    for threads, has_fc in ((1, True), (2, False)):
+        config = inference.Config(path)
+        config.set_cpu_math_library_num_threads(threads)
+        predictor = inference.create_predictor(config)
+        assert ("fc" in [op.name for op in predictor.optimized_program.walk()]) == has_fc
+        np.testing.assert_allclose(predictor.run([x])[0], expected, rtol=1e-5, atol=1e-5)
+    paddle_name = inference.Config(path)
+    paddle_name.delete_pass("fc_fuse_pass")
+    assert "fuse_fc           off" in inference.create_predictor(paddle_name).pass_report()
