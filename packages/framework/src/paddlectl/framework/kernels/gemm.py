@@ -153,7 +153,7 @@ _TILE = _tile_intrinsic(VECTORS)
 _TILE_1, _TILE_2, _TILE_3 = (_tile_intrinsic(v) for v in (1, 2, 3))  # a last, narrower panel
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _panel(a, packed, n, relu, out, p, r0, r1):
     """Rows r0..r1 of panel ``p``'s columns; the last, partial panel through a scratch tile."""
     k = a.shape[1]
@@ -175,7 +175,9 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
             _TILE_3(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
         else:
             _TILE(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
-        out[i0 : i0 + rows, full * NR :] = scratch[:rows, :rest]
+        for r in range(rows):  # element loops: a 2-D slice copy costs Numba seconds to compile
+            for j in range(rest):
+                out[i0 + r, full * NR + j] = scratch[r, j]
 
 
 @njit(cache=True, nogil=True)
