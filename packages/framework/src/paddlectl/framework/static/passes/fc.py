@@ -46,9 +46,9 @@ def fuse_fc(program: Program, ctx) -> int:
         w = _weight(matmul, program, ctx)
         if w is None:
             continue
-        last, bias, activation = matmul, None, ""
-        reader = sole_reader(last.outputs[0], readers)
-        bias = _bias(reader, last.outputs[0], program, ctx, w.shape[1])
+        last, activation = matmul, ""
+        reader = sole_reader(matmul.outputs[0], readers)
+        bias = _bias(reader, matmul.outputs[0], program, ctx, w.shape[1])
         if bias is not None:
             last, reader = reader, sole_reader(reader.outputs[0], readers)
         if reader is not None and reader.name == "relu":
