@@ -63,10 +63,10 @@ def _data(context, builder, array_type, array):
     return cgutils.create_struct_proxy(array_type)(context, builder, value=array).data
 
 
-def _tile_intrinsic(vectors: int):
+def _tile_intrinsic(vectors: int, height: int = MR):
     """``tile(a, lda, row0, rows, panel, k, c, ldc, crow0, col0, relu)``: ``c[crow0 + r, col0:col0 +
-    vectors*LANES] = act(bias + a[row0 + r, :k] @ weight)`` for r < rows <= MR, the panel's bias and
-    weight read from the flat packed array at ``panel`` (its element offset). Rows past ``rows``
+    vectors*LANES] = act(bias + a[row0 + r, :k] @ weight)`` for r < rows <= height, the panel's bias
+    and weight read from the flat packed array at ``panel`` (its element offset). Rows past ``rows``
     repeat the last row's loads and are not stored, so one kernel serves every row count."""
     vec = ir.VectorType(_F32, LANES)
     splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
@@ -103,7 +103,7 @@ def _tile_intrinsic(vectors: int):
             row_ptrs = [
                 builder.gep(a_ptr, [builder.mul(builder.add(row0_, builder.select(
                     builder.icmp_signed("<", const(r), rows_), const(r), last)), lda_)])
-                for r in range(MR)
+                for r in range(height)
             ]  # fmt: skip
             bias = vectors_at(panel_)
             entry = builder.block
@@ -113,12 +113,12 @@ def _tile_intrinsic(vectors: int):
             builder.position_at_end(loop)
             kk = builder.phi(_I64)
             kk.add_incoming(const(0), entry)
-            accs = [builder.phi(vec) for _ in range(MR * vectors)]
+            accs = [builder.phi(vec) for _ in range(height * vectors)]
             for i, acc in enumerate(accs):
                 acc.add_incoming(bias[i % vectors], entry)
             weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(NR))))
             updated = []
-            for r in range(MR):
+            for r in range(height):
                 a_rk = broadcast(builder.load(builder.gep(row_ptrs[r], [kk])))
                 updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
             next_k = builder.add(kk, const(1))
@@ -128,12 +128,12 @@ def _tile_intrinsic(vectors: int):
             builder.cbranch(builder.icmp_signed("<", next_k, k_), loop, done)
 
             builder.position_at_end(done)
-            results = [builder.phi(vec) for _ in range(MR * vectors)]
+            results = [builder.phi(vec) for _ in range(height * vectors)]
             for i, result in enumerate(results):
                 result.add_incoming(bias[i % vectors], entry)
                 result.add_incoming(updated[i], loop)
             zero = ir.Constant(vec, [0.0] * LANES)
-            for r in range(MR):
+            for r in range(height):
                 with builder.if_then(builder.icmp_signed("<", const(r), rows_)):
                     out = builder.gep(c_ptr, [builder.add(builder.mul(builder.add(crow0_, const(r)), ldc_), col0_)])
                     for v in range(vectors):
@@ -151,6 +151,8 @@ def _tile_intrinsic(vectors: int):
 
 _TILE = _tile_intrinsic(VECTORS)
 _TILE_1, _TILE_2, _TILE_3 = (_tile_intrinsic(v) for v in (1, 2, 3))  # a last, narrower panel
+_ROW = _tile_intrinsic(VECTORS, 1)
+"""One row (a batch-1 dense layer): the full tile would do MR times its multiply-adds."""
 
 
 @njit(cache=True, nogil=True)
@@ -160,14 +162,19 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
     lda, start, full = a.strides[0] // 4, p * (k + 1) * NR, n // NR
     if p < full:
         for i0 in range(r0, r1, MR):
-            _TILE(a, lda, i0, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
+            if r1 - i0 == 1:
+                _ROW(a, lda, i0, 1, packed, start, k, out, n, i0, p * NR, relu)
+            else:
+                _TILE(a, lda, i0, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
         return
     rest = n - full * NR
     vectors = -(-rest // LANES)
     scratch = np.empty((MR, NR), np.float32)  # the columns past n have nowhere to go
     for i0 in range(r0, r1, MR):
         rows = min(MR, r1 - i0)
-        if vectors == 1:
+        if rows == 1:
+            _ROW(a, lda, i0, 1, packed, start, k, scratch, NR, 0, 0, relu)
+        elif vectors == 1:
             _TILE_1(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
         elif vectors == 2:
             _TILE_2(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
