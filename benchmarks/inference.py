@@ -307,6 +307,7 @@ def worker(framework: str, workload: str, workdir: str, threads: int, seconds: f
             "kernels_compiled": report.compiled,
             "kernel_cache_hits": report.cache_hits,
             "planned_bytes": predictor.planned_bytes([shape]),
+            "fc_ops": [op.name for op in predictor.optimized_program.walk()].count("fc"),
         }
 
         def run():
@@ -503,7 +504,7 @@ def main() -> None:
             console.print(
                 f"{workload}: {flops[workload] / 1e9:.3f} GFLOP per run; paddlectl fused {r['fused_groups']} groups "
                 f"({r['kernels_compiled']} kernels compiled on first load, {r['kernel_cache_hits']} cache hits), "
-                f"planned intermediates {r['planned_bytes'] / 2**20:.2f} MiB"
+                f"{r['fc_ops']} fc ops (packed-weight GEMMs), planned intermediates {r['planned_bytes'] / 2**20:.2f} MiB"
             )
     if args.json:
         with open(args.json, "w") as handle:
