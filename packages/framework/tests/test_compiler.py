@@ -182,6 +182,23 @@ def test_fusion_ends_a_group_with_a_trailing_reduction_only_where_legal():
         np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+def test_a_reduction_over_every_axis_ends_its_group():
+    """``paddle.mean(x)`` has ``axis=None``: every axis, which are the last ones (the pass used to
+    fail on it, so no program with a whole-tensor mean after an elementwise op could be optimised)."""
+
+    def f(x):
+        return paddle.mean(paddle.exp(x) * 2.0), paddle.sum(paddle.abs(x) + 1.0, keepdim=True)
+
+    program = _trace(f, [None, 5, 6])
+    result = PassManager(pipeline=["fuse_elementwise"]).run(program)
+    fused = _fused_ops(result.program)
+    assert [(op.attrs["reduce"], list(op.attrs["axis"])) for op in fused] == [("mean", [0, 1, 2]), ("sum", [0, 1, 2])]
+    x = RNG.standard_normal((4, 5, 6)).astype("float32")
+    for got, want in zip(Executor(result.program).run([x]), Executor(program).run([x]), strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 def test_a_conv_read_twice_by_its_activation_gives_its_bias_to_the_group():
     """Hardswish reads the conv's output twice (``x * relu6(x + 3) / 6``): the bias add still joins
     the activation's group, and a reader that is not elementwise keeps the bias on the conv."""

@@ -65,8 +65,15 @@ def _trailing_reduce(op) -> bool:
     x = op.inputs[0]
     if x.dtype not in _FLOATS or op.outputs[0].dtype != x.dtype or op.attrs.get("dtype") not in (None, x.dtype.name):
         return False
-    axes = sorted(normalize_axes(op.name, op.attrs.get("axis"), len(x.shape)))
+    axes = _reduced_axes(op)
     return bool(axes) and axes == list(range(len(x.shape) - len(axes), len(x.shape)))
+
+
+def _reduced_axes(op) -> list[int]:
+    """A reduction's axes, sorted and non-negative; all of them for ``axis=None`` (``paddle.mean(x)``)."""
+    ndim = len(op.inputs[0].shape)
+    axes = normalize_axes(op.name, op.attrs.get("axis"), ndim)
+    return list(range(ndim)) if axes is None else sorted(axes)
 
 
 def _grow(root, block, use_map, taken: set) -> list[Operation]:
@@ -119,7 +126,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     attrs = {"body": body, "ops": [op.name for op in ops], "dtype": out.dtype}
     reduce = root.name if root.name in REDUCTIONS else None
     if reduce:
-        attrs.update(reduce=reduce, axis=root.attrs.get("axis"), keepdim=bool(root.attrs.get("keepdim", False)))
+        attrs.update(reduce=reduce, axis=_reduced_axes(root), keepdim=bool(root.attrs.get("keepdim", False)))
     epilogue = None
     if reduce is None:
         for i, leaf in enumerate(leaves):
