@@ -98,3 +98,36 @@ def test_time_major_and_bad_input():
     assert out.shape == [7, 2, 3] and h.shape == [1, 2, 3]
     with pytest.raises(ShapeError, match="expected input"):
         lstm(paddle.randn([7, 2, 5]))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "LSTMCell"])
+def test_recurrent_models_export_with_a_symbolic_batch(tmp_path, kind):
+    """Without initial states the op starts from zeros itself, so the traced program holds no
+    batch-sized constant (it did, and a symbolic batch was refused) and one export serves every batch."""
+    from paddlectl.framework import inference, jit
+    from paddlectl.framework.jit import InputSpec
+
+    class Model(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            cell = kind == "LSTMCell"
+            self.rnn = paddle.nn.LSTMCell(4, 5) if cell else getattr(paddle.nn, kind)(4, 5, direction="bidirect")
+
+        def forward(self, x):
+            out, state = self.rnn(x)
+            last = state[1] if isinstance(state, tuple) else state
+            return out, last
+
+    paddle.seed(0)
+    layer = Model()
+    layer.eval()
+    spec = [None, 4] if kind == "LSTMCell" else [None, 7, 4]
+    path = str(tmp_path / "rnn")
+    jit.save(layer, path, input_spec=[InputSpec(spec, "float32", "x")])
+    predictor = inference.create_predictor(inference.Config(path))
+    for batch in (1, 5):
+        x = RNG.standard_normal([batch, *spec[1:]]).astype("float32")
+        with paddle.no_grad():
+            expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
+        for got, want in zip(predictor.run([x]), expected, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

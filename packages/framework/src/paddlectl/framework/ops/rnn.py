@@ -3,7 +3,9 @@ call and one backward (BPTT) call, so the tape holds one node, not one per time 
 
 Gate layouts follow Paddle: LSTM [i, f, g, o], GRU [r, z, c] (reset applied after the hidden
 matmul), SimpleRNN a single tanh/relu gate. Inputs are batch-major [B, T, I]; ``mask`` [B, T]
-(from sequence lengths) freezes the state and zeroes the output past each sequence's end.
+(from sequence lengths) freezes the state and zeroes the output past each sequence's end. An
+absent initial state (``h0``/``c0`` None) is zeros, made inside the op: a traced program then holds
+no batch-sized constant, so its batch dim stays symbolic.
 """
 
 from __future__ import annotations
@@ -33,13 +35,13 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     first = T if reverse else 0
     hs = np.empty((B, T + 1, H), dtype)
-    hs[:, first] = h0
+    hs[:, first] = 0 if h0 is None else h0
     ys = np.empty((B, T, H), dtype)
     gates = np.empty((B, T, G), dtype)
     cs = aux = None
     if cell == "lstm":
         cs = np.empty_like(hs)
-        cs[:, first] = c0
+        cs[:, first] = 0 if c0 is None else c0
         aux = np.empty_like(ys)
     elif cell == "gru":
         aux = np.empty_like(ys)
@@ -102,7 +104,7 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] else None, None
 
 
-def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0: Spec, c0, mask, cell, reverse=False):
+def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
     B, T = x.shape[0], x.shape[1]
     H = w_hh.shape[1]
     y = Spec((B, T, H), x.dtype)
@@ -113,13 +115,12 @@ def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0: Spec, c0, mask, 
 rnn_layer_op = OpDef("rnn_layer", _rnn_forward, _rnn_vjp, _rnn_infer, OPAQUE)
 
 
-def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0=None, mask=None, cell: str = "lstm", reverse: bool = False):
-    """Run one recurrent layer in one direction over a batch-major sequence.
+def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0=None, c0=None, mask=None, cell: str = "lstm", reverse: bool = False):
+    """Run one recurrent layer in one direction over a batch-major sequence, from ``h0`` (and for
+    LSTM ``c0``) [B, H], zeros where None.
 
     Returns (outputs [B, T, H], last hidden [B, H]) and, for LSTM, the last cell state.
     """
     if cell not in GATES:
         raise ValueError(f"rnn_layer: cell must be one of {sorted(GATES)}, got {cell!r}")
-    if cell == "lstm" and c0 is None:
-        raise ValueError("rnn_layer: an LSTM needs an initial cell state c0 (zeros for none)")
     return rnn_layer_op(x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell=cell, reverse=bool(reverse))

@@ -12,7 +12,6 @@ import numpy as np
 
 from ...core.tensor import Tensor
 from ...errors import ShapeError
-from ...ops.creation import zeros
 from ...ops.rnn import GATES, rnn_layer
 from ...ops.shape import concat, stack, transpose, unsqueeze
 from .. import initializer as init
@@ -79,11 +78,11 @@ class RNNBase(Layer):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
                 _cell_params(self, suffix, layer_input, hidden_size, GATES[self.cell], attrs)
 
-    def _initial(self, initial_states, batch: int, dtype):
+    def _initial(self, initial_states, batch: int):
+        """The given initial states, checked; None for zeros (which the op makes: see ``ops.rnn``)."""
         count = self.num_layers * self.num_directions
         if initial_states is None:
-            h = zeros([count, batch, self.hidden_size], dtype=dtype)
-            return (h, zeros([count, batch, self.hidden_size], dtype=dtype)) if self.cell == "lstm" else (h,)
+            return None
         states = tuple(initial_states) if isinstance(initial_states, list | tuple) else (initial_states,)
         for s in states:
             if s.shape != [count, batch, self.hidden_size]:
@@ -99,18 +98,19 @@ class RNNBase(Layer):
             )
         x = transpose(inputs, [1, 0, 2]) if self.time_major else inputs
         batch, steps = x.shape[0], x.shape[1]
-        states = self._initial(initial_states, batch, x.dtype)
+        states = self._initial(initial_states, batch)
         mask = _lengths_mask(sequence_length, batch, steps, x.dtype)
-        finals = [[] for _ in states]
+        finals = [[] for _ in range(2 if self.cell == "lstm" else 1)]
         for layer in range(self.num_layers):
             outputs = []
             for d in range(self.num_directions):
                 k = layer * self.num_directions + d
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
                 p = self._parameters
+                h0, c0 = (None, None) if states is None else (states[0][k], states[1][k] if len(states) > 1 else None)
                 result = rnn_layer(
                     x, p["weight_ih" + suffix], p["weight_hh" + suffix], p["bias_ih" + suffix], p["bias_hh" + suffix],
-                    states[0][k], states[1][k] if len(states) > 1 else None, mask, cell=self.cell, reverse=bool(d),
+                    h0, c0, mask, cell=self.cell, reverse=bool(d),
                 )  # fmt: skip
                 outputs.append(result[0])
                 for slot, value in zip(finals, result[1:], strict=True):
@@ -167,11 +167,10 @@ class _Cell(Layer):
         )
 
     def forward(self, inputs, states=None):
-        batch = inputs.shape[0]
         if states is None:
-            h = zeros([batch, self.hidden_size], dtype=inputs.dtype)
-            states = (h, zeros([batch, self.hidden_size], dtype=inputs.dtype)) if self.cell == "lstm" else h
-        h0, c0 = states if self.cell == "lstm" else (states, None)
+            h0 = c0 = None  # zeros, made by the op
+        else:
+            h0, c0 = states if self.cell == "lstm" else (states, None)
         result = rnn_layer(
             unsqueeze(inputs, 1),
             self.weight_ih,
