@@ -7,7 +7,7 @@ import pytest
 
 import paddlectl.framework as paddle
 from paddlectl.framework import jit, nn
-from paddlectl.framework.errors import ConversionError
+from paddlectl.framework.errors import ConversionError, ShapeError
 from paddlectl.framework.jit import InputSpec, to_static
 from paddlectl.framework.static import parse_program, print_program
 from paddlectl.framework.vision.models import LeNet, mobilenet_v3_small, resnet18
@@ -96,6 +96,23 @@ def test_reshape_with_symbolic_batch_and_minus_one():
     for n in (1, 5):
         x = _data(n, 6, 4)
         np.testing.assert_array_equal(fn(x).numpy(), (x * 2.0).reshape(-1, 8))
+
+
+def test_expand_keeps_a_symbolic_batch():
+    """-1, and the traced batch size given back as an int, keep x's dim: the op records -1 there
+    (it recorded the example size, and a symbolic batch was refused)."""
+
+    def f(x):
+        tiled = paddle.expand(paddle.unsqueeze(x, 1), [-1, 3, 4, 6])
+        return tiled.sum(axis=1) + paddle.expand(x[:, :1, :], [x.shape[0], 4, 6])
+
+    fn = to_static(f, input_spec=[InputSpec([None, 4, 6], "float32", "x")])
+    assert fn.program.outputs[0].shape == ("N", 4, 6)
+    for n in (1, 5):
+        x = _data(n, 4, 6)
+        np.testing.assert_allclose(fn(x).numpy(), f(paddle.to_tensor(x)).numpy(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ShapeError, match="cannot expand"):
+        paddle.expand(paddle.to_tensor(_data(2, 3)), [2, 4])
 
 
 def test_pad_and_interpolate_on_symbolic_h_w():

@@ -319,19 +319,27 @@ def tile(x, repeat_times, name=None):
     return tile_op(x, reps=reps)
 
 
+def _expanded(x_shape: tuple, shape) -> tuple:
+    """``shape`` with each -1 (keep x's dim, aligned from the right) resolved; dims may be symbolic."""
+    lead = len(shape) - len(x_shape)
+    return tuple(x_shape[i - lead] if d == -1 else d for i, d in enumerate(shape))
+
+
 def _expand_forward(ctx, x, shape):
     ctx.save(x.shape)
-    return np.array(np.broadcast_to(x, shape))
+    return np.array(np.broadcast_to(x, _expanded(x.shape, shape)))
 
 
 def _expand_infer(x: Spec, shape) -> Spec:
-    return Spec(tuple(shape), x.dtype)
+    return Spec(_expanded(tuple(x.shape), shape), x.dtype)
 
 
 expand_op = OpDef("expand", _expand_forward, lambda ctx, g: unbroadcast(g, ctx.saved[0]), _expand_infer, BROADCAST)
 
 
 def expand(x, shape, name=None):
+    """Broadcast ``x`` to ``shape`` (-1 keeps x's dim). The op records -1 wherever x's dim is kept,
+    also where it was given as a size (``x.shape[0]``), so a traced batch dim stays symbolic."""
     target = _ints(shape)
     lead = len(target) - x.ndim
     if lead < 0:
@@ -345,7 +353,7 @@ def expand(x, shape, name=None):
             d = have
         if have is not None and have != 1 and have != d:
             raise ShapeError(f"expand: cannot expand x{x.shape} to {target}: dim {i} is {have}, not 1 or {d}")
-        out.append(d)
+        out.append(-1 if d == have else d)
     return expand_op(x, shape=tuple(out))
 
 
