@@ -98,6 +98,31 @@ def test_reshape_with_symbolic_batch_and_minus_one():
         np.testing.assert_array_equal(fn(x).numpy(), (x * 2.0).reshape(-1, 8))
 
 
+def test_reshape_by_the_traced_batch_size_and_like_tensors_keep_a_symbolic_batch():
+    """``reshape(x, [x.shape[0], -1])`` records 0 (copy) where the size equals x's dim, and
+    ``zeros_like``/``ones_like``/``full_like`` are an op of x, not a constant of the example size:
+    both made a symbolic batch fail to trace. The fill values survive the IR text, -inf included."""
+
+    def f(x):
+        flat = paddle.reshape(x, [x.shape[0], -1])
+        floor = paddle.full_like(flat, float("-inf"))
+        count = paddle.ones_like(flat, dtype="int64").sum(axis=-1)
+        return paddle.maximum(flat, floor) + paddle.zeros_like(flat), count, paddle.full_like(flat, True, "bool")
+
+    fn = to_static(f, input_spec=[InputSpec([None, 4, 6], "float32", "x")])
+    assert [v.shape for v in fn.program.outputs] == [("N", 24), ("N",), ("N", 24)]
+    text = print_program(fn.program)
+    assert "full_like(" in text and parse_program(text, fn.program.weights) == fn.program
+    for n in (1, 5):
+        x = _data(n, 4, 6)
+        got = [t.numpy() for t in fn(x)]
+        np.testing.assert_array_equal(got[0], x.reshape(n, -1))
+        np.testing.assert_array_equal(got[1], np.full(n, 24))
+        assert got[1].dtype == np.int64 and got[2].dtype == np.bool_ and got[2].all()
+    eager = paddle.zeros_like(paddle.to_tensor(_data(2, 3), stop_gradient=False))
+    assert eager.stop_gradient and eager.dtype == paddle.float32 and not eager.numpy().any()
+
+
 def test_expand_keeps_a_symbolic_batch():
     """-1, and the traced batch size given back as an int, keep x's dim: the op records -1 there
     (it recorded the example size, and a symbolic batch was refused)."""

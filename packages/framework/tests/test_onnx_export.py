@@ -96,6 +96,18 @@ def test_imported_onnx_exports_back(tmp_path):
     assert [i.name for i in onnx.load(out).graph.output] == ["y"]
 
 
+def test_like_tensors_export_as_constant_of_shape(tmp_path):
+    def f(x):
+        return paddle.maximum(x, paddle.full_like(x, -0.5)) + paddle.ones_like(x) * 2.0
+
+    program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    out = export_onnx(program, tmp_path / "like")
+    for n in (1, 3):
+        x = RNG.standard_normal((n, 4)).astype("float32")
+        np.testing.assert_allclose(_ort(out, x), np.maximum(x, -0.5) + 2.0, rtol=1e-6)
+
+
 def test_ops_without_onnx_form_are_named(tmp_path):
     def f(x):
         return paddle.cumsum(x, axis=1) + paddle.argsort(x, axis=1).astype("float32")

@@ -215,6 +215,11 @@ def _cast(e, op, ins, out, dtype):
     e.node("Cast", ins, out, to=helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))
 
 
+def _full_like(e, op, ins, out, value, dtype):
+    fill = numpy_helper.from_array(np.array([value], np.dtype(dtype)))
+    e.node("ConstantOfShape", e.node("Shape", ins), out, value=fill)
+
+
 def _dropout(e, op, ins, out, **attrs):
     e.node("Identity", ins[:1], out)
 
@@ -288,7 +293,7 @@ EMITTERS = {
     "softmax": _softmax("Softmax"), "log_softmax": _softmax("LogSoftmax"),
     "conv2d": _conv, "conv2d_transpose": _conv, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
     "max_pool2d": _pool, "avg_pool2d": _pool, "matmul": _matmul, "reshape": _reshape, "transpose": _transpose,
-    "concat": _concat, "cast": _cast, "dropout": _dropout, "getitem": _getitem, "interpolate": _interpolate,
+    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _dropout, "getitem": _getitem, "interpolate": _interpolate,
     "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"), "max": _reduce("ReduceMax"),
     "min": _reduce("ReduceMin"),
 }  # fmt: skip

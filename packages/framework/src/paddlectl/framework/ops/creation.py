@@ -1,4 +1,6 @@
-"""Creation functions: they make new leaf tensors, so they are plain functions rather than ops."""
+"""Creation functions: they make new leaf tensors, so they are plain functions rather than ops,
+except ``zeros_like``/``ones_like``/``full_like``: their shape is another tensor's, so as an op
+(``full_like``, no gradient) they trace with that tensor's symbolic dims."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import numpy as np
 
 from ..core.dispatch import as_array
 from ..core.dtype import convert_dtype, get_default_dtype
+from ..core.op import OPAQUE, OpDef, Spec
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import random as _random
@@ -67,19 +70,30 @@ def _like(x: Tensor, dtype):
     return x.shape, convert_dtype(dtype) if dtype is not None else x.dtype
 
 
-def zeros_like(x, dtype=None, name=None) -> Tensor:
-    shape, dt = _like(x, dtype)
-    return _new(np.zeros(shape, dtype=dt))
+def _full_like_forward(ctx, x, value, dtype):
+    return np.full(x.shape, value, dtype=dtype)
 
 
-def ones_like(x, dtype=None, name=None) -> Tensor:
-    shape, dt = _like(x, dtype)
-    return _new(np.ones(shape, dtype=dt))
+def _full_like_infer(x: Spec, value, dtype) -> Spec:
+    return Spec(tuple(x.shape), np.dtype(dtype))
+
+
+full_like_op = OpDef("full_like", _full_like_forward, None, _full_like_infer, OPAQUE)
 
 
 def full_like(x, fill_value, dtype=None, name=None) -> Tensor:
-    shape, dt = _like(x, dtype)
-    return _new(np.full(shape, fill_value, dtype=dt))
+    dt = convert_dtype(dtype) if dtype is not None else x.dtype
+    value = _scalar(fill_value)
+    value = bool(value) if dt.kind == "b" else int(value) if dt.kind in "iu" else float(value)
+    return full_like_op(x, value=value, dtype=dt)
+
+
+def zeros_like(x, dtype=None, name=None) -> Tensor:
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None, name=None) -> Tensor:
+    return full_like(x, 1, dtype)
 
 
 def empty_like(x, dtype=None, name=None) -> Tensor:

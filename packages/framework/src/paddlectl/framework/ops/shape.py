@@ -70,11 +70,14 @@ def _reshape_lowering(attrs, in_types, out_types):
 
 
 def reshape(x, shape, name=None):
-    """Paddle's reshape; the op keeps 0 and -1 unresolved so a traced program stays shape-generic."""
+    """Paddle's reshape; the op keeps 0 and -1 unresolved so a traced program stays shape-generic,
+    and records 0 (copy) where a size equals x's dim at the same position, so ``reshape(x,
+    [x.shape[0], -1])`` keeps a traced batch symbolic."""
     if isinstance(shape, Tensor):
         shape = shape.tolist()
     dims = tuple(int(d.item()) if isinstance(d, Tensor) else int(d) for d in shape)
     _resolve_shape("reshape", tuple(x.shape), dims)  # eager check: errors surface at the call
+    dims = tuple(0 if i < x.ndim and d > 0 and d == x.shape[i] else d for i, d in enumerate(dims))
     return reshape_op(x, shape=dims)
 
 
