@@ -1,4 +1,5 @@
-"""squeeze/unsqueeze are ops of their own, so traced programs keep the other dims symbolic."""
+"""squeeze/unsqueeze are ops of their own (and unbind squeezes), so traced programs keep the other
+dims symbolic."""
 
 import numpy as np
 
@@ -25,3 +26,11 @@ def test_unsqueeze_inserts_one_axis_after_another_and_gradients_flow(gradcheck):
     assert paddle.unsqueeze(paddle.zeros([2, 3]), [1, 3]).shape == [2, 1, 3, 1]
     assert paddle.zeros([1, 3, 1]).squeeze(axis=[0, 1]).shape == [3, 1]
     gradcheck(lambda t: paddle.unsqueeze(t, [0, -1]).squeeze(0) * 2, np.random.default_rng(0).standard_normal((2, 3)))
+
+
+def test_unbind_traces_with_a_symbolic_batch(tmp_path):
+    """Each part drops the axis with a squeeze; a reshape to the example shape froze the batch."""
+    fn = paddle.jit.to_static(lambda x: sum(paddle.unbind(x, axis=1)), input_spec=[paddle.jit.InputSpec([None, 3, 4])])
+    for batch in (1, 5):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 4)).astype("float32")
+        np.testing.assert_allclose(fn(x).numpy(), x.sum(axis=1), rtol=1e-6)

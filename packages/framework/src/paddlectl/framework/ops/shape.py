@@ -279,10 +279,9 @@ def chunk(x, chunks, axis=0, name=None):
 
 def unbind(input, axis=0):  # noqa: A002 - Paddle's name
     axis = normalize_axis("unbind", _axis_arg(axis), input.ndim)
-    shape = input.shape[:axis] + input.shape[axis + 1 :]
     if input.shape[axis] == 0:
         return []
-    return [reshape_op(part, shape=tuple(shape)) for part in split(input, input.shape[axis], axis)]
+    return [squeeze_op(part, axes=(axis,)) for part in split(input, input.shape[axis], axis)]
 
 
 # ----- tile / expand -------------------------------------------------------------------------
