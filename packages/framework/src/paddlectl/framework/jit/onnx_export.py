@@ -293,9 +293,9 @@ EMITTERS = {
     "softmax": _softmax("Softmax"), "log_softmax": _softmax("LogSoftmax"),
     "conv2d": _conv, "conv2d_transpose": _conv, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
     "max_pool2d": _pool, "avg_pool2d": _pool, "matmul": _matmul, "reshape": _reshape, "transpose": _transpose,
-    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _dropout, "getitem": _getitem, "interpolate": _interpolate,
-    "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"), "max": _reduce("ReduceMax"),
-    "min": _reduce("ReduceMin"),
+    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _dropout, "getitem": _getitem,
+    "interpolate": _interpolate, "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
+    "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"),
 }  # fmt: skip
 
 
