@@ -82,7 +82,7 @@ full_like_op = OpDef("full_like", _full_like_forward, None, _full_like_infer, OP
 
 
 def full_like(x, fill_value, dtype=None, name=None) -> Tensor:
-    dt = convert_dtype(dtype) if dtype is not None else x.dtype
+    _, dt = _like(x, dtype)
     value = _scalar(fill_value)
     value = bool(value) if dt.kind == "b" else int(value) if dt.kind in "iu" else float(value)
     return full_like_op(x, value=value, dtype=dt)
