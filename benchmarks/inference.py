@@ -452,7 +452,6 @@ def main() -> None:
         }
         threads = str(args.threads)  # every framework's BLAS gets the same thread count as its own pool
         env = dict(os.environ, **caches, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-        env.setdefault("OPENBLAS_THREAD_TIMEOUT", "16")  # children import NumPy first; see the README
         reference = subprocess.run(
             [sys.executable, __file__, "--numpy-reference"], capture_output=True, text=True, env=env, check=True
         )  # NumPy's matmul with the children's BLAS threads

@@ -109,15 +109,12 @@ def main() -> None:
     print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
     print(f"each engine and case: the middle of {ROUNDS} interleaved runs")
     rows, profiles = [], {}
-    env = dict(os.environ)
-    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "16")  # workers import NumPy first; see the README
     for case in CASES:
         runs: dict[str, list] = {"onnxruntime": [], "paddlectl": []}
         for _ in range(ROUNDS):  # interleaved, so a slow spell hits both engines alike
             for engine, engine_runs in runs.items():
                 out = subprocess.run(
                     [sys.executable, __file__, "--worker", engine, case], capture_output=True, text=True, check=True,
-                    env=env,
                 )  # fmt: skip
                 engine_runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
         for engine, engine_runs in runs.items():

@@ -166,7 +166,6 @@ def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
     the first run, warm at the next), and bytecode is written even where PYTHONDONTWRITEBYTECODE is
     set, as on a user's machine: otherwise every start recompiles every module from source."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPYCACHEPREFIX=os.path.join(cache_dir, "pyc"))
-    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "16")  # the worker imports NumPy first; see the README
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     proc = subprocess.run(
         [sys.executable, __file__, "--worker", framework, workload, "--steps", str(steps)],

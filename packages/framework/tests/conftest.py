@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-# isort: off
-import paddlectl.framework as ours  # before NumPy, as users should: OpenBLAS threads then spin briefly
-
-# isort: on
 import importlib
 import importlib.util
 
 import numpy as np
 import pytest
+
+import paddlectl.framework as ours
 
 
 def _oracle(module: str, requirement: str):

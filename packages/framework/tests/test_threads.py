@@ -12,7 +12,7 @@ import pytest
 SCRIPT = textwrap.dedent(
     """
     import threading
-    import paddlectl.framework as paddle  # before NumPy: OpenBLAS threads then spin briefly
+    import paddlectl.framework as paddle
     import numba
     from paddlectl.framework.kernels import layer_is_thread_safe
 
@@ -56,32 +56,56 @@ def test_serial_kernels_picks_the_serial_variant_of_big_inputs(monkeypatch):
 
 
 SPIN_PROBE = """
-import sys
+import sys, time
 if sys.argv[1] == "numpy-first":
     import numpy
 import paddlectl.framework
 from paddlectl.framework.kernels import blas_threads_spin
+import numpy as np
 import os
-print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), blas_threads_spin())
+
+a = np.ones((512, 512), np.float32)
+idle_cpu = 0.0
+for _ in range(3):
+    a @ a  # a threaded GEMM; its idle worker then spins or sleeps through the pause below
+    start = time.process_time()
+    time.sleep(0.1)
+    idle_cpu += time.process_time() - start
+print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), blas_threads_spin(), round(idle_cpu * 1000))
 """
 
 
-def _spin_probe(order: str) -> list[str]:
+def _spin_probe(order: str, timeout: str | None = None) -> tuple[str, str, int]:
+    """(OPENBLAS_THREAD_TIMEOUT, blas_threads_spin(), ms of CPU the process used over 0.3 s of sleep
+    right after threaded GEMMs: ~0 when the BLAS workers sleep, up to 300 while they spin)."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
     env["OPENBLAS_NUM_THREADS"] = "2"
+    if timeout is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = timeout
     out = subprocess.run([sys.executable, "-c", SPIN_PROBE, order], env=env, capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    chosen, spins, idle_cpu_ms = out.stdout.split()
+    return chosen, spins, int(idle_cpu_ms)
 
 
-def test_importing_the_framework_first_shortens_openblas_spinning():
-    assert _spin_probe("framework-first") == ["16", "False"]
-
-
-def test_numpy_first_leaves_openblas_spinning_and_kernels_go_serial():
+def _threaded_openblas() -> None:
     from threadpoolctl import threadpool_info
 
     if not any(
         i.get("internal_api") == "openblas" and i.get("threading_layer") == "pthreads" for i in threadpool_info()
     ):
         pytest.skip("NumPy's BLAS here is not a pthreads OpenBLAS")
-    assert _spin_probe("numpy-first") == ["None", "True"]
+
+
+@pytest.mark.parametrize("order", ["framework-first", "numpy-first"])
+def test_openblas_spins_briefly_whichever_was_imported_first(order):
+    _threaded_openblas()
+    chosen, spins, idle_cpu_ms = _spin_probe(order)
+    assert (chosen, spins) == ("16", "False")
+    assert idle_cpu_ms < 60, f"OpenBLAS's idle threads used {idle_cpu_ms} ms of CPU while the process slept"
+
+
+def test_a_long_spin_the_user_chose_is_kept_and_kernels_go_serial():
+    _threaded_openblas()
+    chosen, spins, idle_cpu_ms = _spin_probe("numpy-first", timeout="28")
+    assert (chosen, spins) == ("28", "True")
+    assert idle_cpu_ms > 60, "the control: with OpenBLAS's default spin its idle threads should burn CPU"

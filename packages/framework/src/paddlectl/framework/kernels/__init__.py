@@ -50,14 +50,13 @@ _LOCAL = threading.local()
 
 @functools.cache
 def blas_threads_spin() -> bool:
-    """Whether NumPy's BLAS is a threaded OpenBLAS whose idle threads busy-wait (NumPy was imported
-    before paddlectl.framework could set ``OPENBLAS_THREAD_TIMEOUT``, see ``_blas_env``): then a
-    parallel kernel between two GEMMs fights a spinning BLAS thread for a core, and the serial
-    variants run instead. Asked once, at the first kernel call big enough to go parallel."""
+    """Whether NumPy's BLAS is a threaded OpenBLAS whose idle threads busy-wait (``_blas_env``
+    could not shorten their spin, or the user chose a long one): then a parallel kernel between
+    two GEMMs fights a spinning BLAS thread for a core, and the serial variants run instead.
+    Asked once, at the first kernel call big enough to go parallel."""
     from .. import _blas_env
 
-    timeout = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "")
-    if not _blas_env.NUMPY_LOADED_FIRST or (timeout.isdigit() and int(timeout) <= _blas_env.SPIN_LOG2_CYCLES):
+    if _blas_env.SPIN_SHORTENED:
         return False
     from threadpoolctl import threadpool_info
 
