@@ -181,11 +181,13 @@ def _register_commands() -> None:
 
 from .export import export_command  # noqa: E402 - the command modules use usage_errors and the consoles above
 from .predict import predict_command  # noqa: E402
+from .run import RUN_CONTEXT, run_command  # noqa: E402
 from .train import train_command  # noqa: E402
 
 app.command("train")(train_command)
 app.command("export")(export_command)
 app.command("predict")(predict_command)
+app.command("run", context_settings=RUN_CONTEXT)(run_command)
 _register_commands()
 
 
