@@ -97,3 +97,32 @@ def test_lock_refuses_a_profile_for_another_interpreter(setup, tmp_path):
     )
     assert result.exit_code == 2 and "pip-compile runs on" in result.stderr
     assert not (tmp_path / "o.txt").exists()
+
+
+@pytest.mark.skipif(
+    platform.system() != "Linux" or platform.machine() != "x86_64", reason="the test profile describes linux/x86_64"
+)
+def test_lock_carries_none_of_this_machines_index_options(setup, tmp_path, monkeypatch):
+    """This machine's pip config (indexes, find-links) and --find-links help resolve but stay out of the lock;
+    the index a chosen build comes from (the matrix's) stays in."""
+    _, wheels, profile = setup
+    vendor = (tmp_path / "vendor").as_uri()
+    matrix = write(
+        tmp_path, MATRIX.replace('["1.0", "2.0"], source', f'["2.0"], builds: {{cpu: {{index: "{vendor}"}}}}, source')
+    )
+    indexes = [tmp_path / "simple", tmp_path / "more", tmp_path / "vendor"]
+    for index in indexes:
+        index.mkdir()
+    config = tmp_path / "pip.conf"
+    config.write_text(
+        f"[global]\nindex-url = {indexes[0].as_uri()}\nextra-index-url = {indexes[1].as_uri()}\nfind-links = {wheels}\n"
+    )
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    out = tmp_path / "here.txt"
+    args = ["lock", "--profile", str(profile), "-o", str(out), "--matrix", str(matrix), "--find-links", str(wheels)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lock = out.read_text()
+    assert "cmx-alpha==2.0" in lock and "cmx-beta==1.0" in lock
+    assert [line for line in lock.splitlines() if line.startswith("--")] == [f"--extra-index-url {vendor}"]
+    assert str(wheels) not in lock and not any(index.as_uri() in lock for index in indexes[:2])

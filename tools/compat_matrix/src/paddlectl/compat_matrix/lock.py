@@ -22,13 +22,17 @@ from .profile import Profile
 from .resolver import Context, Solution
 
 PIP_COMPILE = [sys.executable, "-m", "piptools", "compile"]
+NO_MACHINE_INDEXES = ["--no-emit-index-url", "--no-emit-find-links", "--no-emit-trusted-host"]
+"""pip-compile would copy every index it used into the lock, this machine's pip config and --find-links
+included; a lock carries only the indexes its builds come from (the matrix's), written by us."""
 
 
 @dataclass(frozen=True)
 class LockInput:
-    """The pip-compile input for one profile: index lines and one exact pin per package."""
+    """The pip-compile input for one profile: the index lines of the chosen builds, one exact pin per package."""
 
-    lines: list[str]
+    indexes: list[str]
+    pins: list[str]
 
     def text(self, profile: Profile) -> str:
         header = [
@@ -36,7 +40,7 @@ class LockInput:
             f"# {profile.description}".rstrip(),
             "# The compat resolver chose these pins for the profile's platform; pip-compile adds the rest.",
         ]
-        return "\n".join(header + self.lines) + "\n"
+        return "\n".join(header + self.indexes + self.pins) + "\n"
 
 
 def lock_input(solution: Solution) -> LockInput:
@@ -49,7 +53,7 @@ def lock_input(solution: Solution) -> LockInput:
         if "find_links" in info:
             indexes.append(f"--find-links {info['find_links']}")
         pins.append(f"{cand.name}=={_pip_version(cand)}")
-    return LockInput(list(dict.fromkeys(indexes)) + pins)
+    return LockInput(list(dict.fromkeys(indexes)), pins)
 
 
 def _pip_version(cand: Candidate) -> str:
@@ -88,11 +92,13 @@ def write_lock(
         raise UsageError(f"profile {profile.name} has no requires: list, so there is nothing to lock")
     check_interpreter(profile)
     solution = ctx.resolve(list(profile.requires))
-    source = write_text_atomic(output.with_suffix(".in"), lock_input(solution).text(profile))
+    wanted = lock_input(solution)
+    source = write_text_atomic(output.with_suffix(".in"), wanted.text(profile))
     tmp = output.with_name(f".{output.name}.compiling")
     if output.exists():
         shutil.copyfile(output, tmp)  # pip-compile keeps the pins of an existing output stable
-    command = [*PIP_COMPILE, "--quiet", "--strip-extras", "--allow-unsafe", "--no-header", "-o", str(tmp), str(source)]
+    command = [*PIP_COMPILE, "--quiet", "--strip-extras", "--allow-unsafe", "--no-header", *NO_MACHINE_INDEXES]
+    command += ["-o", str(tmp), str(source)]
     if generate_hashes:
         command.append("--generate-hashes")
     if no_index:
@@ -110,7 +116,8 @@ def write_lock(
             + (" --generate-hashes" if generate_hashes else "")
             + "\n"
         )
-        write_text_atomic(output, header + tmp.read_text(encoding="utf-8"))
+        indexes = "".join(f"{line}\n" for line in wanted.indexes) + ("\n" if wanted.indexes else "")
+        write_text_atomic(output, header + indexes + tmp.read_text(encoding="utf-8"))
     finally:
         tmp.unlink(missing_ok=True)
     return output, source
