@@ -23,6 +23,7 @@ from ..errors import CheckpointError, DataError
 from ..jit import save as jit_save
 from ..jit.saved_model import MODEL_JSON, SavedModel, read_model_dir
 from . import checkpoint_dir
+from .lineage import build_lineage, recorded_lineage
 from .task import Task
 
 CONFIG_FILE = "config.yml"
@@ -124,6 +125,7 @@ def export(task: Task, config: dict, weights, out, verify: bool = False, format:
             verify_inputs=batch,
             preprocess=pre,
             postprocess=post,
+            lineage=recorded_lineage(weights) or build_lineage(config),
         )
         save_config(config, target / CONFIG_FILE)
         os.chmod(target / CONFIG_FILE, 0o644)

@@ -32,6 +32,7 @@ from ..errors import CheckpointError, ConfigError
 from ..io import BatchSampler, DataLoader
 from ..ops.random import get_rng_state, seed, set_rng_state
 from . import checkpoint_dir
+from .lineage import build_lineage
 from .task import Task, compute_metrics
 from .train_log import CURVE_FILE, LOG_FILE, MetricsLog, plot_loss_curve
 
@@ -208,6 +209,7 @@ class Trainer:
         self.indicator = task.main_indicator(cfg)
         self.counters = _Counters()
         self.rng = {"epoch": get_rng_state(), "now": get_rng_state()}
+        self.lineage = build_lineage(cfg)
         if checkpoint is not None:
             self._restore(checkpoint)
 
@@ -252,6 +254,7 @@ class Trainer:
             "lr": _lr_of(self.optimizer),
             "rng": {"epoch": self.rng["epoch"], "now": get_rng_state()},
             "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "lineage": self.lineage,
         }
         by_param = {p.name: n for n, p in self.model.named_parameters()}
         optimizer_state = _rename_optimizer_state(self.optimizer.state_dict(), by_param, "training")

@@ -76,10 +76,12 @@ def save(
     preprocess: dict | None = None,
     postprocess: dict | None = None,
     format: str = "paddlectl",  # noqa: A002 - Paddle-style keyword
+    lineage: dict | None = None,
     **configs,
 ) -> list[dict] | None:
     """Export ``layer`` to the directory ``path`` (``format="onnx"``: to the ONNX file ``path[.onnx]``);
-    returns the verification report when verifying."""
+    returns the verification report when verifying. ``lineage`` (``hapi.lineage.build_lineage``) is
+    recorded as is, for licence audits."""
     if configs:
         raise TypeError(f"jit.save: unknown options {sorted(configs)}")
     if format not in ("paddlectl", "onnx"):
@@ -91,11 +93,11 @@ def save(
     specs = input_spec if input_spec is not None else spec_from_static
     if specs is None:
         raise ValueError("jit.save: give input_spec=[InputSpec(shape, dtype, name), ...] (or to_static with one)")
-    for s in [preprocess, postprocess]:
+    for s in [preprocess, postprocess, lineage]:
         try:
             json.dumps(s)
         except TypeError as exc:
-            raise TypeError(f"jit.save: pre/post-processing config must be JSON data: {exc}") from None
+            raise TypeError(f"jit.save: pre/post-processing config and lineage must be JSON data: {exc}") from None
     sigs = signatures(specs)
     was_training = getattr(layer, "training", False)
     if isinstance(layer, Layer):
@@ -121,12 +123,13 @@ def save(
         "output_structure": structure,
         "preprocess": preprocess,
         "postprocess": postprocess,
+        "lineage": lineage,
         "verification": report,
     }
     if format == "onnx":
         from .onnx_export import export_onnx
 
-        metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess") if meta[k] is not None}
+        metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess", "lineage") if meta[k] is not None}
         export_onnx(program, path, [s.name for s in sigs], names, metadata)
         return report
     write_model_dir(path, program, meta)

@@ -376,7 +376,7 @@ def export_model_dir(model_dir, path) -> str:
 
     saved = read_model_dir(model_dir)
     meta = saved.meta
-    metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess") if meta.get(k) is not None}
+    metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess", "lineage") if meta.get(k) is not None}
     metadata.update(meta.get("metadata") or {})
     return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
 
