@@ -1,6 +1,7 @@
 """The predictor's thread cap: ``Config.set_cpu_math_library_num_threads(n)`` bounds both the Numba
 kernels' pool and the BLAS (NumPy's matmul) while a predictor runs, restoring both afterwards.
 
+While other processes keep cores busy, a run takes fewer threads (see ``kernels.cores``).
 Numba's count is per Python thread, so it is set and restored around each run (only written when
 it differs); the BLAS count is one per process, see ``kernels.blas``.
 
@@ -18,12 +19,16 @@ import numba
 
 from ..kernels import layer_is_thread_safe, set_serial
 from ..kernels.blas import BLAS_CAP
+from ..kernels.cores import free_cores
 
 _WORKQUEUE_LOCK = threading.Lock()
 
 
 def call_limited(n: int, fn, *args):
-    """``fn(*args)`` with at most ``n`` Numba and BLAS threads (Numba's at most its pool size)."""
+    """``fn(*args)`` with at most ``n`` Numba and BLAS threads (Numba's at most its pool size), and
+    no more than the cores other processes leave free (``kernels.cores``)."""
+    if n > 1:
+        n = min(n, free_cores())
     n_numba = min(n, numba.config.NUMBA_NUM_THREADS)
     # One thread means serial kernels, which never ask Numba's pool: its count is left alone then
     # (setting and restoring it costs 3 us, a twentieth of a small model's run).
