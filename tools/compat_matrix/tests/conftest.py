@@ -22,6 +22,7 @@ sources:
   doc: {title: Toy install guide, url: https://example.invalid/doc, date: "2025-01-01"}
   notes: {title: Toy driver notes, url: https://example.invalid/notes, date: "2025-02-01"}
   forum: {title: Toy forum thread, url: https://example.invalid/forum, date: "2025-03-01"}
+external: [onnx]
 packages:
   fw:
     provides: core
@@ -70,6 +71,15 @@ packages:
   legacy:
     releases:
       - {versions: ["1.0"], source: doc, kind: declared, requires: ["@core<2"]}
+  vision:
+    releases:
+      - versions: ["1.0"]
+        source: doc
+        kind: declared
+        extras: {onnx: ["onnx>=1.15,<2", "lib>=2"], gpu: ["__driver>=520"]}
+  viewer:
+    releases:
+      - {versions: ["1.0"], source: doc, kind: declared, requires: ["vision[onnx]>=1.0"]}
 breakages:
   - {id: helper3-fw20, between: ["helper>=3", "fw<2.1"], reason: crashes on import, source: forum, kind: reported}
 """

@@ -8,6 +8,7 @@ import pytest
 from conftest import write
 from typer.testing import CliRunner
 
+from paddlectl.compat_matrix import cli
 from paddlectl.compat_matrix.cli import app
 
 runner = CliRunner()
@@ -130,3 +131,32 @@ def test_matrix_written_atomically_in_each_format(tmp_path, fmt):
 def test_matrix_table_for_one_package():
     result = run("matrix", "--package", "paddleocr")
     assert result.exit_code == 0 and "paddleocr" in result.stdout and "paddlex>=3.7.0" in result.stdout
+
+
+MONOREPO_OCR = ("paddlectl-ocr", "paddlectl-framework")  # ocr requires paddlectl-framework[onnx]
+
+
+def test_check_a_profile_with_an_extra_it_declares_exits_0(tmp_path, bundled):
+    installed = "\n".join(f"  - {bundled.package(n).candidates[0].pin()}" for n in MONOREPO_OCR)
+    profile = write(
+        tmp_path, f'platform: {{python: "3.11", os: linux, arch: x86_64}}\ninstalled:\n{installed}\n', "p.yml"
+    )
+    result = run("check", "--target", str(profile))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("onnx", [None, "1.0.0", "1.17.0"])
+def test_check_here_names_the_missing_requirement_of_an_extra(monkeypatch, onnx):
+    monkeypatch.setattr(
+        cli, "installed_here", lambda matrix: {n: matrix.package(n).candidates[0] for n in MONOREPO_OCR}
+    )
+    monkeypatch.setattr(cli, "versions_here", lambda: {} if onnx is None else {"onnx": onnx})
+    result = run("check", "--json")
+    problems = json.loads(result.stdout)["problems"]
+    if onnx == "1.17.0":
+        assert result.exit_code == 0 and problems == []
+        return
+    assert result.exit_code == 1
+    reason = "onnx is not installed" if onnx is None else f"the installed onnx is {onnx}"
+    assert len(problems) == 1 and "whose onnx extra requires onnx" in problems[0] and reason in problems[0]
+    assert json.loads(result.stdout)["fix"] is None  # no "uninstall paddlectl-ocr": onnx is what is missing

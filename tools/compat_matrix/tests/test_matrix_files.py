@@ -58,6 +58,21 @@ packages:
             8,
             "limited to undefined builds",
         ),
+        (
+            "  a:\n    releases:\n      - {versions: ['1.0'], source: doc, kind: declared, extras: [onnx]}\n",
+            8,
+            "extras must map extra names to requirement lists",
+        ),
+        (
+            "  a:\n    releases:\n      - versions: ['1.0']\n        source: doc\n        kind: declared\n        extras:\n          x: ['@paddle']\n",
+            12,
+            "extra 'x' requires @paddle",
+        ),
+        (
+            "  a:\n    releases:\n      - versions: ['1.0']\n        source: doc\n        kind: declared\n        extras: {x: ['nosuch']}\n",
+            11,
+            "requirement on 'nosuch', which no matrix file defines",
+        ),
         ("  a: [oops\n", 7, "invalid YAML"),
     ],
 )

@@ -165,6 +165,33 @@ def test_check_finds_two_providers(toy):
     assert not result.fix.fits and any("uninstall" in fix for fix in result.fix.explanation.fixes)
 
 
+def test_an_extra_is_met_by_its_package_and_the_extras_requirements(toy):
+    installed = pins(toy, "viewer==1.0", "vision==1.0", "lib==2.0")
+    assert check(ctx_for(toy), installed, outside={"onnx": "1.16.0"}).fits
+    assert chosen(ctx_for(toy).resolve(reqs("viewer")))["vision"] == "vision==1.0"
+
+
+@pytest.mark.parametrize(
+    ("outside", "lib", "gap"),
+    [
+        ({}, "2.0", "whose onnx extra requires onnx>=1.15,<2, and onnx is not installed"),
+        ({"onnx": "1.14.0"}, "2.0", "whose onnx extra requires onnx>=1.15,<2, and the installed onnx is 1.14.0"),
+        ({"onnx": "1.16.0"}, "1.0", "whose onnx extra requires lib>=2, and the installed lib is 1.0"),
+    ],
+)
+def test_check_names_the_requirement_of_an_extra_that_is_not_met(toy, outside, lib, gap):
+    result = check(ctx_for(toy), pins(toy, "viewer==1.0", "vision==1.0", f"lib=={lib}"), outside=outside)
+    assert result.problems == [f"Because viewer 1.0 requires vision[onnx]>=1.0, {gap}, viewer 1.0 cannot work."]
+    if lib == "1.0":
+        assert [(c.name, c.new.pin()) for c in result.fix.changes] == [("lib", "lib==2.0")]
+    else:
+        assert result.fix is None  # the matrix cannot move onnx: the problem names it, no "nothing to change"
+
+
+def test_check_of_a_profile_leaves_an_extras_third_party_requirements_unchecked(toy):
+    assert check(ctx_for(toy), pins(toy, "viewer==1.0", "vision==1.0", "lib==2.0")).fits
+
+
 def test_why_shows_the_chain_of_requirers(toy):
     node = why(ctx_for(toy), pins(toy, "app==2.0", "mid==2.0", "base==3.0"), "base")
     assert node.label == "base 3.0"

@@ -26,7 +26,7 @@ from .matrix import POLICIES, load_matrix
 from .model import KINDS, Candidate, parse_requirement
 from .plan import Plan, check, plan, why
 from .platform import FACTS, probe
-from .profile import installed_from_pins, installed_here, load_profile
+from .profile import installed_from_pins, installed_here, load_profile, versions_here
 from .resolver import Context, Options, Undecided, Unsatisfiable
 
 FITS, DOES_NOT_FIT, USAGE = 0, 1, 2
@@ -174,7 +174,7 @@ def check_command(
     """Is what is installed consistent? Exit 1 and explain if not."""
     with usage_errors():
         ctx, installed = _setup(target, fact, matrix, policy, kinds)
-        result = check(ctx, installed)
+        result = check(ctx, installed, None if target else versions_here())
     if json_out:
         print(json.dumps({"installed": [c.pin() for c in installed.values()], **result.to_dict()}, indent=2))
     elif result.fits:

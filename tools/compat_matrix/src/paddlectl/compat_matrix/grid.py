@@ -49,7 +49,8 @@ def rows(matrix: Matrix, names: list[str] | None = None, dataset: str | None = N
 
 
 def _signature(cand: Candidate) -> tuple:
-    return (tuple(sorted((str(c.req), c.source.key, c.kind) for c in cand.claims)), cand.info)
+    claims = tuple(sorted((str(c.req), c.source.key, c.kind) for c in cand.claims))
+    return (claims, cand.info, tuple((extra, tuple(str(c.req) for c in found)) for extra, found in cand.extras))
 
 
 def _row(matrix: Matrix, name: str, build: str, run: list[Candidate], known) -> Row:
@@ -65,6 +66,8 @@ def _row(matrix: Matrix, name: str, build: str, run: list[Candidate], known) -> 
     text = {col: ", ".join(vals) + (DISAGREE if col in flagged else "") for col, vals in cells.items()}
     if matrix.packages[name].provides:
         text["module"] = matrix.packages[name].provides
+    if first.extras:
+        text["extras"] = "; ".join(f"[{e}] {', '.join(str(c.req) for c in found)}" for e, found in first.extras)
     info = [f"{k} {v}" for k, v in first.info if k in ("cudnn", "tensorrt")]
     if info:
         text["build facts"] = ", ".join(info)
@@ -86,7 +89,7 @@ def columns(grid: list[Row]) -> list[str]:
         "versions",
         "build",
         *facts,
-        *[c for c in ("module", "requires", "build facts") if c in present],
+        *[c for c in ("module", "requires", "extras", "build facts") if c in present],
         "sources",
     ]
 

@@ -20,6 +20,7 @@ from .model import (
     Source,
     canonical,
     is_platform,
+    is_slot,
     parse_requirement,
     parse_version,
 )
@@ -34,7 +35,7 @@ POLICIES = ("strict", "lenient")
 _TOP_KEYS = {"schema", "dataset", "provenance", "sources", "external", "packages", "breakages"}
 _SOURCE_KEYS = {"title", "url", "date", "note"}
 _PACKAGE_KEYS = {"description", "provides", "releases"}
-_RELEASE_KEYS = {"versions", "builds", "requires", "source", "kind", "note"}
+_RELEASE_KEYS = {"versions", "builds", "requires", "extras", "source", "kind", "note"}
 _CLAIM_KEYS = {"req", "source", "kind", "builds", "note"}
 _BUILD_KEYS = {"cudnn", "tensorrt", "index", "find_links", "pin", "note"}
 _BREAKAGE_KEYS = {"id", "between", "reason", "source", "kind"}
@@ -116,7 +117,7 @@ class Matrix:
         """Every requirement names a known package or platform fact; every breakage side is known."""
         for package in self.packages.values():
             for candidate in package.candidates:
-                for claim in candidate.claims:
+                for claim in candidate.claims + tuple(c for _, claims in candidate.extras for c in claims):
                     self._check_name(claim.req.name, claim.where)
         for breakage in self.breakages:
             for side in breakage.sides:
@@ -161,6 +162,8 @@ def _dependencies(
         reqs = [_merge(group) for group in groups.values()]
     else:
         reqs = [_with_claims(claim.req, (claim,)) for claim in wanted]
+    for req in tuple(reqs):
+        reqs += _extra_needs(matrix, req, environment, kinds, frozenset())
     package = matrix.packages.get(candidate.name)
     if package is not None and package.provides:
         pin = SpecifierSet(f"=={candidate.version}")
@@ -173,6 +176,40 @@ def _dependencies(
         if breakage.kind in kinds and breakage.sides[side].admits(candidate):
             reqs.append(Req(f"@break:{breakage.id}", (_ANY,), frozenset({str(side)}), text=f"breakage {breakage.id}"))
     return tuple(reqs)
+
+
+def _extra_needs(matrix: Matrix, req: Req, env: dict[str, str], kinds: tuple[str, ...], seen: frozenset) -> list[Req]:
+    """What ``req``'s extras add (``X[onnx]``: the onnx extra's requirements), as requirements of whoever asks
+    for them (origin ``extra``). Only those every candidate of X that ``req`` admits shares, so none is imposed
+    that the chosen X lacks; third-party names are left out, as under requires:."""
+    package = matrix.packages.get(req.name)
+    if package is None or not req.tags:
+        return []
+    admitted = [c for c in package.candidates if req.admits(c)]
+    needs = []
+    for extra in sorted(req.tags):
+        if (req.name, extra) in seen:
+            continue  # an extra that asks for another of its package's extras (all = [a, b]) ends here
+        common: dict | None = None
+        for cand in admitted:
+            mine = {
+                (str(c.req), c.source.key): c
+                for c in cand.extra_claims(extra)
+                if c.kind in kinds and c.req.applies(env) and (c.req.name in matrix.packages or is_platform(c.req.name))
+            }
+            common = mine if common is None else {k: v for k, v in common.items() if k in mine}
+        for claim in (common or {}).values():
+            need = Req(
+                claim.req.name,
+                claim.req.specifiers,
+                claim.req.tags,
+                claim.req.marker,
+                f"{claim.req} (for {req.name}[{extra}])",
+                "extra",
+                (claim,),
+            )
+            needs += [need, *_extra_needs(matrix, need, env, kinds, seen | {(req.name, extra)})]
+    return needs
 
 
 def _claim_group(claim: Claim) -> tuple:
@@ -312,7 +349,10 @@ def _load_release(path: Path, name: str, release: object, line: int, matrix: Mat
         raise MatrixError(
             path, _line(release, "kind"), f"kind must be one of {', '.join(KINDS)}, got {release['kind']!r}"
         )
-    claims = _load_claims(path, release, set(builds), matrix)
+    claims = _load_claims(
+        path, release, release.get("requires", LList()), _line(release, "requires"), set(builds), matrix
+    )
+    extras = _load_extras(path, release, set(builds), matrix)
     result = []
     for index, raw in enumerate(versions):
         vline = versions.item_lines[index]
@@ -327,20 +367,48 @@ def _load_release(path: Path, name: str, release: object, line: int, matrix: Mat
                     name=canonical(name),
                     version=version,
                     build=build,
-                    tags=frozenset({build}) if build else frozenset(),
-                    claims=tuple(c for b, c in claims if b is None or build in b),
+                    tags=frozenset({build} if build else ()) | frozenset(extras),
+                    claims=_for_build(claims, build),
                     info=tuple((k, str(v)) for k, v in facts.items()),
                     label=str(raw),
                     where=f"{path}:{vline}",
+                    extras=tuple((extra, _for_build(found, build)) for extra, found in extras.items()),
                 )
             )
     return result
 
 
-def _load_claims(path: Path, release: LDict, builds: set[str], matrix: Matrix) -> list[tuple[set[str] | None, Claim]]:
-    requires = release.get("requires", LList())
+def _for_build(claims: list[tuple[set[str] | None, Claim]], build: str) -> tuple[Claim, ...]:
+    return tuple(c for b, c in claims if b is None or build in b)
+
+
+def _load_extras(
+    path: Path, release: LDict, builds: set[str], matrix: Matrix
+) -> dict[str, list[tuple[set[str] | None, Claim]]]:
+    """``extras: {onnx: ["onnx>=1.15,<2"]}``: what ``name[onnx]`` adds, claims as under requires:."""
+    extras = release.get("extras", LDict())
+    if not isinstance(extras, LDict):
+        raise MatrixError(path, _line(release, "extras"), "extras must map extra names to requirement lists")
+    found = {}
+    for extra, requires in extras.items():
+        if builds & {extra}:
+            raise MatrixError(path, extras.key_lines[extra], f"extra {extra!r} has the name of a build", "rename one")
+        found[extra] = _load_claims(path, release, requires, extras.key_lines[extra], builds, matrix)
+        for _, claim in found[extra]:
+            if is_slot(claim.req.name):
+                where = _split_where(claim.where)
+                raise MatrixError(
+                    *where, f"extra {extra!r} requires {claim.req.name}", "list packages or platform facts"
+                )
+    return found
+
+
+def _load_claims(
+    path: Path, release: LDict, requires: object, line: int, builds: set[str], matrix: Matrix
+) -> list[tuple[set[str] | None, Claim]]:
+    """Requirements (``requires:`` or one extra's list), each a claim citing the release's source unless it says."""
     if not isinstance(requires, LList):
-        raise MatrixError(path, _line(release, "requires"), "requires must be a list")
+        raise MatrixError(path, line, "requires and each extra must be a list of requirements")
     claims = []
     for index, item in enumerate(requires):
         line = requires.item_lines[index]

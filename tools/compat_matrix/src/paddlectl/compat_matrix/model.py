@@ -148,6 +148,11 @@ class Candidate:
     info: tuple[tuple[str, str], ...] = ()  # build facts: cudnn, tensorrt, index, pin ...
     label: str = ""  # the version as written (driver 535.104.05 keeps its zero)
     where: str = ""
+    extras: tuple[tuple[str, tuple[Claim, ...]], ...] = ()  # extra name -> what `name[extra]` adds; in tags too
+
+    def extra_claims(self, extra: str) -> tuple[Claim, ...]:
+        """What asking for ``name[extra]`` adds to this candidate's own requirements (none if undefined)."""
+        return dict(self.extras).get(extra, ())
 
     @cached_property
     def key(self) -> tuple[str, Version, str]:

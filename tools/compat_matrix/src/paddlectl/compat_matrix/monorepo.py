@@ -67,20 +67,24 @@ def generate(root: Path, today: str | None = None) -> dict:
         requires = []
         if project.get("requires-python"):
             requires.append(f"__python{project['requires-python'].replace(' ', '')}")
-        for text in project.get("dependencies", []):
-            try:
-                req = Requirement(text)
-            except InvalidRequirement as exc:
-                raise MatrixError(path, None, f"invalid dependency {text!r}: {exc}") from None
+        for req in _parsed(path, project.get("dependencies", [])):
             if canonical(req.name) in local:
                 requires.append(str(req))
             else:
                 external.add(canonical(req.name))
+        release = {"versions": [str(project["version"])], "source": key, "kind": "declared", "requires": requires}
+        extras = {}
+        for extra, texts in project.get("optional-dependencies", {}).items():
+            # an extra exists to pull its requirements in, so all are kept (third-party ones too): check
+            # names the one missing when `name[extra]` is asked for
+            reqs = _parsed(path, texts)
+            extras[extra] = [str(req) for req in reqs]
+            external.update(canonical(req.name) for req in reqs if canonical(req.name) not in local)
+        if extras:
+            release["extras"] = extras
         packages[canonical(project["name"])] = {
             "description": str(project.get("description", "")),
-            "releases": [
-                {"versions": [str(project["version"])], "source": key, "kind": "declared", "requires": requires}
-            ],
+            "releases": [release],
         }
     return {
         "schema": 1,
@@ -89,6 +93,13 @@ def generate(root: Path, today: str | None = None) -> dict:
         "external": sorted(external),
         "packages": dict(sorted(packages.items())),
     }
+
+
+def _parsed(path: Path, texts: list[str]) -> list[Requirement]:
+    try:
+        return [Requirement(text) for text in texts]
+    except InvalidRequirement as exc:
+        raise MatrixError(path, None, f"invalid dependency: {exc}", "fix it in the pyproject") from None
 
 
 def merge_history(fresh: dict, old: dict | None) -> dict:
@@ -141,7 +152,9 @@ def selfcheck(root: Path, data_file: Path = DATA_FILE) -> list[str]:
 
 def _summary(body: dict) -> str:
     return "; ".join(
-        f"{','.join(r['versions'])} requires {', '.join(r.get('requires', [])) or 'nothing'}" for r in body["releases"]
+        f"{','.join(r['versions'])} requires {', '.join(r.get('requires', [])) or 'nothing'}"
+        + "".join(f", [{extra}] adds {', '.join(reqs) or 'nothing'}" for extra, reqs in r.get("extras", {}).items())
+        for r in body["releases"]
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from packaging.specifiers import SpecifierSet
@@ -167,17 +168,29 @@ class Check:
         }
 
 
-def check(ctx: Context, installed: dict[str, Candidate]) -> Check:
-    """Every requirement of every installed package, checked against what is installed and the platform."""
+def check(ctx: Context, installed: dict[str, Candidate], outside: Mapping[str, str] | None = None) -> Check:
+    """Every requirement of every installed package, checked against what is installed and the platform.
+
+    ``outside``: versions of the installed distributions the matrix does not hold (this machine's),
+    against which an extra's third-party requirements are checked; None where they are unknown (a
+    profile lists only matrix packages), and then those are not checked.
+    """
     problems: list[str] = []
     tree: list[Node] = []
     provided = _provided_modules(ctx, installed)
     for cand in sorted(installed.values(), key=lambda c: c.name):
-        lines = [text for req in ctx.dependencies(cand) if (text := _problem(ctx, cand, req, installed, provided))]
+        lines = [
+            text
+            for req in ctx.dependencies(cand)
+            if req.origin != "extra"  # what an extra adds is checked for the installed version, by _extras_gap
+            and (text := _problem(ctx, cand, req, installed, provided, outside))
+        ]
         if lines:
             tree.append(Node(str(cand), [Node(line) for line in lines]))
             problems += [line for line in lines if line not in problems]
     fix = plan(ctx, installed, []) if problems else None
+    if fix is not None and fix.fits and not fix.changes:
+        fix = None  # only what the matrix cannot move is missing (an extra's third-party requirement): the problem names it
     return Check(problems, tree, fix)
 
 
@@ -190,7 +203,7 @@ def _provided_modules(ctx: Context, installed: dict[str, Candidate]) -> dict[str
     return found
 
 
-def _problem(ctx: Context, cand: Candidate, req: Req, installed, provided) -> str | None:
+def _problem(ctx: Context, cand: Candidate, req: Req, installed, provided, outside) -> str | None:
     """A sentence saying why ``req`` of ``cand`` is not met here, or None when it is."""
     if is_platform(req.name):
         fact = ctx.platform.get(req.name)
@@ -226,8 +239,53 @@ def _problem(ctx: Context, cand: Candidate, req: Req, installed, provided) -> st
     have = installed.get(req.name)
     if have is None:
         return f"Because {cand} requires {req} and {req.name} is not installed, {cand} cannot work."
+    if not req.admits(have) and not have.build and replace(req, tags=frozenset()).admits(have):
+        extras = ", ".join(sorted(req.tags))
+        return f"Because {cand} requires {req} and the installed {have} defines no extra {extras}, {cand} cannot work."
     if not req.admits(have):
         return f"Because {cand} requires {req} and the installed {req.name} is {have.shown_version}{f' [{have.build}]' if have.build else ''}, {cand} cannot work."
+    gap = _extras_gap(ctx, have, req, installed, outside, frozenset())
+    if gap:
+        return f"Because {cand} requires {req}, {', '.join(gap[:-1])}, and {gap[-1]}, {cand} cannot work."
+    return None
+
+
+def _extras_gap(ctx: Context, have: Candidate, req: Req, installed, outside, seen: frozenset) -> list[str] | None:
+    """Why the installed ``have`` does not give what ``req``'s extras add, as a chain of clauses ending with
+    the requirement that is missing or does not match (``whose onnx extra requires onnx<2,>=1.15``,
+    ``onnx is not installed``); None when every extra's requirement is met. pip installs ``X[extra]``
+    as X plus the extra's requirements, so X alone does not satisfy it."""
+    env = ctx.platform.marker_env()
+    for extra in sorted(req.tags):
+        if (have.name, extra) in seen:
+            continue  # an extra that asks for another extra of its own package (all = [a, b]) ends here
+        for claim in have.extra_claims(extra):
+            if claim.kind in ctx.options.kinds and claim.req.applies(env):
+                gap = _unmet(ctx, claim.req, installed, outside, seen | {(have.name, extra)})
+                if gap:
+                    return [f"whose {extra} extra requires {claim.req}", *gap]
+    return None
+
+
+def _unmet(ctx: Context, need: Req, installed, outside, seen: frozenset) -> list[str] | None:
+    """Why one requirement of an extra is not met here (a chain of clauses), or None when it is."""
+    if is_platform(need.name):
+        fact = ctx.platform.get(need.name)
+        return None if fact is not None and need.admits(fact) else [ctx.platform.describe(need.name)]
+    if need.name in ctx.matrix.packages:
+        have = installed.get(need.name)
+        if have is None:
+            return [f"{need.name} is not installed"]
+        if not need.admits(have):
+            return [f"the installed {need.name} is {have.shown_version}"]
+        return _extras_gap(ctx, have, need, installed, outside, seen)
+    if outside is None:
+        return None
+    version = outside.get(need.name)
+    if version is None:
+        return [f"{need.name} is not installed"]
+    if not any(spec.contains(version, prereleases=True) for spec in need.specifiers):
+        return [f"the installed {need.name} is {version}"]
     return None
 
 

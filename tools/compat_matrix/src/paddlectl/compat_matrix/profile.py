@@ -150,6 +150,15 @@ def installed_here(matrix: Matrix) -> dict[str, Candidate]:
     return installed_from_pins(matrix, pins)
 
 
+def versions_here() -> dict[str, str]:
+    """Every distribution installed in this Python environment, by PEP 503 name, the first on sys.path
+    winning (the one Python imports): what an extra's third-party requirements are checked against."""
+    found: dict[str, str] = {}
+    for dist in distributions():
+        found.setdefault(canonical(dist.metadata["Name"] or ""), dist.version)
+    return found
+
+
 def _paddle_build(dist) -> str:
     """The CUDA variant of an installed Paddle build, read from paddle/version/__init__.py (not imported)."""
     for file in dist.files or []:
