@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -82,22 +83,31 @@ def test_plugins_are_imported_only_when_their_command_runs():
 
 
 def test_a_plugin_that_fails_to_import_is_reported_when_used(monkeypatch):
-    from paddlectl.cli import app as app_module
+    from paddlectl.cli import registry
 
     class Broken:
         distribution = "paddlectl-fake-tool"
+        entry_point = SimpleNamespace(dist=None)
 
         def load(self):
             raise ImportError("No module named 'fake_dependency'")
 
-    monkeypatch.setattr(app_module, "commands", lambda: {"fake": Broken()})
-    app_module._plugin_command.cache_clear()
-    try:
-        result = runner.invoke(app, ["fake", "run", "--flag"])
-        listing = runner.invoke(app, ["--help"])
-    finally:
-        app_module._plugin_command.cache_clear()
+    monkeypatch.setattr(registry, "commands", lambda: {"fake": Broken()})
+    result = runner.invoke(app, ["fake", "run", "--flag"])
+    listing = runner.invoke(app, ["--help"])
     assert result.exit_code == 2
     assert "paddlectl-fake-tool failed to load: No module named 'fake_dependency'" in result.output
     assert "reinstall paddlectl-fake-tool" in result.output
     assert "fake" in listing.output and listing.exit_code == 0
+
+
+def test_doctor_prints_bracketed_advice_verbatim(monkeypatch):
+    from paddlectl.cli import doctor
+
+    advice = "pip install 'paddlectl-framework[distributed]'"
+    findings = [doctor.Finding("mpi", "warn", advice), doctor.Finding("numba [jit]", "fail", "x[0] is [red]")]
+    monkeypatch.setattr(doctor, "diagnose", lambda: findings)
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 1
+    assert advice in result.output
+    assert "broken: numba [jit]: x[0] is [red]" in result.output

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
 from dataclasses import dataclass
 
-from paddlectl.framework.utils.run_check import CheckResult, check_numba, check_training
+import typer
+from rich.table import Table
 
+from .output import console, err_console, escape
 from .plugins import installed_paddlectl
 
 MIN_PYTHON = (3, 11)
@@ -64,12 +67,14 @@ def _mpi() -> Finding:
     return Finding("mpi", "ok", MPI.Get_library_version().splitlines()[0].strip())
 
 
-def _from_check(result: CheckResult) -> Finding:
+def _from_check(result) -> Finding:
     return Finding(result.name, "ok" if result.ok else "fail", result.detail)
 
 
 def diagnose() -> list[Finding]:
     """Every finding, in the order a user reads them."""
+    from paddlectl.framework.utils.run_check import check_numba, check_training
+
     findings = [
         _python(),
         Finding("os", "ok", f"{platform.system()} {platform.release()} ({platform.machine()})"),
@@ -82,3 +87,30 @@ def diagnose() -> list[Finding]:
     packages = installed_paddlectl()
     findings.append(Finding("paddlectl", "ok", ", ".join(f"{n} {v}" for n, v in packages.items())))
     return findings
+
+
+STATUS_STYLE = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+
+
+def doctor_command(
+    json_out: str | None = typer.Option(None, "--json", help="Also write the findings to this JSON file."),
+) -> None:
+    """Check this machine: Python, OS, CPU, numpy/numba, Numba JIT and cache, MPI, paddlectl packages."""
+    with console.status("checking this machine (compiling a Numba kernel twice)..."):
+        findings = diagnose()
+    table = Table(title="paddlectl doctor")
+    for column in ("check", "status", "detail"):
+        table.add_column(column)
+    for f in findings:
+        table.add_row(escape(f.name), STATUS_STYLE[f.status], escape(f.detail))
+    console.print(table)
+    if json_out:
+        from paddlectl.framework.utils.fileio import atomic_write
+
+        with atomic_write(json_out, "w", encoding="utf-8") as handle:
+            json.dump([f.__dict__ for f in findings], handle, indent=2)
+    broken = [f for f in findings if f.status == "fail"]
+    if broken:
+        err_console.print(f"[red]broken:[/] {escape('; '.join(f'{f.name}: {f.detail}' for f in broken))}")
+        raise typer.Exit(1)
+    console.print("[green]paddlectl works on this machine.[/]")

@@ -1,6 +1,7 @@
-"""``paddlectl export [-c CFG] --weights DIR -o OUT [--verify] [--print-ir] [--format native|onnx]``:
+"""``paddlectl export [-c CFG] --weights DIR|FILE.pdparams -o OUT [--verify] [--print-ir] [--format native|onnx]``:
 trained weights -> an inference model directory that carries the task's pre/post-processing and
-the resolved config (or an ONNX file with the processing in its metadata).
+the resolved config (or an ONNX file with the processing in its metadata). Without ``-c`` the config
+is the one saved with the weights: the checkpoint's, or the ``config.yml`` beside a ``.pdparams``.
 
 Exit codes: 0 exported, 2 bad input (config, task, weights, data; nothing written), 1 when
 ``--verify`` finds the exported model disagreeing with the trained one (nothing written).
@@ -14,7 +15,22 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from .output import console, escape, print_error, usage_errors
 from .train import resolve_config, task_for
+
+
+def _config_beside(weights_file: Path) -> str:
+    """The config saved beside a ``.pdparams`` file (a checkpoint directory holds both)."""
+    from paddlectl.framework.errors import ConfigError
+    from paddlectl.framework.hapi.checkpoint_dir import CONFIG_FILE
+
+    config = weights_file.parent / CONFIG_FILE
+    if not config.is_file():
+        raise ConfigError(
+            f"weights file {str(weights_file)!r} has no {CONFIG_FILE} beside it to say what model it holds; "
+            "pass the config it was trained with: -c CONFIG.yml"
+        )
+    return str(config)
 
 
 def export_command(
@@ -39,27 +55,27 @@ def export_command(
     from paddlectl.framework.hapi.export import VerificationError, export
     from paddlectl.framework.static.printer import print_program
 
-    from .app import console, err_console, usage_errors
-
     with usage_errors():
+        if config is None and Path(weights).is_file():
+            config = _config_beside(Path(weights))
         resolved = resolve_config(config, override, weights if config is None else None)
         task = task_for(resolved)
         try:
             result = export(task, resolved, weights, output, verify=verify, format=format)
         except VerificationError as exc:
-            err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+            print_error(exc)
             raise typer.Exit(1) from None
     meta = result.saved.meta
     if print_ir:
         console.print(print_program(result.saved.program), markup=False, highlight=False)
-    table = Table(title=f"exported {task.name} model: {Path(result.path)}")
+    table = Table(title=escape(f"exported {task.name} model: {Path(result.path)}"))
     for column in ("", "name", "shape", "dtype"):
         table.add_column(column)
     for kind in ("inputs", "outputs"):
         for spec in meta[kind]:
-            table.add_row(kind[:-1], spec["name"], str(spec["shape"]), spec["dtype"])
+            table.add_row(kind[:-1], escape(spec["name"]), escape(str(spec["shape"])), escape(spec["dtype"]))
     console.print(table)
     if result.verification:
         worst = max(r["max_abs_diff"] for r in result.verification)
         checks = ", ".join(r["output"] for r in result.verification)
-        console.print(f"[green]verified[/] ({checks}): max |diff| {worst:.3g}", highlight=False)
+        console.print(f"[green]verified[/] ({escape(checks)}): max |diff| {worst:.3g}", highlight=False)

@@ -1,28 +1,94 @@
-"""``paddlectl predict --model OUT --input PATH... [--json FILE]``: run an exported model on files with
-the pre/post-processing stored inside it; a rich table on the terminal, every prediction in JSON.
+"""``paddlectl predict --model OUT --input PATH... [--json FILE]``: run an exported model (a directory
+or an ``.onnx`` file written by ``paddlectl export``) on files with the pre/post-processing stored
+inside it; a rich table on the terminal, every prediction in JSON.
 
-Exit code 2 for a missing or foreign model directory, an unknown task or an unreadable input;
-the JSON file is written only when every input was predicted.
+Exit code 2 for a missing or foreign model, an unknown task or an unreadable input; the JSON file
+is written only when every input was predicted.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
+from typer.core import TyperCommand
 
-from paddlectl.framework.errors import DataError
-
+from .output import console, escape, usage_errors
 from .plugins import load_task
 
+INPUT_FLAGS = ("--input", "-i")
+PROCESSING_KEYS = ("preprocess", "postprocess")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp", ".npy")
+
+
+def spread_inputs(args: list[str]) -> list[str]:
+    """``--input a b c`` as ``--input a --input b --input c``: every path after one --input/-i, up to
+    the next option, is an input (click options take a fixed number of values)."""
+    spread: list[str] = []
+    state = None  # "value": the next token is --input's own value; "paths": later bare tokens are inputs
+    for position, arg in enumerate(args):
+        if arg == "--":
+            return spread + args[position:]
+        if state == "value":
+            spread.append(arg)
+            state = "paths"
+        elif arg in INPUT_FLAGS:
+            spread.append(arg)
+            state = "value"
+        elif arg.startswith(("--input=", "-i")):
+            spread.append(arg)
+            state = "paths"
+        elif arg.startswith("-"):
+            spread.append(arg)
+            state = None
+        else:
+            spread += [INPUT_FLAGS[0], arg] if state == "paths" else [arg]
+    return spread
+
+
+class SpreadInputsCommand(TyperCommand):
+    """The predict command, reading several paths after one ``--input`` (see spread_inputs)."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, spread_inputs(args))
+
+
+def open_model(model: str):
+    """The SavedModel ``model`` names: an export directory, or an ``.onnx`` file whose metadata_props
+    carry the processing (``paddlectl export --format onnx`` writes them there)."""
+    from paddlectl.framework.errors import CheckpointError
+    from paddlectl.framework.jit.saved_model import read_model_dir
+
+    path = Path(model)
+    if not (path.is_file() and path.suffix.lower() == ".onnx"):
+        return read_model_dir(model)
+    try:
+        from paddlectl.framework.inference.onnx import import_onnx
+    except ImportError as exc:
+        raise CheckpointError(f"{model}: {exc}") from None
+    saved = import_onnx(model)
+    metadata = saved.meta.get("metadata") or {}
+    processing = {}
+    for key in PROCESSING_KEYS:
+        try:
+            processing[key] = json.loads(metadata[key])
+        except (KeyError, TypeError, ValueError):
+            raise CheckpointError(
+                f"{model} carries no valid {key!r} in its ONNX metadata_props, so predict cannot tell how to "
+                "prepare inputs; export it with `paddlectl export --format onnx`, or run it with "
+                "`paddlectl eval run --model FILE -c CONFIG`"
+            ) from None
+    return dataclasses.replace(saved, meta={**saved.meta, **processing})
 
 
 def expand_inputs(paths: list[str]) -> list[Path]:
     """Files as given; a directory contributes its image and .npy files, sorted."""
+    from paddlectl.framework.errors import DataError
+
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -39,22 +105,25 @@ def expand_inputs(paths: list[str]) -> list[Path]:
 
 
 def predict_command(
-    model: Annotated[str, typer.Option("--model", "-m", help="Directory written by `paddlectl export`.")],
-    inputs: Annotated[list[str], typer.Option("--input", "-i", help="Image/.npy file or directory; repeatable.")],
+    model: Annotated[str, typer.Option("--model", "-m", help="Directory or .onnx file written by `paddlectl export`.")],
+    inputs: Annotated[
+        list[str],
+        typer.Option("--input", "-i", help="Image/.npy files or directories: several after one -i, or -i repeated."),
+    ],
     json_out: Annotated[str, typer.Option("--json", help="Where to write the predictions.")] = "predictions.json",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Inputs per model run.")] = 32,
 ) -> None:
-    """Predict with an exported model; it brings its own pre/post-processing, so no config is needed."""
+    """Predict with an exported model (a directory or .onnx file); it brings its own pre/post-processing.
+
+    No config is needed: the model carries its task and processing.
+    """
     from paddlectl.framework.hapi.export import served_task_name
     from paddlectl.framework.inference import Config
     from paddlectl.framework.inference.predictor import Predictor
-    from paddlectl.framework.jit.saved_model import read_model_dir
     from paddlectl.framework.utils.fileio import atomic_write
 
-    from .app import console, usage_errors
-
     with usage_errors():
-        saved = read_model_dir(model)
+        saved = open_model(model)
         task = load_task(served_task_name(saved))
         task = task() if isinstance(task, type) else task
         pre, post = saved.meta["preprocess"], saved.meta["postprocess"]
@@ -65,13 +134,15 @@ def predict_command(
             chunk = files[start : start + batch_size]
             outputs = predictor.run(task.preprocess(pre, chunk))
             predictions += [{"input": str(f), **p} for f, p in zip(chunk, task.postprocess(post, outputs), strict=True)]
-    table = Table(title=f"{task.name} predictions ({len(predictions)})")
+    table = Table(title=escape(f"{task.name} predictions ({len(predictions)})"))
     for column in ("input", "label", "score", "top-k"):
         table.add_column(column)
     for p in predictions:
         top = ", ".join(f"{t['label']} {t['score']:.3f}" for t in p.get("topk", []))
-        table.add_row(p["input"], str(p.get("label", "")), f"{p.get('score', float('nan')):.4f}", top)
+        table.add_row(
+            escape(p["input"]), escape(str(p.get("label", ""))), f"{p.get('score', float('nan')):.4f}", escape(top)
+        )
     console.print(table)
     with atomic_write(json_out, "w", encoding="utf-8") as handle:
         json.dump({"model": str(model), "task": task.name, "predictions": predictions}, handle, indent=1)
-    console.print(f"predictions: {json_out}", highlight=False)
+    console.print(f"predictions: {json_out}", highlight=False, markup=False)

@@ -2,7 +2,9 @@
 the framework's Trainer (checkpoints, metrics.jsonl, loss_curve.png in ``Global.output_dir``).
 
 Exit codes: 0 trained, 2 bad input (config, task, checkpoint, data: one line on stderr, nothing
-written), 130 stopped by Ctrl-C after writing ``latest/`` (the message says how to resume).
+written), 130 stopped by Ctrl-C after writing ``latest/`` (the message says how to resume). A
+second Ctrl-C stops at once, without a new checkpoint: the message then names the last one written
+(or says that none was).
 """
 
 from __future__ import annotations
@@ -12,9 +14,7 @@ from typing import Annotated
 
 import typer
 
-from paddlectl.framework.config import load_config
-from paddlectl.framework.errors import ConfigError
-
+from .output import console, escape, usage_errors
 from .plugins import load_task
 
 INTERRUPTED = 130
@@ -22,6 +22,9 @@ INTERRUPTED = 130
 
 def resolve_config(config: str | None, overrides: list[str], resume: str | None) -> dict:
     """The experiment config: ``-c`` if given, else the one saved in the checkpoint being resumed."""
+    from paddlectl.framework.config import load_config
+    from paddlectl.framework.errors import ConfigError
+
     if config is None:
         if resume is None:
             raise ConfigError("no config given; pass -c CONFIG.yml (or --resume DIR to continue a run)")
@@ -33,6 +36,8 @@ def resolve_config(config: str | None, overrides: list[str], resume: str | None)
 
 def task_for(config: dict):
     """The Task object that ``Global.task`` names, through the ``paddlectl.tasks`` entry points."""
+    from paddlectl.framework.errors import ConfigError
+
     name = (config.get("Global") or {}).get("task")
     if not name:
         raise ConfigError("Global.task is not set; name the task, e.g. Global.task: vision.cls (see `paddlectl tasks`)")
@@ -51,17 +56,19 @@ def train_command(
     """Train the task named in Global.task; Ctrl-C stops after the current step with a checkpoint."""
     from paddlectl.framework.hapi.trainer import Trainer
 
-    from .app import console, usage_errors
-
     with usage_errors():
         resolved = resolve_config(config, override, resume)
         task = task_for(resolved)
-        result = Trainer(task, resolved, console=console, progress=not quiet).train(resume)
+        trainer = Trainer(task, resolved, console=console, progress=not quiet)
+        try:
+            result = trainer.train(resume)
+        except KeyboardInterrupt:
+            _aborted(trainer)
     out = Path(result.output_dir)
     if result.interrupted:
         console.print(
             f"[yellow]interrupted[/] at epoch {result.epochs_done + 1}, step {result.global_step}; "
-            f"checkpoint: {out / 'latest'}\nresume with: paddlectl train --resume {out / 'latest'}",
+            f"checkpoint: {escape(str(out / 'latest'))}\n{_resume_hint(out / 'latest')}",
             highlight=False,
         )
         raise typer.Exit(INTERRUPTED)
@@ -70,5 +77,28 @@ def train_command(
             f"best {result.best['indicator']} = {result.best['value']:.4f} (epoch {result.best['epoch']}): "
             f"{out / 'best'}",
             highlight=False,
+            markup=False,
         )
-    console.print(f"metrics: {out / 'metrics.jsonl'}  loss curve: {out / 'loss_curve.png'}", highlight=False)
+    console.print(
+        f"metrics: {out / 'metrics.jsonl'}  loss curve: {out / 'loss_curve.png'}", highlight=False, markup=False
+    )
+
+
+def _resume_hint(checkpoint: Path) -> str:
+    return f"resume with: paddlectl train --resume {escape(str(checkpoint))}"
+
+
+def _aborted(trainer) -> None:
+    """Ctrl-C stopped the run at once (a second one mid-step, or one outside the training loop):
+    point at the last checkpoint written, if any, and exit 130."""
+    output_dir = getattr(trainer, "output_dir", None)  # set once the trainer has read the config
+    latest = Path(output_dir) / "latest" if output_dir is not None else None
+    if latest is not None and latest.is_dir():
+        message = (
+            "[yellow]stopped at once[/] by Ctrl-C; the steps since the last checkpoint are lost; "
+            f"checkpoint: {escape(str(latest))}\n{_resume_hint(latest)}"
+        )
+    else:
+        message = "[yellow]stopped at once[/] by Ctrl-C before the first checkpoint; nothing to resume"
+    console.print(message, highlight=False)
+    raise typer.Exit(INTERRUPTED)
