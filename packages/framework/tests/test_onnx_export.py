@@ -85,7 +85,7 @@ def test_imported_onnx_exports_back(tmp_path):
     w = onnx.numpy_helper.from_array(RNG.standard_normal((4, 2, 3, 3)).astype("float32"), "w")
     s = onnx.numpy_helper.from_array(np.float32([1, 1, 2, 2]), "s")
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2, "H", "W"])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[w, s])  # fmt: skip
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, None, None])], initializer=[w, s])  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, str(tmp_path / "in.onnx"))

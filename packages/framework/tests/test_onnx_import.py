@@ -125,7 +125,7 @@ def _model(nodes, inputs, outputs, initializers=(), opset=13) -> bytes:
     graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
-    return model
+    return onnx.shape_inference.infer_shapes(model)  # graph outputs get the shapes onnx.checker requires
 
 
 def _float_input(name, shape):
@@ -230,11 +230,12 @@ def test_batch_norm_with_small_constant_statistics_folds_into_the_conv(producer,
 def test_unsupported_nodes_are_reported_together(tmp_path):
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="fine"),
-        helper.make_node("Einsum", ["a", "a"], ["b"], name="my_einsum", equation="ij,ij->ij"),
+        helper.make_node("Einsum", ["a", "a"], ["b"], name="my_einsum", equation="nchw,nchw->nchw"),
         helper.make_node("Resize", ["b", "", "sc"], ["c"], name="cubic_resize", mode="cubic"),
-        helper.make_node("Conv", ["c", "w"], ["y"], name="odd_conv", kernel_shape=[3, 3], foo=1),
+        helper.make_node("Conv", ["c", "w"], ["y"], name="conv", kernel_shape=[3, 3]),
+        helper.make_node("Constant", [], ["k"], name="odd_const", value_float=1.0),  # valid ONNX, not modelled
     ]
-    model = _model(nodes, [_float_input("x", ["N", 1, 8, 8])], [_float_input("y", None)],
+    model = _model(nodes, [_float_input("x", ["N", 1, 8, 8])], [_float_input("y", ["N", 1, 14, 14])],
                    [_const("sc", np.float32([1, 1, 2, 2])), _const("w", np.ones((1, 1, 3, 3), np.float32))], 13)  # fmt: skip
     path = str(tmp_path / "bad.onnx")
     onnx.save(model, path)
@@ -244,5 +245,5 @@ def test_unsupported_nodes_are_reported_together(tmp_path):
     assert "3 unsupported node(s)" in text
     assert "'my_einsum' (Einsum, opset 13): op type Einsum is not supported" in text
     assert "'cubic_resize' (Resize, opset 13): mode='cubic'" in text
-    assert "'odd_conv' (Conv, opset 13): attribute(s) ['foo'] not supported" in text
+    assert "'odd_const' (Constant, opset 13): attribute(s) ['value_float'] not supported" in text
     assert "'fine'" not in text

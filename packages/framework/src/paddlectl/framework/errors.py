@@ -32,3 +32,8 @@ class CheckpointError(PaddlectlError, RuntimeError):
 
 class DataError(PaddlectlError, ValueError):
     """An input the user pointed at (image, dataset directory, exported model) is missing or unreadable."""
+
+
+class OnnxImportError(ConversionError):
+    """An ONNX file is unreadable, fails ``onnx.checker``, is outside the supported IR/opset range, or
+    holds a node, attribute or initializer the importer cannot convert; the message names which."""

@@ -121,7 +121,13 @@ class Builder:
             i is not None for i in items
         ):
             ctx = Context((False,) * len(items), attrs)
-            out = opdef.forward(ctx, *items, **attrs)
+            try:
+                out = opdef.forward(ctx, *items, **attrs)
+            except Exception as exc:  # noqa: BLE001 - folding constants runs the op: report against the node
+                raise ConversionError(
+                    f"{self.where()}: {op_name} cannot take these constant inputs "
+                    f"{[None if i is None else f'{i.dtype}{list(i.shape)}' for i in items]}: {exc}"
+                ) from None
             outs = list(out) if isinstance(out, tuple) else [out]
             return [np.asarray(o) for o in outs]
         values = [self.value(i, inputs[k] if isinstance(inputs[k], str) else None) for k, i in enumerate(items)]

@@ -17,6 +17,7 @@ import onnx
 
 from ...errors import ConversionError
 from .builder import Builder, is_symbolic, reshape_target
+from .validate import tensor_array
 
 INT_BIG = 2**31 - 1
 
@@ -368,7 +369,7 @@ def _identity(b, node, a, opset):
 def _constant(b, node, a, opset):
     if "value" not in a:
         raise ConversionError(f"{b.where()}: only Constant with a 'value' tensor is supported")
-    return [onnx.numpy_helper.to_array(a["value"]).copy()]
+    return [tensor_array(a["value"], f"{b.where()}: attribute 'value'")]
 
 
 def _matmul(b, node, a, opset):

@@ -15,26 +15,19 @@ import re
 
 import numpy as np
 import onnx
-import onnx.numpy_helper
 
-from ...errors import ConversionError
+from ...errors import ConversionError, OnnxImportError, PaddlectlError
 from ...jit.saved_model import SavedModel, write_model_dir
 from ...static.verifier import verify
 from .builder import Builder, clean_name
 from .converters import RULES, attrs_of, check_graph
+from .validate import tensor_array, validate_model
 
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _AXIS_NAMES = {4: "NCHW", 3: "NTC", 2: "NC"}
 MULTIPLES = (1, 2, 4, 8, 16, 32, 64)
 """Symbolic sizes tried in turn: a detector whose upsampled features are added to skip connections
 only lines up for sizes divisible by its total stride, so its H/W are declared ``32*H``/``32*W``."""
-
-
-def _opset(model) -> int:
-    for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
-            return int(entry.version)
-    raise ConversionError("onnx import: the model imports no default-domain opset; it is not a standard ONNX model")
 
 
 def _input_shapes(graph, initializer_names: set, multiple: int) -> tuple[list, dict]:
@@ -78,11 +71,11 @@ def _input_shapes(graph, initializer_names: set, multiple: int) -> tuple[list, d
 def load_onnx_model(path):
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"onnx import: {path} does not exist; give the path of a .onnx file")
+        raise OnnxImportError(f"onnx import: {path} does not exist; give the path of a .onnx file")
     try:
         return onnx.load(path)
     except Exception as exc:  # noqa: BLE001 - protobuf raises several types for a broken file
-        raise ConversionError(f"onnx import: {path} is not a readable ONNX model ({exc})") from None
+        raise OnnxImportError(f"onnx import: {path} is not a readable ONNX model ({exc})") from None
 
 
 def _build(graph, opset: int, weights: dict, inputs: list):
@@ -104,19 +97,20 @@ def _build(graph, opset: int, weights: dict, inputs: list):
 
 
 def onnx_to_program(model) -> tuple:
-    """(Program, meta) for an ``onnx.ModelProto``; ConversionError lists every unsupported node."""
+    """(Program, meta) for an ``onnx.ModelProto``, validated first (``validate.validate_model``);
+    OnnxImportError lists every unsupported node."""
     graph = model.graph
-    opset = _opset(model)
+    opset = validate_model(model)
     problems = check_graph(graph, opset)
     if problems:
-        raise ConversionError(
+        raise OnnxImportError(
             f"onnx import: {len(problems)} unsupported node(s) (opset {opset}); nothing was converted:\n  "
             + "\n  ".join(problems)
             + "\nsupported op types: "
             + ", ".join(sorted(RULES))
         )
     initializer_names = {t.name for t in graph.initializer}
-    weights = {t.name: onnx.numpy_helper.to_array(t).copy() for t in graph.initializer}
+    weights = {t.name: tensor_array(t, f"initializer {t.name!r}") for t in graph.initializer}
     first_error = None
     for multiple in MULTIPLES:
         inputs, symbols = _input_shapes(graph, initializer_names, multiple)
@@ -157,8 +151,8 @@ def import_onnx(path, output_dir=None) -> SavedModel:
     model = load_onnx_model(path)
     try:
         program, meta = onnx_to_program(model)
-    except ConversionError as exc:
-        raise ConversionError(f"{os.fspath(path)}: {exc}") from None
+    except PaddlectlError as exc:  # a verifier or shape-rule error is an import failure too, named so
+        raise OnnxImportError(f"{os.fspath(path)}: {exc}") from None
     meta["source"]["file"] = os.path.basename(os.fspath(path))
     if output_dir is not None:
         write_model_dir(output_dir, program, meta)
