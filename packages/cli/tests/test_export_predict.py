@@ -170,3 +170,77 @@ def test_export_to_onnx_or_say_what_to_install(exported, tmp_path):
         assert [p.name for p in tmp_path.iterdir()] == ["lenet.onnx"]
         graph = importlib.import_module("onnx").load(str(tmp_path / "lenet.onnx")).graph
         assert [i.name for i in graph.input] == ["image"] and [o.name for o in graph.output] == ["output_0"]
+
+
+def test_several_paths_after_one_input_and_directories(exported, tmp_path):
+    _, model, _ = exported
+    samples = _digit_files(tmp_path / "in", 4)
+    (first, _), (second, _), *_ = samples
+    folder = tmp_path / "more"
+    folder.mkdir()
+    for path, _ in samples[2:]:
+        path.rename(folder / path.name)
+    out = tmp_path / "[b]" / "pred.json"  # brackets are not rich markup here
+    result = runner.invoke(
+        app, ["predict", "--model", str(model), "--input", str(first), str(second), str(folder), "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    inputs = [p["input"] for p in json.loads(out.read_text())["predictions"]]
+    assert inputs == [str(first), str(second), *(str(folder / p.name) for p, _ in samples[2:])]
+    assert f"predictions:{out}" in "".join(result.output.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "spread"),
+    [
+        (["-m", "M", "--input", "a", "b", "--json", "j", "c"], ["-m", "M", "--input", "a", "--input", "b", "--json", "j", "c"]),
+        (["-i", "a", "-i", "b", "c"], ["-i", "a", "-i", "b", "--input", "c"]),
+        (["--input=a", "b", "--batch-size", "2"], ["--input=a", "--input", "b", "--batch-size", "2"]),
+        (["-ia", "b", "--", "c"], ["-ia", "--input", "b", "--", "c"]),
+        (["--json", "j", "-m", "M"], ["--json", "j", "-m", "M"]),
+    ],
+)  # fmt: skip
+def test_spread_inputs(args, spread):
+    from paddlectl.cli.predict import spread_inputs
+
+    assert spread_inputs(args) == spread
+
+
+def test_predict_runs_an_exported_onnx_file(exported, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    run, model, _ = exported
+    result = runner.invoke(app, ["export", "-w", str(run / "best"), "-o", str(tmp_path / "lenet"), "--format", "onnx"])
+    assert result.exit_code == 0, result.output
+    _digit_files(tmp_path / "in", 3)
+    predictions = {}
+    for name, source in (("native", model), ("onnx", tmp_path / "lenet.onnx")):
+        out = tmp_path / f"{name}.json"
+        result = runner.invoke(app, ["predict", "-m", str(source), "-i", str(tmp_path / "in"), "--json", str(out)])
+        assert result.exit_code == 0, result.output
+        predictions[name] = json.loads(out.read_text())["predictions"]
+    assert [p["class_id"] for p in predictions["onnx"]] == [p["class_id"] for p in predictions["native"]]
+    assert [p["score"] for p in predictions["onnx"]] == pytest.approx([p["score"] for p in predictions["native"]])
+
+    bare = onnx.load(str(tmp_path / "lenet.onnx"))
+    del bare.metadata_props[:]
+    onnx.save(bare, str(tmp_path / "bare.onnx"))
+    result = runner.invoke(app, ["predict", "-m", str(tmp_path / "bare.onnx"), "-i", str(tmp_path / "in")])
+    _one_line_error(result, "bare.onnx", "'preprocess'", "paddlectl export --format onnx")
+
+
+def test_export_takes_a_pdparams_file(exported, tmp_path):
+    run, _, _ = exported
+    weights = run / "best" / "model.pdparams"
+    result = runner.invoke(app, ["export", "-w", str(weights), "-o", str(tmp_path / "beside")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "beside" / "model.json").is_file()
+
+    lone = tmp_path / "lone" / "lenet.pdparams"
+    lone.parent.mkdir()
+    lone.write_bytes(weights.read_bytes())
+    _one_line_error(
+        runner.invoke(app, ["export", "-w", str(lone), "-o", str(tmp_path / "m")]), "lenet.pdparams", "-c CONFIG.yml"
+    )
+    assert not (tmp_path / "m").exists()
+    result = runner.invoke(app, ["export", "-c", DIGITS, "-w", str(lone), "-o", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
