@@ -41,6 +41,20 @@ def test_config_records_switches_for_the_pass_manager():
         config.set_cpu_math_library_num_threads(0)
 
 
+def test_unset_threads_pick_one_for_a_small_model_and_the_physical_cores_for_a_large_one(monkeypatch):
+    from paddlectl.framework.inference import threads
+
+    monkeypatch.setattr(threads, "physical_cores", lambda: 6)
+    assert threads.default_threads({"w": np.zeros(1000, np.float32)}) == 1
+    assert threads.default_threads({"a": np.zeros(1 << 17, np.float32), "b": np.zeros(1 << 17, np.float32)}) == 6
+    config = inference.Config(str(FIXTURE))
+    assert config.cpu_math_library_num_threads() is None
+    ops = {op.name for op in inference.create_predictor(config).optimized_program.block.ops}
+    assert "fc" in ops  # LeNet's 250 KB of weights: one thread, where the one-thread fc pass runs
+    config.set_cpu_math_library_num_threads(2)
+    assert "fc" not in {op.name for op in inference.create_predictor(config).optimized_program.block.ops}
+
+
 def test_handle_api_matches_plain_run_and_the_reference():
     predictor = _predictor()
     assert predictor.get_input_names() == ["image"] and predictor.get_output_names() == ["logits"]

@@ -25,7 +25,7 @@ class Config:
         self._model_dir = None if model_dir is None else os.fspath(model_dir)
         self._ir_optim = True
         self._deleted_passes: list[str] = []
-        self._threads = 1
+        self._threads: int | None = None  # unset: the predictor picks by the model (threads.default_threads)
         self._memory_optim = False
 
     # ----- model ---------------------------------------------------------------------------------
@@ -59,7 +59,8 @@ class Config:
             raise ValueError(f"set_cpu_math_library_num_threads: need a positive int, got {n!r}")
         self._threads = n
 
-    def cpu_math_library_num_threads(self) -> int:
+    def cpu_math_library_num_threads(self) -> int | None:
+        """The count set, or None: then each predictor picks by its model (``threads.default_threads``)."""
         return self._threads
 
     def enable_memory_optim(self, x: bool = True) -> None:
@@ -77,5 +78,5 @@ class Config:
     def summary(self) -> str:
         return (
             f"model_dir: {self._model_dir}\nir_optim: {self._ir_optim}\ndeleted passes: {self._deleted_passes}\n"
-            f"cpu threads: {self._threads}\nmemory_optim: {self._memory_optim}"
+            f"cpu threads: {self._threads or 'by model size'}\nmemory_optim: {self._memory_optim}"
         )

@@ -16,7 +16,7 @@ from ..errors import DTypeError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
 from .config import Config
 from .optimized import OptimizedModel
-from .threads import call_limited
+from .threads import call_limited, default_threads
 
 
 def _load(path) -> SavedModel:
@@ -88,12 +88,13 @@ class Predictor:
     def __init__(self, config: Config, saved: SavedModel | None = None, _model: OptimizedModel | None = None) -> None:
         self._config = config
         self._saved = saved if saved is not None else _load(config.model_dir())
+        self._threads = config.cpu_math_library_num_threads() or default_threads(self._saved.program.weights)
         self._model = _model or OptimizedModel(
             self._saved.program,
             config.ir_optim(),
             config.disabled_passes,
             config.memory_optim_enabled(),
-            config.cpu_math_library_num_threads(),
+            self._threads,
         )
         meta = self._saved.meta
         self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}
@@ -179,12 +180,12 @@ class Predictor:
     def _execute(self, arrays: list) -> list[np.ndarray]:
         """The model's executor under the config's thread cap; a new input shape is checked and planned
         (memory) before its first run, by the executor."""
-        return call_limited(self._config.cpu_math_library_num_threads(), self._model.executor.run, arrays)
+        return call_limited(self._threads, self._model.executor.run, arrays)
 
     def profile(self, inputs: list) -> dict[str, float]:
         """Seconds per op type over one run of ``inputs`` (arrays in input order), under the thread cap."""
         arrays = [np.ascontiguousarray(a) for a in inputs]
-        return call_limited(self._config.cpu_math_library_num_threads(), self._model.executor.profile, arrays)
+        return call_limited(self._threads, self._model.executor.profile, arrays)
 
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""

@@ -19,9 +19,20 @@ import numba
 
 from ..kernels import layer_is_thread_safe, set_serial
 from ..kernels.blas import BLAS_CAP
-from ..kernels.cores import free_cores
+from ..kernels.cores import free_cores, physical_cores
 
 _WORKQUEUE_LOCK = threading.Lock()
+
+SMALL_MODEL_BYTES = 1 << 20
+"""Below this much weight a model runs on one thread by default: its kernels are too small to gain
+from a second core (they stay serial below ``kernels.PARALLEL_MIN_SIZE``) and a one-thread run skips
+the pool's bookkeeping and keeps the one-thread passes (``fuse_fc``)."""
+
+
+def default_threads(weights: dict) -> int:
+    """The thread count a predictor uses when the config sets none, as onnxruntime uses the physical
+    cores: all of them for a model with at least ``SMALL_MODEL_BYTES`` of weights, else one."""
+    return physical_cores() if sum(w.nbytes for w in weights.values()) >= SMALL_MODEL_BYTES else 1
 
 
 def call_limited(n: int, fn, *args):
