@@ -70,7 +70,10 @@ def run_command(
         raise usage(f"script {script!r} does not exist")
     if check:
         if ctx.args:
-            raise usage("--check reads the script without running it; drop the script's arguments")
+            raise usage(
+                f"--check takes no script arguments (got {' '.join(ctx.args)}); options such as --json go before "
+                "the script: paddlectl run --check --json OUT SCRIPT"
+            )
         raise typer.Exit(_check(path, json_out, usage))
     if json_out is not None:
         raise usage("--json goes with --check")
@@ -158,7 +161,7 @@ def _suggestion(exc: BaseException) -> str:
     """`` (did you mean 'shape'?)`` for an attribute that is a near-miss of one paddlectl has."""
     if not isinstance(exc, AttributeError):
         return ""
-    close = difflib.get_close_matches(exc.name, [n for n in dir(exc.obj) if not n.startswith("_")], n=1)
+    close = difflib.get_close_matches(exc.name, [n for n in dir(exc.obj) if not n.startswith("_")], n=1, cutoff=0.85)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -219,7 +222,9 @@ def _check(path: Path, json_out: str | None, usage) -> int:
     for column in ("paddle API", "line(s)", "in paddlectl"):
         table.add_column(column)
     for u in uses:
-        status = f"[red]missing[/] ({escape(u.missing)})" if u.missing else "[green]yes[/]"
+        status = "[green]yes[/]" if not u.missing else "[red]missing[/]"
+        if u.missing and u.missing != u.name:
+            status += f": {escape(u.missing)}"
         table.add_row(escape(u.name), ", ".join(map(str, u.lines)), status)
     console.print(table)
     if json_out:
