@@ -8,7 +8,9 @@ first load (paddlectl: passes + fused-kernel compile with empty kernel and Numba
 warm-cache load (predictor creation + first run, the framework's import excluded and reported
 in the JSON), and each framework's largest output difference from paddlectl's eager model. Each
 pair runs ``--rounds`` times, interleaved with the other frameworks, and the run with the middle
-median is shown (the first run's first load).
+median is shown (the first run's first load). Each framework then runs once more beside a busy
+neighbour (one other process spinning on a core): "busy/idle" shows how well its threads step
+aside (the goal: within 1.5x of idle).
 
 * paddlectl: ``jit.save`` then ``inference.create_predictor`` (all passes on);
 * PyTorch: the same architectures written in torch (``torch.no_grad``), weights copied over;
@@ -38,7 +40,8 @@ import sys
 import tempfile
 import time
 
-from _rounds import middle  # benchmarks/, on sys.path when run as a script
+from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
+from _rounds import middle
 
 START = time.perf_counter()
 WORKLOADS = {  # name: (model, input shape)
@@ -466,6 +469,10 @@ def main() -> None:
                 results[(framework, workload)] = middle(rs, first=("load_s",))
             warm = _child("paddlectl", workload, workdir, args.threads, 0.0, env)  # same caches, now warm
             results[("paddlectl", workload)]["warm_load_s"] = warm.get("load_s")
+            with busy_neighbour():
+                for framework in FRAMEWORKS:
+                    busy = _child(framework, workload, workdir, args.threads, args.seconds, env)
+                    results[(framework, workload)]["busy_ms"] = busy.get("median_ms")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     title = (
@@ -475,7 +482,7 @@ def main() -> None:
     table = Table(title=title)
     columns = (
         "workload", "framework", "median ms", "p95 ms", "samples/s", "vs torch", "GFLOP/s", "% NumPy mm",
-        "peak RSS MB", "first load s", "warm load s", "max |diff|",
+        "peak RSS MB", "first load s", "warm load s", "max |diff|", "busy ms", "busy/idle",
     )  # fmt: skip
     for col in columns:
         table.add_column(col, justify="left" if col in ("workload", "framework") else "right")
@@ -488,12 +495,13 @@ def main() -> None:
                 table.add_row(workload, framework, "error: " + r["error"][:80], *[""] * (len(columns) - 3))
                 continue
             gflops = flops[workload] / (r["median_ms"] / 1e3) / 1e9
-            warm = r.get("warm_load_s")
+            warm, busy = r.get("warm_load_s"), r.get("busy_ms")
             table.add_row(
                 workload, framework, f"{r['median_ms']:.2f}", f"{r['p95_ms']:.2f}",
                 f"{batch / (r['median_ms'] / 1e3):.0f}", f"{r['median_ms'] / torch_ms:.2f}x" if torch_ms else "-",
                 f"{gflops:.1f}", f"{100 * gflops / numpy_gflops:.0f}%", f"{r['peak_rss_mb']:.0f}",
                 f"{r['load_s']:.2f}", f"{warm:.2f}" if warm is not None else "-", f"{r['max_abs_diff']:.1e}",
+                f"{busy:.2f}" if busy else "-", f"{busy / r['median_ms']:.2f}x" if busy else "-",
             )  # fmt: skip
     console = Console(width=200)
     console.print(table)

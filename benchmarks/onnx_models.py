@@ -7,14 +7,17 @@ Run it here as::
 (the environment pins OpenBLAS to a core type that is not this machine's; unsetting them lets
 OpenBLAS pick its own kernel, which is printed below via threadpoolctl).
 
-Cases: PP-OCRv4 det at 736x736 and 960x544 (W x H), rec on a batch of 6 crops at 48x320, cls on a
-batch of 6 at 48x192. Both engines use 2 threads (onnxruntime: default CPU settings with
-``intra_op_num_threads=2``; ours: ``set_cpu_math_library_num_threads(2)``, passes on). Each engine
-and case runs in a fresh subprocess, so "first" (import/session creation + first run: ONNX parsing,
+Cases: PP-OCRv4 det at 640x320, 736x736 and 960x544 (W x H), rec on a batch of 6 crops at 48x320,
+cls on a batch of 6 at 48x192. Each case runs in two setups: "default", what a user gets without
+tuning (onnxruntime's default SessionOptions, our Config without a thread count), and "2 threads"
+(onnxruntime ``intra_op_num_threads=2``, ours ``set_cpu_math_library_num_threads(2)``); passes on.
+NumPy is imported before paddlectl, as most scripts do. Each engine, setup and case runs in a fresh
+subprocess, so "first" (import/session creation + first run: ONNX parsing,
 our passes and kernel compilation or cache load) and peak RSS are that process's own; "warm load"
 is a second predictor/session built in the same process, then its first run. Latency: median and
 p95 over the timed runs after one warm-up; each engine runs each case ``ROUNDS`` times, interleaved
-with the other, and the run with the middle median is shown. The last table splits our warm run by op type: that is
+with the other, and the run with the middle median is shown. The ratio is ours over onnxruntime's
+in the same setup. The last table splits our warm run by op type: that is
 where our time goes.
 """
 
@@ -31,12 +34,13 @@ import numpy as np
 from _rounds import middle  # benchmarks/, on sys.path when run as a script
 
 CASES = {
+    "det 640x320": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 320, 640), 10),
     "det 736x736": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 736, 736), 8),
     "det 960x544": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 544, 960), 8),
     "rec 6x48x320": ("ch_PP-OCRv4_rec_infer.onnx", (6, 3, 48, 320), 15),
     "cls 6x48x192": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", (6, 3, 48, 192), 30),
 }
-THREADS = 2
+SETUPS = {"default": None, "2 threads": 2}  # setup: threads (None: the engine's own default)
 ROUNDS = 3
 
 
@@ -46,32 +50,35 @@ def _model_path(name: str) -> str:
     return os.path.join(os.path.dirname(rapidocr_onnxruntime.__file__), "models", name)
 
 
-def _make(engine: str, path: str):
+def _make(engine: str, path: str, threads: int | None):
     if engine == "onnxruntime":
         import onnxruntime as ort
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = THREADS
+        if threads is not None:
+            options.intra_op_num_threads = threads
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         name = session.get_inputs()[0].name
         return lambda x: session.run(None, {name: x})[0], None
     from paddlectl.framework.inference import Config, create_predictor
 
     config = Config(path)
-    config.set_cpu_math_library_num_threads(THREADS)
+    if threads is not None:
+        config.set_cpu_math_library_num_threads(threads)
     predictor = create_predictor(config)
     return lambda x: predictor.run([x])[0], predictor
 
 
-def worker(engine: str, case: str) -> dict:
+def worker(engine: str, setup: str, case: str) -> dict:
     model, shape, runs = CASES[case]
+    threads = SETUPS[setup]
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     start = time.perf_counter()
-    run, predictor = _make(engine, _model_path(model))
+    run, predictor = _make(engine, _model_path(model), threads)
     run(x)
     first = time.perf_counter() - start
     start = time.perf_counter()
-    run, predictor = _make(engine, _model_path(model))
+    run, predictor = _make(engine, _model_path(model), threads)
     run(x)
     warm = time.perf_counter() - start
     times = []
@@ -102,41 +109,44 @@ def blas_info() -> str:
 
 
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
-        print(json.dumps(worker(sys.argv[2], sys.argv[3])))
+    if len(sys.argv) == 5 and sys.argv[1] == "--worker":
+        print(json.dumps(worker(*sys.argv[2:])))
         return
     print(f"BLAS: {blas_info()}")
-    print(f"threads: {THREADS}; cpus: {os.cpu_count()}")
-    print(f"each engine and case: the middle of {ROUNDS} interleaved runs")
+    print(f"setups: {SETUPS}; cpus: {os.cpu_count()}")
+    print(f"each engine, setup and case: the middle of {ROUNDS} interleaved runs")
     rows, profiles = [], {}
     for case in CASES:
-        runs: dict[str, list] = {"onnxruntime": [], "paddlectl": []}
-        for _ in range(ROUNDS):  # interleaved, so a slow spell hits both engines alike
+        for setup in SETUPS:
+            runs: dict[str, list] = {"onnxruntime": [], "paddlectl": []}
+            for _ in range(ROUNDS):  # interleaved, so a slow spell hits both engines alike
+                for engine, engine_runs in runs.items():
+                    out = subprocess.run(
+                        [sys.executable, __file__, "--worker", engine, setup, case],
+                        capture_output=True, text=True, check=True,
+                    )  # fmt: skip
+                    engine_runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
             for engine, engine_runs in runs.items():
-                out = subprocess.run(
-                    [sys.executable, __file__, "--worker", engine, case], capture_output=True, text=True, check=True,
-                )  # fmt: skip
-                engine_runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        for engine, engine_runs in runs.items():
-            r = middle(engine_runs, first=("first_s",))
-            rows.append((case, engine, r))
-            if "profile" in r:
-                profiles[case] = r["profile"]
+                r = middle(engine_runs, first=("first_s",))
+                rows.append((case, setup, engine, r))
+                if "profile" in r and setup == "default":
+                    profiles[case] = r["profile"]
     header = (
-        f"{'case':<14}{'engine':<13}{'median ms':>10}{'p95 ms':>10}{'first s':>9}{'warm s':>8}{'RSS MB':>8}{'ratio':>7}"
+        f"{'case':<14}{'setup':<11}{'engine':<13}{'median ms':>10}{'p95 ms':>10}{'first s':>9}{'warm s':>8}"
+        f"{'RSS MB':>8}{'ratio':>7}"
     )
     print(header)
     print("-" * len(header))
     ort_median = {}
-    for case, engine, r in rows:
+    for case, setup, engine, r in rows:
         if engine == "onnxruntime":
-            ort_median[case] = r["median_ms"]
-        ratio = r["median_ms"] / ort_median[case]
+            ort_median[case, setup] = r["median_ms"]
+        ratio = r["median_ms"] / ort_median[case, setup]
         print(
-            f"{case:<14}{engine:<13}{r['median_ms']:>10.1f}{r['p95_ms']:>10.1f}{r['first_s']:>9.2f}"
+            f"{case:<14}{setup:<11}{engine:<13}{r['median_ms']:>10.1f}{r['p95_ms']:>10.1f}{r['first_s']:>9.2f}"
             f"{r['warm_load_s']:>8.2f}{r['peak_rss_mb']:>8.0f}{ratio:>6.2f}x"
         )
-    print("\nwhere paddlectl's time goes (one warm run, share of op time by op type):")
+    print("\nwhere paddlectl's time goes (default setup, one warm run, share of op time by op type):")
     for case, profile in profiles.items():
         total = sum(profile.values())
         top = sorted(profile.items(), key=lambda kv: -kv[1])[:5]

@@ -4,7 +4,9 @@ One invocation runs every (framework, workload) pair in its own child process (s
 the workload's own) and prints median ms/step, the ratio to PyTorch, peak RSS, and cold start
 (process start to the end of the first step) with an empty and a warm Numba cache. Each framework
 runs ``--rounds`` times, interleaved with the others, and the run with the middle ms/step is
-shown: on a shared 2-core machine a single run of any framework can be 2-4x off.
+shown: on a shared 2-core machine a single run of any framework can be 2-4x off. Each framework
+then runs once more beside a busy neighbour (one other process spinning on a core): "busy ms"
+and "busy/idle" show how well its threads step aside (the goal: within 1.5x of idle).
 
     python benchmarks/train_step.py [--steps 30] [--rounds 3] [--json out.json]
 
@@ -25,7 +27,8 @@ import sys
 import tempfile
 import time
 
-from _rounds import middle  # benchmarks/, on sys.path when run as a script
+from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
+from _rounds import middle
 
 START = time.perf_counter()
 WORKLOADS = ["lenet", "mlp", "transformer", "lstm"]
@@ -216,18 +219,33 @@ def main() -> None:
                 results[(framework, workload)] = middle(rs, first=("cold_start_s",))
             # Same cache again: the warm-cache cold start of our own code.
             results[("paddlectl-warm", workload)] = _run("paddlectl", workload, 3, cache)
+            with busy_neighbour():
+                for framework in FRAMEWORKS:
+                    results[(framework, workload)]["busy"] = _run(framework, workload, args.steps, cache)
     title = f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()}"
     table = Table(title=f"{title} (median of {args.steps} steps; the middle of {args.rounds} runs)")
-    for col in ("workload", "framework", "ms/step", "p95 ms", "vs torch", "peak RSS MB", "cold start s"):
+    columns = (
+        "workload",
+        "framework",
+        "ms/step",
+        "p95 ms",
+        "vs torch",
+        "peak RSS MB",
+        "cold start s",
+        "busy ms",
+        "busy/idle",
+    )
+    for col in columns:
         table.add_column(col, justify="right" if col not in ("workload", "framework") else "left")
     for workload in args.workloads.split(","):
         torch_ms = results[("torch", workload)].get("median_ms")
         for framework in [*FRAMEWORKS, "paddlectl-warm"]:
             r = results[(framework, workload)]
             if "error" in r:
-                table.add_row(workload, framework, "error: " + r["error"][:60], "", "", "", "")
+                table.add_row(workload, framework, "error: " + r["error"][:60], *[""] * (len(columns) - 3))
                 continue
             ratio = f"{r['median_ms'] / torch_ms:.2f}x" if torch_ms else "-"
+            busy = r.get("busy", {}).get("median_ms")
             table.add_row(
                 workload,
                 framework,
@@ -236,6 +254,8 @@ def main() -> None:
                 ratio,
                 f"{r['peak_rss_mb']:.0f}",
                 f"{r['cold_start_s']:.2f}",
+                f"{busy:.2f}" if busy else "-",
+                f"{busy / r['median_ms']:.2f}x" if busy else "-",
             )
     Console().print(table)
     if args.json:
