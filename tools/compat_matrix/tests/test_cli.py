@@ -160,3 +160,26 @@ def test_check_here_names_the_missing_requirement_of_an_extra(monkeypatch, onnx)
     reason = "onnx is not installed" if onnx is None else f"the installed onnx is {onnx}"
     assert len(problems) == 1 and "whose onnx extra requires onnx" in problems[0] and reason in problems[0]
     assert json.loads(result.stdout)["fix"] is None  # no "uninstall paddlectl-ocr": onnx is what is missing
+
+
+def test_plan_lists_every_blocking_platform_fact_in_one_run(tmp_path):
+    profile = write(
+        tmp_path,
+        """
+        platform: {python: "3.8.18", os: linux, arch: x86_64, cpu: [avx, avx2], driver: "440.33", cuda: "10.2"}
+        installed: ["paddlepaddle-gpu[cu118]==2.6.2"]
+        """,
+        "old.yml",
+    )
+    args = ["plan", "--upgrade", "paddlepaddle-gpu==3.3.0", "--target", str(profile)]
+    explanation = json.loads(run(*args, "--json").stdout)["explanation"]
+    assert [b.split(" (")[0] for b in explanation["blockers"]] == [
+        "Python version >=3.9",
+        "NVIDIA driver version >=520.61.05 for the cu118 build, >=560.28.03 for the cu126 build, >=575.51.03 for the cu129 build",
+    ]
+    result = run(*args)
+    assert result.exit_code == 1
+    assert (
+        "Platform facts in the way, all of them:" in result.stdout
+        and "NVIDIA driver version >=520.61.05" in result.stdout
+    )

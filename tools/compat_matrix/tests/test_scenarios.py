@@ -256,6 +256,30 @@ def test_cu126_fits_once_the_driver_is_new_enough(bundled):
     assert {c.name for c in result.changes} == {"paddlepaddle-gpu"}
 
 
+def test_every_blocking_platform_fact_is_listed_with_what_would_fit(bundled):
+    ctx = ctx_for(bundled, python="3.8.18", driver="440.33", cuda="10.2")
+    installed = pins(bundled, "paddlepaddle-gpu[cu118]==2.6.2")
+    explanation = plan(ctx, installed, reqs("paddlepaddle-gpu==3.3.0")).explanation
+    python, driver = explanation.blockers
+    assert python.startswith("Python version >=3.9 (the target has __python 3.8.18): ")
+    assert driver.startswith(
+        "NVIDIA driver version >=520.61.05 for the cu118 build, >=560.28.03 for the cu126 build, "
+        ">=575.51.03 for the cu129 build (the target has __driver 440.33): "
+    )
+    fix = "change all of these, then it fits: Python version >=3.9, NVIDIA driver version >=520.61.05"
+    assert explanation.fixes[0] == fix
+    moved = ctx_for(bundled, python="3.9", driver="520.61.05", cuda="10.2")
+    assert chosen(plan(moved, installed, reqs("paddlepaddle-gpu==3.3.0")).solution) == {
+        "paddlepaddle-gpu": "paddlepaddle-gpu[cu118]==3.3.0"
+    }
+
+
+def test_a_missing_cpu_feature_is_listed_beside_python(bundled):
+    explanation = failure(ctx_for(bundled, python="3.8", cpu=["sse4_2"]), reqs("paddlepaddle==3.3.0"))
+    assert [b.split(" (")[0] for b in explanation.blockers] == ["Python version >=3.9", "CPU features one of avx"]
+    assert explanation.fixes[0].endswith("Python version >=3.9, CPU features one of avx")
+
+
 def test_python_313_rules_out_paddle_26(bundled):
     explanation = failure(ctx_for(bundled, python="3.13"), reqs("paddlepaddle==2.6.2"))
     assert "paddlepaddle==2.6.2 requires __python>=3.8,<3.13" in explanation.sentences[0]

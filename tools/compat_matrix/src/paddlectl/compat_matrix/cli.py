@@ -120,6 +120,10 @@ def _print_explanation(explanation: Explanation) -> None:
     console.print(_tree(explanation.tree, "[does not fit]"), soft_wrap=False)
     for sentence in explanation.sentences:
         console.print(escape(sentence))
+    if explanation.blockers:
+        console.print("[bold]Platform facts in the way, all of them:[/]")
+        for blocker in explanation.blockers:
+            console.print(f"  - {escape(blocker)}")
     if explanation.fixes:
         console.print("[bold]What would fit:[/]")
         for fix in explanation.fixes:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .blockers import Blocker, platform_blockers
 from .model import Candidate, Claim, Req, is_platform, is_slot
-from .platform import FACTS
+from .platform import FACTS, TAG_FACTS
 from .resolver import Context, Options, Unsatisfiable
 
 MAX_FIXES = 5
@@ -41,11 +42,13 @@ class Explanation:
     sentences: list[str]
     fixes: list[str]
     notes: list[str]
+    blockers: list[str] = field(default_factory=list)  # every platform fact in the way, when more than one is
 
     def to_dict(self) -> dict:
         return {
             "tree": [n.to_dict() for n in self.tree],
             "because": self.sentences,
+            "blockers": self.blockers,
             "fixes": self.fixes,
             "notes": self.notes,
         }
@@ -183,7 +186,39 @@ def explain(ctx: Context, failure: Unsatisfiable, roots: list[Req]) -> Explanati
         tree.append(Node(f"conflict on {_subject(name)}", children))
         sentences += _sentences(ctx, name, pairs)
         notes += _disagreements(ctx, pairs)
-    return Explanation(tree, sentences, find_fixes(ctx, groups, roots), list(dict.fromkeys(notes)))
+    fixes, blockers = find_fixes(ctx, groups, roots), []
+    if any(is_platform(name) for name in groups):
+        found = platform_blockers(ctx, roots)
+        if len(found.found) > 1:  # one alone is said by its fix; several are listed, as uv and mamba do
+            blockers = [_blocker_text(ctx, blocker) for blocker in found.found]
+            if found.together is not None:
+                needs = {b.fact[2:]: b.options[0].need for b in found.found}
+                wanted = [f"{_label(k)} {_fitting(k, v, needs[k])}" for k, v in found.together.items()]
+                fixes.insert(0, f"change all of these, then it fits: {', '.join(wanted)}")
+    return Explanation(tree, sentences, fixes[:MAX_FIXES], list(dict.fromkeys(notes)), blockers)
+
+
+def _fitting(key: str, value: object, need: Req) -> str:
+    """``>=520.61.05``, or ``one of avx`` for a feature or OS fact."""
+    return f"one of {', '.join(sorted(need.tags))}" if key in TAG_FACTS else f">={value}"
+
+
+def _blocker_text(ctx: Context, blocker: Blocker) -> str:
+    """``NVIDIA driver version >=520.61.05 for the cu118 build, >=560.28.03 for the cu126 build (target has
+    __driver 440.33): every paddlepaddle-gpu [cu118] requires __driver>=520.61.05``."""
+    key, first = blocker.fact[2:], blocker.options[0]
+    per_build = len({str(o.value) for o in blocker.options}) > 1
+    values = [
+        _fitting(key, o.value, o.need) + (f" for the {o.candidate.build} build" if per_build and o.candidate else "")
+        for o in blocker.options
+    ]
+    requirer = f"{who(ctx, first.need, first.candidate)} requires {first.need}"
+    return f"{_label(key)} {', '.join(values)} ({ctx.platform.describe(blocker.fact)}): {requirer}"
+
+
+def _label(key: str) -> str:
+    """The fact's name without its examples: ``CPU features``."""
+    return FACTS[key].split(" (")[0]
 
 
 def _cannot(subject: str) -> str:
