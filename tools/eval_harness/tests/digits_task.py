@@ -137,6 +137,20 @@ class SlowDigitsTask(DigitsTask):
         super().__init__(delay_s=0.05)
 
 
+class BrokenDigitsTask(DigitsTask):
+    """Every request fails as a jit.save model did under vision.cls before its processing was found."""
+
+    def preprocess(self, raw_inputs: Sequence[Any]) -> list[np.ndarray]:
+        raise KeyError("image_mode")
+
+
+class BracketedDigitsTask(DigitsTask):
+    """Names that rich would read as markup: they must be printed as they are."""
+
+    def compute_metrics(self, predictions, labels, outputs) -> dict[str, float]:
+        return {"acc[top1]": super().compute_metrics(predictions, labels, outputs)["accuracy"]}
+
+
 def export_lenet(net: LeNet, path: Path) -> Path:
     """Save ``net`` as an inference model directory the Predictor opens."""
     paddle.jit.save(net, str(path), input_spec=[paddle.jit.InputSpec([None, 1, 28, 28], "float32", "x")])

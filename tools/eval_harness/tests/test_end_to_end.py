@@ -90,6 +90,15 @@ def test_a_suite_task_trained_and_exported_by_paddlectl_is_evaluated_from_the_mo
     report = LocalStore(tmp_path / "eval").get(out["local_id"]).report()
     assert report.task == "vision.cls"
     assert report.config["Architecture"]["name"] == "LeNet"
+    assert report.main_metric == "acc"  # the trainer's main indicator
+
+    # as the demo does: promote, then gate; accuracy and the error rate are gated with no threshold set
+    store = ["--output-dir", str(tmp_path / "eval")]
+    assert cli.invoke(app, ["promote", out["run_id"], *store]).exit_code == 0
+    gated = cli.invoke(app, ["gate", "--candidate", out["run_id"], *store, "--json"])
+    assert gated.exit_code == 0, gated.output
+    checks = {c["name"]: c["status"] for c in json.loads(gated.stdout)["checks"]}
+    assert checks["acc"] == checks["error_rate"] == "pass"
 
 
 def test_an_onnx_model_is_evaluated_through_the_predictor(tmp_path, config_file):

@@ -79,6 +79,7 @@ def test_promote_gate_compare_and_history_through_the_cli(task, runner, config, 
     assert verdict["status"] == "pass" and verdict["baseline"] == first.run_id
     assert {c["name"] for c in verdict["checks"]} == {
         "accuracy",
+        "error_rate",
         "latency_bs1 (mannwhitney)",
         "latency_bs4 (mannwhitney)",
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import operator
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -21,8 +22,10 @@ from . import environment
 from .checks import batch_problems
 from .cost import cost_per_1k
 from .errors import UsageError
+from .failures import Failures
 from .latency import TimedRequests, split_rounds, summarize, time_requests
 from .memory import peak_rss_bytes
+from .progress import QUIET, Stages
 from .report import Report
 from .runner import Runner
 from .settings import HarnessSettings
@@ -38,9 +41,8 @@ class AccuracyPass:
     labels: list[Any] = field(default_factory=list)
     output_rows: list[list[np.ndarray]] = field(default_factory=list)
     """Per model output, the batches of rows that produced a valid prediction."""
-    errors: int = 0
+    failures: Failures = field(default_factory=Failures)
     total: int = 0
-    examples: list[str] = field(default_factory=list)
     first_inputs: list[np.ndarray] | None = None
 
 
@@ -52,21 +54,26 @@ def _request(task: EvalTask, runner: Runner) -> Callable[[Sequence[Any]], tuple[
     return request
 
 
-def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings) -> AccuracyPass:
+def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings, stages: Stages = QUIET) -> AccuracyPass:
     """Predict the whole evaluation set; inputs that raise or fail a format check are errors."""
     result = AccuracyPass()
-    samples = itertools.islice(task.eval_samples(), settings.max_samples)
+    everything = task.eval_samples()
+    total = operator.length_hint(everything) or None
+    advance = stages.stage(
+        "evaluation set", min(total, settings.max_samples or total) if total else settings.max_samples
+    )
+    samples = itertools.islice(everything, settings.max_samples)
     request = _request(task, runner)
     while chunk := list(itertools.islice(samples, settings.accuracy_batch_size)):
         raw, labels = [s[0] for s in chunk], [s[1] for s in chunk]
         result.total += len(chunk)
+        advance(len(chunk))
         try:
             if result.first_inputs is None:
                 result.first_inputs = [np.asarray(a) for a in task.preprocess(raw[:1])]
             outputs, predictions = request(raw)
         except Exception as exc:  # noqa: BLE001 - a batch that raised is counted, the evaluation goes on
-            result.errors += len(chunk)
-            _keep(result.examples, f"{type(exc).__name__}: {exc}")
+            result.failures.add(f"{type(exc).__name__}: {exc}", len(chunk))
             continue
         problems = batch_problems(task, outputs, predictions, len(chunk))
         keep = [i for i in range(len(chunk)) if i not in problems]
@@ -76,17 +83,11 @@ def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings) -> 
             rows.append(np.asarray(out)[keep])
         for i, (prediction, label) in enumerate(zip(predictions, labels, strict=False)):
             if i in problems:
-                result.errors += 1
-                _keep(result.examples, f"input {result.total - len(chunk) + i}: {problems[i]}")
+                result.failures.add(problems[i])
             else:
                 result.predictions.append(prediction)
                 result.labels.append(label)
     return result
-
-
-def _keep(examples: list[str], message: str, keep: int = 5) -> None:
-    if len(examples) < keep:
-        examples.append(message[:300])
 
 
 def _raw_pool(task: EvalTask, settings: HarnessSettings) -> list[Any]:
@@ -116,10 +117,11 @@ def evaluate(
     model_path: Path,
     config: dict[str, Any],
     cold_start: ColdStart | None = None,
+    stages: Stages = QUIET,
 ) -> tuple[Report, AccuracyPass]:
     """Measure ``runner`` on ``task`` as configured and return the report (not yet written)."""
     with limit_threads(settings.threads):
-        return _evaluate(task, runner, settings, model_path=model_path, config=config, cold_start=cold_start)
+        return _evaluate(task, runner, settings, model_path, config, cold_start, stages)
 
 
 def _planned_bytes(runner, inputs) -> int | None:
@@ -130,12 +132,14 @@ def _planned_bytes(runner, inputs) -> int | None:
     return planned_bytes([np.shape(a) for a in inputs])
 
 
-def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tuple[Report, AccuracyPass]:
-    acc = accuracy_pass(task, runner, settings)
+def _evaluate(task, runner, settings, model_path, config, cold_start, stages) -> tuple[Report, AccuracyPass]:
+    acc = accuracy_pass(task, runner, settings, stages)
     metrics: dict[str, float] = {}
+    main_metric = getattr(task, "main_metric", None)
     if acc.predictions:
         outputs = [np.concatenate(rows) for rows in acc.output_rows]
         metrics.update({k: float(v) for k, v in task.compute_metrics(acc.predictions, acc.labels, outputs).items()})
+        main_metric = main_metric or next(iter(metrics), None)
     pool = _raw_pool(task, settings)
     request = _request(task, runner)
 
@@ -145,32 +149,38 @@ def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tupl
         return next(iter(problems.values()), None)
 
     timed = {bs: TimedRequests(bs) for bs in settings.batch_sizes}
-    for r, repeats in enumerate(split_rounds(settings.repeats, settings.rounds)):
+    rounds = split_rounds(settings.repeats, settings.rounds)
+    advance = stages.stage(
+        f"latency: {len(rounds)} rounds x batch sizes {', '.join(map(str, settings.batch_sizes))}",
+        len(rounds) * len(settings.batch_sizes),
+    )
+    for r, repeats in enumerate(rounds):
         if r:
             time.sleep(settings.round_pause_ms / 1e3)
         for bs in settings.batch_sizes:
             time_requests(request, _batcher(pool, bs), timed[bs], settings.warmup, repeats, check)
+            advance(1)
     samples: dict[str, list[float]] = {}
-    errors, total, examples = acc.errors, acc.total, list(acc.examples)
+    failures, total = acc.failures, acc.total
     best_throughput = 0.0
     for bs, result in timed.items():
         samples[str(bs)] = result.samples_ms
         for name, value in summarize(result.samples_ms).items():
             metrics[f"latency_{name}_ms_bs{bs}"] = value
         metrics[f"throughput_bs{bs}"] = result.throughput
-        metrics[f"cost_per_1k_bs{bs}"] = cost_per_1k(settings.cost, result.throughput)
+        _set_cost(metrics, f"cost_per_1k_bs{bs}", settings, result.throughput)
         best_throughput = max(best_throughput, result.throughput)
-        errors += result.errors * bs
+        failures.merge(result.failures)
         total += settings.repeats * bs
-        examples += result.error_examples[: max(0, 5 - len(examples))]
     metrics["throughput"] = best_throughput
-    metrics["cost_per_1k"] = cost_per_1k(settings.cost, best_throughput)
-    metrics["error_rate"] = errors / total if total else 0.0
+    _set_cost(metrics, "cost_per_1k", settings, best_throughput)
+    metrics["error_rate"] = failures.count / total if total else 0.0
     metrics["peak_rss_mb"] = peak_rss_bytes() / 2**20
     planned = _planned_bytes(runner, acc.first_inputs)
     if planned is not None:
         metrics["planned_memory_mb"] = planned / 2**20
     if cold_start is not None and acc.first_inputs is not None:
+        stages.stage("cold start (a fresh process to its first prediction)")
         metrics.update({f"cold_start_{k}": v for k, v in cold_start(acc.first_inputs).items()})
     facts = environment.machine_facts()
     report = Report(
@@ -182,14 +192,23 @@ def _evaluate(task, runner, settings, *, model_path, config, cold_start) -> tupl
         experiment=settings.experiment or f"{task.name}/{settings.model_name or Path(model_path).stem}",
         metrics=metrics,
         latency_samples_ms=samples,
-        errors={"count": errors, "total": total, "examples": examples},
+        errors=failures.to_dict(total),
         config=config,
         versions=environment.package_versions(),
         git_sha=environment.git_sha(),
         machine=facts,
         fingerprint=environment.fingerprint(facts),
+        main_metric=main_metric,
+        cost=settings.cost.to_dict(),
     )
     return report, acc
+
+
+def _set_cost(metrics: dict[str, float], name: str, settings: HarnessSettings, throughput: float) -> None:
+    """Record a cost metric only when a machine price is set: an unset price is not a cost of 0."""
+    value = cost_per_1k(settings.cost, throughput)
+    if value is not None:
+        metrics[name] = value
 
 
 def new_local_id() -> str:

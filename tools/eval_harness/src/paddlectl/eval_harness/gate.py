@@ -1,7 +1,10 @@
 """The gate: may the candidate replace the baseline?
 
-Per-metric thresholds from ``Eval.harness.thresholds`` plus the statistical latency test.
-Any regression fails (exit 1); otherwise anything undecidable (no baseline, missing metric,
+Per-metric thresholds from ``Eval.harness.thresholds`` plus the statistical latency test. By
+default the task's main metric (higher is better, as the trainer's ``best/`` assumes) and the
+error rate may not worsen at all; a candidate whose failed inputs exceed
+``Eval.harness.max_error_rate`` fails with their cause named. Any regression fails (exit 1);
+otherwise anything undecidable (no baseline, a baseline with no usable samples, missing metric,
 too few samples, another machine) is inconclusive (exit 3); only a clean comparison passes.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from .failures import summary, usable_problem
 from .report import Report
 from .settings import HarnessSettings, Threshold
 from .stats import INCONCLUSIVE, PASS, REGRESSION, compare_latency
@@ -74,8 +78,16 @@ def _number(value: float | None) -> float | None:
 def check_threshold(rule: Threshold, candidate: Report, baseline: Report) -> Check:
     new, old = _number(candidate.metrics.get(rule.metric)), _number(baseline.metrics.get(rule.metric))
     if new is None or old is None:
-        where = "candidate" if new is None else "baseline"
-        return Check(rule.metric, INCONCLUSIVE, new, old, f"metric missing or not finite in the {where}")
+        where = candidate if new is None else baseline
+        side = "candidate" if new is None else "baseline"
+        if rule.metric.startswith("cost_") and not where.cost:
+            detail = (
+                f"machine price not set in the {side}: set Eval.harness.cost.machine or cost.machine_price_per_hour"
+            )
+        else:
+            failed = summary(where.errors)
+            detail = f"metric missing or not finite in the {side}" + (f" ({failed})" if failed else "")
+        return Check(rule.metric, INCONCLUSIVE, new, old, detail)
     worse_by = (old - new) if rule.direction == "higher" else (new - old)
     allowed = rule.allowance(old)
     status = REGRESSION if worse_by > allowed else PASS
@@ -83,12 +95,47 @@ def check_threshold(rule: Threshold, candidate: Report, baseline: Report) -> Che
     return Check(rule.metric, status, new, old, detail)
 
 
+def default_rules(candidate: Report, baseline: Report, settings: HarnessSettings) -> list[Threshold]:
+    """The configured thresholds, plus the main metric and the error rate unless configured."""
+    rules = {rule.metric: rule for rule in settings.thresholds}
+    main = candidate.main_metric or baseline.main_metric
+    if main and main not in rules:
+        rules[main] = Threshold(main, "higher", absolute=0.0)
+    rules.setdefault("error_rate", Threshold("error_rate", "lower", absolute=0.0))
+    return list(rules.values())
+
+
+def failed_inputs_check(candidate: Report, baseline: Report | None, settings: HarnessSettings) -> Check | None:
+    """A regression when the candidate's failed inputs exceed ``max_error_rate``, with their cause."""
+    rate = _number(candidate.metrics.get("error_rate"))
+    if rate is None or rate <= settings.max_error_rate:
+        return None
+    old = _number(baseline.metrics.get("error_rate")) if baseline else None
+    detail = f"{summary(candidate.errors)}; Eval.harness.max_error_rate is {settings.max_error_rate:g}"
+    return Check("error_rate", REGRESSION, rate, old, detail)
+
+
 def run_gate(
-    candidate: Report, baseline: Report | None, settings: HarnessSettings, baseline_label: str | None = None
+    candidate: Report,
+    baseline: Report | None,
+    settings: HarnessSettings,
+    baseline_label: str | None = None,
+    candidate_label: str | None = None,
+    fix_baseline: str = "pass --baseline with a working run",
 ) -> GateResult:
-    result = GateResult(candidate.local_id, baseline_label or (baseline.local_id if baseline else None))
+    """Judge ``candidate`` against ``baseline``; ``fix_baseline`` says how to replace an unusable baseline."""
+    result = GateResult(
+        candidate_label or candidate.local_id, baseline_label or (baseline.local_id if baseline else None)
+    )
+    failed = failed_inputs_check(candidate, baseline, settings)
+    if failed is not None:
+        result.checks.append(failed)
     if baseline is None:
         result.reasons.append("no baseline: promote a run with `paddlectl eval promote RUN` or pass --baseline RUN")
+        return result
+    problem = usable_problem(baseline)
+    if problem is not None:
+        result.reasons.append(f"the baseline {result.baseline} has no usable samples ({problem}); {fix_baseline}")
         return result
     same_machine = candidate.fingerprint == baseline.fingerprint
     if not same_machine:
@@ -96,7 +143,9 @@ def run_gate(
             f"machine fingerprints differ ({candidate.fingerprint} vs {baseline.fingerprint}): "
             "latency, cost and memory are not comparable; evaluate both on one machine"
         )
-    for rule in settings.thresholds:
+    for rule in default_rules(candidate, baseline, settings):
+        if failed is not None and rule.metric == "error_rate":
+            continue
         check = check_threshold(rule, candidate, baseline)
         if not same_machine and rule.metric.startswith(MACHINE_BOUND):
             check = Check(check.name, INCONCLUSIVE, check.candidate, check.baseline, "other machine")
@@ -120,7 +169,12 @@ def _latency_checks(candidate: Report, baseline: Report, settings: HarnessSettin
         outcome = compare_latency(candidate.samples(int(bs)), baseline.samples(int(bs)), gate)
         c_med = candidate.metrics.get(f"latency_p50_ms_bs{bs}")
         b_med = baseline.metrics.get(f"latency_p50_ms_bs{bs}")
-        checks.append(Check(f"latency_bs{bs} ({gate.test})", outcome.verdict, c_med, b_med, outcome.detail))
+        detail = outcome.detail
+        if outcome.verdict == INCONCLUSIVE:  # too few samples: say when failed requests are why
+            notes = [f"{side}: {why}" for side, r in (("candidate", candidate), ("baseline", baseline))
+                     if (why := summary(r.errors))]  # fmt: skip
+            detail += "".join(f"; {note}" for note in notes)
+        checks.append(Check(f"latency_bs{bs} ({gate.test})", outcome.verdict, c_med, b_med, detail))
     return checks
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .failures import Failures
+
 
 def summarize(samples_ms: Sequence[float]) -> dict[str, float]:
     """p50/p95/p99/mean/std of latency samples in milliseconds (NaN when there are none)."""
@@ -36,9 +38,13 @@ class TimedRequests:
 
     batch_size: int
     samples_ms: list[float] = field(default_factory=list)
-    errors: int = 0
-    error_examples: list[str] = field(default_factory=list)
+    failures: Failures = field(default_factory=Failures)
+    """Failed inputs (a failed request counts all ``batch_size`` of its inputs), by cause."""
     wall_s: float = 0.0
+
+    @property
+    def failed_requests(self) -> int:
+        return self.failures.count // self.batch_size
 
     @property
     def throughput(self) -> float:
@@ -61,7 +67,7 @@ def time_requests(
     the data set is not measured); ``is_error`` inspects a request's result for format problems.
     Called once per round, so samples of one batch size are spread over the whole measurement.
     """
-    offset = len(result.samples_ms) + result.errors
+    offset = len(result.samples_ms) + result.failed_requests
     prepared = [batches(offset + i) for i in range(warmup + repeats)]
     clock = time.perf_counter_ns
     start_wall = clock()
@@ -71,16 +77,14 @@ def time_requests(
             out = request(raw)
         except Exception as exc:  # noqa: BLE001 - an input that raised is a measured error, not a crash
             if i >= warmup:
-                result.errors += 1
-                _remember(result, f"{type(exc).__name__}: {exc}")
+                result.failures.add(f"{type(exc).__name__}: {exc}", result.batch_size)
             continue
         elapsed = clock() - t0
         if i < warmup:
             continue
         problem = is_error(out)
         if problem is not None:
-            result.errors += 1
-            _remember(result, problem)
+            result.failures.add(problem, result.batch_size)
         else:
             result.samples_ms.append(elapsed / 1e6)
     result.wall_s += (clock() - start_wall) / 1e9
@@ -91,8 +95,3 @@ def split_rounds(repeats: int, rounds: int) -> list[int]:
     """``repeats`` spread as evenly as possible over ``rounds`` (never more rounds than repeats)."""
     rounds = max(1, min(rounds, repeats))
     return [repeats // rounds + (1 if r < repeats % rounds else 0) for r in range(rounds)]
-
-
-def _remember(result: TimedRequests, message: str, keep: int = 5) -> None:
-    if len(result.error_examples) < keep:
-        result.error_examples.append(message[:300])

@@ -32,6 +32,10 @@ class Report:
     machine: dict[str, Any]
     fingerprint: str
     plots: list[str] = field(default_factory=list)
+    main_metric: str | None = None
+    """The metric the task is judged by (the trainer's main indicator); promote and the gate need it."""
+    cost: dict[str, Any] = field(default_factory=dict)
+    """The price the cost metrics were computed at (machine, price, source, date); empty when not set."""
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> str:

@@ -18,16 +18,48 @@ import numpy as np
 from paddlectl.framework.hapi.task import Task, compute_metrics
 from paddlectl.framework.jit.saved_model import read_model_dir
 
+from .errors import UsageError
+
+
+def stored_processing(task: Task, model_path: Path) -> tuple[dict, dict] | None:
+    """The pre/post-processing ``paddlectl export`` stored in the model for ``task``, or None: a
+    ``jit.save`` directory (its processing, if any, is not the task's), an ``.onnx`` file."""
+    meta = read_model_dir(model_path).meta if Path(model_path).is_dir() else {}
+    pre, post = meta.get("preprocess"), meta.get("postprocess")
+    if isinstance(pre, dict) and pre.get("task") == task.name and isinstance(post, dict):
+        return pre, post
+    return None
+
+
+def missing_config(task: Task, model_path: Path, stored: bool) -> str:
+    """The one-line error for evaluating without a config: what is missing and where to give it."""
+    dataset = f"evaluating {str(model_path)!r} as {task.name} needs a dataset"
+    if stored:
+        return f"{dataset}, and the model carries no config.yml; pass -c CONFIG with an Eval dataset (Eval.dataset)"
+    return (
+        f"{dataset} and the {task.name} pre/post-processing, and the model carries neither (saved by jit.save or an "
+        ".onnx file); pass -c CONFIG with an Eval dataset and transforms (Eval.dataset, Eval.transforms), or "
+        "export it with `paddlectl export -c CONFIG --weights DIR -o OUT`"
+    )
+
 
 class ServedTask:
-    """``EvalTask`` over a framework Task, the experiment config and an exported model's processing."""
+    """``EvalTask`` over a framework Task, the experiment config and an exported model's processing.
 
-    def __init__(self, task: Task, config: dict[str, Any], model_dir: Path) -> None:
-        meta = read_model_dir(model_dir).meta if Path(model_dir).is_dir() else {}  # an .onnx file carries none
+    The processing the model carries wins (it is what serving applies); a model without it
+    (``jit.save``, ``.onnx``) takes it from the config, as ``paddlectl export`` would have.
+    """
+
+    def __init__(self, task: Task, config: dict[str, Any], model_path: Path, config_given: bool = True) -> None:
+        stored = stored_processing(task, model_path)
+        if not config_given:
+            raise UsageError(missing_config(task, model_path, stored is not None))
+        task.check_config(config)
         self.task, self.config = task, config
         self.name = task.name
-        self.pre = meta.get("preprocess") or task.preprocess_config(config)
-        self.post = meta.get("postprocess") or task.postprocess_config(config)
+        self.main_metric = task.main_indicator(config)
+        self.processing_from = "model" if stored else "config"
+        self.pre, self.post = stored or (task.preprocess_config(config), task.postprocess_config(config))
 
     def eval_samples(self):
         return self.task.eval_samples(self.config)

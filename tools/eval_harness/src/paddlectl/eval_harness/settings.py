@@ -15,6 +15,8 @@ from typing import Any
 from paddlectl.framework.config import OPEN, validate
 from paddlectl.framework.errors import ConfigError
 
+from .cost import CostModel, cost_model
+
 DIRECTIONS = ("higher", "lower")
 LATENCY_TESTS = ("mannwhitney", "bootstrap")
 
@@ -33,7 +35,14 @@ _SCHEMA = {
     "experiment": str,
     "output_dir": str,
     "tracking_uri": str,
-    "cost": {"machine_price_per_hour": float, "price_per_1k_tokens": float, "tokens_per_prediction": float},
+    "max_error_rate": float,
+    "cost": {
+        "machine": str,
+        "prices_file": str,
+        "machine_price_per_hour": float,
+        "price_per_1k_tokens": float,
+        "tokens_per_prediction": float,
+    },
     "thresholds": OPEN,
     "latency_gate": {
         "test": str,
@@ -63,15 +72,6 @@ class Threshold:
     def allowance(self, baseline: float) -> float:
         parts = [self.absolute or 0.0, (self.relative or 0.0) * abs(baseline)]
         return max(parts)
-
-
-@dataclass(frozen=True)
-class CostModel:
-    """Machine price per hour, plus an optional per-token price for token-billed models."""
-
-    machine_price_per_hour: float = 0.0
-    price_per_1k_tokens: float | None = None
-    tokens_per_prediction: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,8 @@ class HarnessSettings:
     experiment: str | None = None
     output_dir: Path = Path("output/eval")
     tracking_uri: str | None = None
+    max_error_rate: float = 0.0
+    """The largest share of failed inputs ``eval run`` accepts (exit 1 above it); the gate's bar too."""
     cost: CostModel = field(default_factory=CostModel)
     thresholds: tuple[Threshold, ...] = ()
     latency_gate: LatencyGate = field(default_factory=LatencyGate)
@@ -165,6 +167,9 @@ def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
         raise ConfigError(
             "config key 'Eval.harness.thresholds' must map metric names to {direction, absolute, relative}"
         )
+    max_error_rate = float(raw.get("max_error_rate", 0.0))
+    if not 0 <= max_error_rate <= 1:
+        raise ConfigError(f"config key 'Eval.harness.max_error_rate' must be in [0, 1], got {max_error_rate}")
     global_dir = (config.get("Global") or {}).get("output_dir")
     default_dir = Path(global_dir) / "eval" if global_dir else HarnessSettings.output_dir
     return HarnessSettings(
@@ -181,7 +186,8 @@ def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
         experiment=raw.get("experiment"),
         output_dir=Path(raw["output_dir"]) if raw.get("output_dir") else default_dir,
         tracking_uri=raw.get("tracking_uri"),
-        cost=CostModel(**(raw.get("cost") or {})),
+        max_error_rate=max_error_rate,
+        cost=cost_model(raw.get("cost") or {}),
         thresholds=tuple(_threshold(str(m), v) for m, v in thresholds.items()),
         latency_gate=gate,
     )

@@ -63,11 +63,13 @@ class EvalTask(Protocol):
         ...
 
 
-def load_task(spec: str, config: dict[str, Any], model_dir: Path) -> EvalTask:
+def load_task(spec: str, config: dict[str, Any], model_dir: Path, config_given: bool = True) -> EvalTask:
     """The task registered as ``spec`` in ``paddlectl.tasks``, or the object at ``module:attribute``.
 
     A class or factory is called without arguments; a framework ``Task`` is bound to ``config``
-    and the processing stored in ``model_dir``; otherwise the object must satisfy ``EvalTask``.
+    and the processing stored in ``model_dir`` (``config_given`` False: no experiment config was
+    found, which such a task cannot be evaluated without); otherwise the object must satisfy
+    ``EvalTask``.
     """
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
@@ -90,9 +92,7 @@ def load_task(spec: str, config: dict[str, Any], model_dir: Path) -> EvalTask:
     if isinstance(task, Task) and not isinstance(task, EvalTask):
         from .served import ServedTask
 
-        task_config = without_harness(config)
-        task.check_config(task_config)
-        return ServedTask(task, task_config, model_dir)
+        return ServedTask(task, without_harness(config), model_dir, config_given)
     if not isinstance(task, EvalTask):
         missing = [m for m in ("name", *_METHODS) if not hasattr(task, m)]
         raise UsageError(f"task {spec!r} does not follow the evaluation Task protocol; it lacks {', '.join(missing)}")
