@@ -28,6 +28,7 @@ from ..static.ir import Program
 from ..static.parser import parse_program
 from ..static.printer import print_program
 from ..utils.fileio import atomic_write
+from .model_schema import schema_problem
 
 FORMAT = "paddlectl-inference-model"
 FORMAT_VERSION = 1
@@ -105,12 +106,55 @@ def write_model_dir(path, program: Program, meta: dict) -> None:
 
 
 def read_model_dir(path) -> SavedModel:
-    """Read and check a model directory; anything missing, malformed or tampered -> CheckpointError."""
+    """Read and check a model directory; anything missing, malformed or tampered -> CheckpointError.
+
+    Order: the JSON document, its format and version, the schema (``model_schema``), the weights'
+    size and SHA-256, the safetensors blob, the program text, and the specs against the program."""
     path = os.fspath(path)
 
     def bad(what: str) -> CheckpointError:
         return CheckpointError(f"{path}: {what}")
 
+    meta = _read_document(path, bad)
+    problem = schema_problem(meta)
+    if problem is not None:
+        raise bad(f"{MODEL_JSON} does not fit the format-{FORMAT_VERSION} schema: {problem}; export the model again")
+    info = meta["weights"]
+    weights_path = os.path.join(path, WEIGHTS)
+    if not os.path.isfile(weights_path):
+        raise bad(f"the weights file {WEIGHTS} is missing; copy the whole model directory")
+    with open(weights_path, "rb") as f:
+        blob = f.read()
+    if len(blob) != info["bytes"] or hashlib.sha256(blob).hexdigest() != info["sha256"]:
+        raise bad(
+            f"{WEIGHTS} does not match the checksum in {MODEL_JSON} ({len(blob)} bytes, expected {info['bytes']}); "
+            "it is truncated or was modified: export the model again"
+        )
+    try:
+        weights = safetensors.numpy.load(blob)
+    except (safetensors.SafetensorError, ValueError, TypeError) as exc:
+        raise bad(f"{WEIGHTS} is not a valid safetensors file ({exc})") from None
+    for array in weights.values():
+        array.flags.writeable = False  # shared by every predictor clone; nothing may write into it
+    try:
+        program = parse_program(meta["program"], weights)
+    except PaddlectlError as exc:
+        raise bad(f"the program in {MODEL_JSON} is invalid or does not match the weights: {exc}") from None
+    for what, specs, values in (
+        ("input", meta["inputs"], program.inputs),
+        ("output", meta["outputs"], program.outputs),
+    ):
+        mismatch = _spec_mismatch(specs, values)
+        if mismatch:
+            raise bad(f"{MODEL_JSON}'s {what} list does not match its program: {mismatch}")
+    if [i["name"] for i in meta["inputs"]] != program.input_names:
+        raise bad(f"{MODEL_JSON}'s input names do not match its program's {program.input_names}")
+    return SavedModel(path, program, meta)
+
+
+def _read_document(path: str, bad) -> dict:
+    """model.json parsed, of this format and a readable version (checked before the schema: a newer
+    version may have another schema, and deserves the "upgrade" message)."""
     meta_path = os.path.join(path, MODEL_JSON)
     if not os.path.isfile(meta_path):
         raise bad(f"not a saved model directory (no {MODEL_JSON}); write one with paddle.jit.save(layer, path, ...)")
@@ -119,6 +163,8 @@ def read_model_dir(path) -> SavedModel:
             meta = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise bad(f"{MODEL_JSON} is not valid JSON ({exc}); the file is corrupted, export the model again") from None
+    except RecursionError:
+        raise bad(f"{MODEL_JSON} nests deeper than a JSON reader follows; it is not a file jit.save wrote") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise bad(
             f"{MODEL_JSON} is not a {FORMAT} file (format {meta.get('format') if isinstance(meta, dict) else None!r})"
@@ -127,7 +173,7 @@ def read_model_dir(path) -> SavedModel:
     if not isinstance(version, int) or isinstance(version, bool):
         raise bad(f"{MODEL_JSON} has no integer format_version (got {version!r})")
     if version > FORMAT_VERSION:
-        producer = meta.get("producer", {})
+        producer = meta.get("producer") if isinstance(meta.get("producer"), dict) else {}
         raise bad(
             f"the model was written in format version {version} (by {producer.get('name')} {producer.get('version')}), "
             f"but this paddlectl-framework {producer_version()} reads format versions up to {FORMAT_VERSION}; "
@@ -135,31 +181,17 @@ def read_model_dir(path) -> SavedModel:
         )
     if version not in READABLE_VERSIONS:
         raise bad(f"format version {version} is not supported; readable versions: {list(READABLE_VERSIONS)}")
-    for key in ("program", "inputs", "outputs", "weights"):
-        if key not in meta:
-            raise bad(f"{MODEL_JSON} lacks the {key!r} entry; the file is incomplete, export the model again")
-    info = meta["weights"]
-    weights_path = os.path.join(path, WEIGHTS)
-    if not os.path.isfile(weights_path):
-        raise bad(f"the weights file {WEIGHTS} is missing; copy the whole model directory")
-    with open(weights_path, "rb") as f:
-        blob = f.read()
-    if len(blob) != info.get("bytes") or hashlib.sha256(blob).hexdigest() != info.get("sha256"):
-        raise bad(
-            f"{WEIGHTS} does not match the checksum in {MODEL_JSON} ({len(blob)} bytes, expected {info.get('bytes')}); "
-            "it is truncated or was modified: export the model again"
-        )
-    try:
-        weights = safetensors.numpy.load(blob)
-    except (safetensors.SafetensorError, ValueError) as exc:
-        raise bad(f"{WEIGHTS} is not a valid safetensors file ({exc})") from None
-    for array in weights.values():
-        array.flags.writeable = False  # shared by every predictor clone; nothing may write into it
-    try:
-        program = parse_program(meta["program"], weights)
-    except PaddlectlError as exc:
-        raise bad(f"the program in {MODEL_JSON} is invalid or does not match the weights: {exc}") from None
-    names = [i.get("name") for i in meta["inputs"]]
-    if names != program.input_names or len(meta["outputs"]) != len(program.outputs):
-        raise bad(f"{MODEL_JSON}'s input/output lists do not match its program (inputs {program.input_names})")
-    return SavedModel(path, program, meta)
+    return meta
+
+
+def _spec_mismatch(specs: list, values: list) -> str | None:
+    """How the declared specs disagree with the program's values (count, dtype, rank), or None."""
+    if len(specs) != len(values):
+        return f"{len(specs)} declared, the program has {len(values)}"
+    for spec, value in zip(specs, values, strict=True):
+        if spec["dtype"] != value.dtype.name or len(spec["shape"]) != len(value.shape):
+            return (
+                f"{spec['name']!r} is declared {spec['dtype']}{spec['shape']}, the program has "
+                f"{value.dtype.name}{list(value.shape)}"
+            )
+    return None
