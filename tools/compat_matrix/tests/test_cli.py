@@ -183,3 +183,14 @@ def test_plan_lists_every_blocking_platform_fact_in_one_run(tmp_path):
         "Platform facts in the way, all of them:" in result.stdout
         and "NVIDIA driver version >=520.61.05" in result.stdout
     )
+
+
+def test_brackets_the_user_wrote_are_printed_not_read_as_markup(tmp_path):
+    result = run("plan", "-u", "paddlepaddle-gpu[cu118]==3.1.0", "--target", "linux-py310-cu118")
+    assert result.exit_code == 0 and "plan for paddlepaddle-gpu[cu118]==3.1.0 on" in result.stdout
+    profile = write(tmp_path, 'name: "lab[gpu]"\nplatform: {python: "3.11", os: linux, arch: x86_64}\n', "lab.yml")
+    result = run("check", "--target", str(profile))
+    assert result.exit_code == 0 and "on target lab[gpu]" in result.stdout
+    out = tmp_path / "grid[bold].md"
+    result = run("matrix", "--package", "paddleocr", "--format", "markdown", "-o", str(out))
+    assert result.exit_code == 0 and f"wrote {out}" in result.stdout

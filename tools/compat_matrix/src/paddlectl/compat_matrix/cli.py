@@ -139,13 +139,13 @@ def _print_plan(result: Plan, title: str) -> None:
     if not result.changes:
         console.print("[green]fits as installed: nothing to change[/]")
         return
-    table = Table(title=title)
+    table = Table(title=escape(title))
     for col in ("package", "old", "new", "why"):
         table.add_column(col, overflow="fold")
     for change in result.changes:
         old = "-" if change.old is None else f"{change.old.shown_version} {change.old.build}".strip()
         new = "(remove)" if change.new is None else f"{change.new.shown_version} {change.new.build}".strip()
-        table.add_row(change.name, old, f"-> {new}", escape(change.reason))
+        table.add_row(*(escape(text) for text in (change.name, old, f"-> {new}", change.reason)))
     console.print(table, soft_wrap=False)
 
 
@@ -160,7 +160,7 @@ def probe_command(json_out: JsonOpt = False) -> None:
     for col in ("fact", "value", "meaning"):
         table.add_column(col)
     for key, value in platform.values().items():
-        table.add_row(f"__{key}", ", ".join(value) if isinstance(value, list) else value, FACTS[key])
+        table.add_row(f"__{key}", escape(", ".join(value) if isinstance(value, list) else value), FACTS[key])
     console.print(table, soft_wrap=False)
     for note in notes:
         console.print(f"[dim]{escape(note)}[/]")
@@ -183,7 +183,7 @@ def check_command(
         print(json.dumps({"installed": [c.pin() for c in installed.values()], **result.to_dict()}, indent=2))
     elif result.fits:
         console.print(
-            f"[green]consistent:[/] {len(installed)} packages of the matrix installed, every requirement met on {ctx.platform.origin}"
+            f"[green]consistent:[/] {len(installed)} packages of the matrix installed, every requirement met on {escape(ctx.platform.origin)}"
         )
     else:
         console.print(_tree(result.tree, "[inconsistent]"), soft_wrap=False)
@@ -271,7 +271,7 @@ def matrix_command(
             print(text, end="")
         else:
             write_text_atomic(output, text)
-            console.print(f"wrote {output}")
+            console.print(f"wrote {escape(str(output))}")
 
 
 @app.command("selfcheck")
@@ -287,14 +287,14 @@ def selfcheck_command(
     with usage_errors():
         found = monorepo.find_root(root)
         if write:
-            console.print(f"wrote {monorepo.write(found)}")
+            console.print(f"wrote {escape(str(monorepo.write(found)))}")
         problems = monorepo.selfcheck(found)
     if problems:
         for problem in problems:
             err_console.print(f"disagrees: {problem}", markup=False)
         err_console.print("fix: run `paddlectl compat selfcheck --write` and commit data/monorepo.yaml", markup=False)
         raise typer.Exit(DOES_NOT_FIT)
-    console.print(f"[green]agrees:[/] data/monorepo.yaml matches the pyproject files under {found}")
+    console.print(f"[green]agrees:[/] data/monorepo.yaml matches the pyproject files under {escape(str(found))}")
 
 
 @app.command("lock")
@@ -319,4 +319,4 @@ def lock_command(
 
             _print_explanation(explain(ctx, failure, list(chosen.requires)))
             raise typer.Exit(DOES_NOT_FIT) from None
-    console.print(f"wrote {lock} (from {source})")
+    console.print(f"wrote {escape(str(lock))} (from {escape(str(source))})")

@@ -101,7 +101,7 @@ def _values(row: Row, cols: list[str]) -> list[str]:
 
 def to_table(grid: list[Row], title: str) -> Table:
     cols = columns(grid)
-    table = Table(title=title, show_lines=True)
+    table = Table(title=escape(title), show_lines=True)
     for col in cols:
         table.add_column(col, overflow="fold")
     for row in grid:
