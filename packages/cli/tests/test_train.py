@@ -157,3 +157,21 @@ def test_ctrl_c_stops_a_real_process_with_a_checkpoint_and_resume_matches(tmp_pa
     assert result.exit_code == 0, result.output
     assert _losses(out) == _losses(whole)
     assert len(_losses(out)) == 12 * epochs
+
+
+def test_a_second_ctrl_c_still_leaves_the_resume_hint(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paddlectl.cli", "train", "--quiet", "-c", DIGITS, *SMALL,
+         "-o", f"Global.output_dir={out}", "-o", "Global.epochs=1000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    _wait_for_steps(out / "metrics.jsonl", proc, 14)  # epoch 1 (12 steps) is checkpointed in latest/
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (stdout, stderr)
+    assert "Traceback" not in stderr
+    assert f"resume with: paddlectl train --resume {out / 'latest'}" in " ".join(stdout.split())
+    assert json.loads((out / "latest" / "state.json").read_text())["global_step"] >= 12

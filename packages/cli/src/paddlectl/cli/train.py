@@ -95,7 +95,7 @@ def _aborted(trainer) -> None:
     latest = Path(output_dir) / "latest" if output_dir is not None else None
     if latest is not None and latest.is_dir():
         message = (
-            "[yellow]stopped at once[/] by Ctrl-C; the steps since the last checkpoint are lost; "
+            "[yellow]stopped at once[/] by Ctrl-C; steps after the last checkpoint are lost; "
             f"checkpoint: {escape(str(latest))}\n{_resume_hint(latest)}"
         )
     else:
