@@ -77,6 +77,7 @@ packages:
         source: doc
         kind: declared
         extras: {onnx: ["onnx>=1.15,<2", "lib>=2"], gpu: ["__driver>=520"]}
+      - {versions: ["1.1"], source: doc, kind: declared}
   viewer:
     releases:
       - {versions: ["1.0"], source: doc, kind: declared, requires: ["vision[onnx]>=1.0"]}

@@ -188,6 +188,15 @@ def test_check_names_the_requirement_of_an_extra_that_is_not_met(toy, outside, l
         assert result.fix is None  # the matrix cannot move onnx: the problem names it, no "nothing to change"
 
 
+def test_check_says_when_the_installed_version_lacks_the_extra(toy):
+    result = check(ctx_for(toy), pins(toy, "viewer==1.0", "vision==1.1", "lib==2.0"), outside={"onnx": "1.16.0"})
+    assert result.problems == [
+        "Because viewer 1.0 requires vision[onnx]>=1.0 and the installed vision 1.1 defines no extra onnx, "
+        "viewer 1.0 cannot work."
+    ]
+    assert [(c.name, c.new.pin()) for c in result.fix.changes] == [("vision", "vision==1.0")]
+
+
 def test_check_of_a_profile_leaves_an_extras_third_party_requirements_unchecked(toy):
     assert check(ctx_for(toy), pins(toy, "viewer==1.0", "vision==1.0", "lib==2.0")).fits
 

@@ -80,7 +80,7 @@ class Req:
     tags: frozenset[str] = frozenset()
     marker: Marker | None = None
     text: str = ""
-    origin: str = ""  # for requirements the user or the profile made: requested / installed / profile
+    origin: str = ""  # requested / installed / profile (the user's or the profile's); extra (what X[extra] adds)
     claims: tuple[Claim, ...] = ()
 
     def admits(self, candidate: Candidate) -> bool:
