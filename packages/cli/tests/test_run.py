@@ -163,6 +163,14 @@ def test_an_error_raised_inside_paddlectl_names_the_scripts_line_and_where_it_wa
     assert "(in " in error and "ops/linalg.py:" in error and "not available" not in error
 
 
+def test_a_syntax_error_is_one_line_at_its_line(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("import paddle\nx = (1,\nprint(x)\n")
+    proc = paddlectl_run(script)
+    assert proc.returncode == 1
+    assert one_error_line(proc) == f"error: {script}:2: SyntaxError: '(' was never closed"
+
+
 def test_traceback_option_prints_the_scripts_traceback():
     proc = paddlectl_run("--traceback", SCRIPTS / "probe.py", "value")
     assert proc.returncode == 1

@@ -107,11 +107,8 @@ def describe_failure(exc: BaseException, script: Path) -> str:
     at_script = next((f for f in reversed(frames) if _same_file(f.filename, script)), None)
     raiser = _raising_frame(frames)
     if isinstance(exc, SyntaxError) and exc.filename:
-        where = f"{_shown(exc.filename, script)}:{exc.lineno}"
-    elif at_script is not None:
-        where = f"{script}:{at_script.lineno}"
-    else:
-        where = str(script)
+        return f"{_shown(exc.filename, script)}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    where = f"{script}:{at_script.lineno}" if at_script is not None else str(script)
     elsewhere = (
         f" (in {_shown(raiser.filename, script)}:{raiser.lineno})"
         if raiser is not None and not _same_file(raiser.filename, script)
