@@ -2,6 +2,7 @@
 
 import json
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -79,8 +80,44 @@ def test_explain():
     result = runner.invoke(app, ["explain", "MIT OR GPL-3.0-only"])
     assert result.exit_code == 0 and "by choosing MIT" in result.stdout
     assert runner.invoke(app, ["explain", "cc-by-nc-4.0", "-p", "commercial-saas"]).exit_code == 1
-    unknown = runner.invoke(app, ["explain", "BSD"])
-    assert unknown.exit_code == 1 and "ambiguous" in unknown.stderr
+
+
+@pytest.mark.parametrize("statement, message", [("not a licence ((", "not a licence expression"), ("BSD", "ambiguous")])
+def test_explain_of_something_that_is_no_licence_is_a_usage_error(statement, message):
+    result = runner.invoke(app, ["explain", statement])
+    assert result.exit_code == 2 and message in result.stderr and "give an SPDX id" in result.stderr
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path):
+    (tmp_path / "file").write_text("")
+    args = ["audit", "--no-env", "--assets", "rapidocr-pp-ocrv4", "-f", "json", "-o", str(tmp_path / "file" / "x.json")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "cannot write" in result.stderr, result.output
+
+
+def test_the_scope_is_said_and_a_missing_project_is_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # like the monorepo's root: no pyproject.toml
+    result = runner.invoke(app, ["audit", "--no-env", "--assets", "rapidocr-pp-ocrv4", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    scope = json.loads(result.stdout)["scope"]
+    assert scope[0].startswith("project: none (no ./pyproject.toml here)")
+    assert "environment: not audited (--no-env)" in scope and scope[-1] == "6 items: 6 model"
+    assert "scope of this audit:" in result.stderr and "--project PATH" in result.stderr
+
+
+def test_bracketed_names_are_printed_whole(tmp_path):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("name: shop[eu]\nlicenses: {deny: [GPL-3.0-only]}\n")
+    result = runner.invoke(app, ["explain", "MIT", "-p", str(policy)])
+    assert result.exit_code == 0 and "under shop[eu]:" in result.stdout
+    manifest = tmp_path / "[gen]" / "asset.yaml"
+    manifest.parent.mkdir()
+    manifest.write_text(
+        "schema_version: 1\nassets: [{name: a, kind: content, version: '1', source: x, license: MIT}]\n"
+    )
+    listed = runner.invoke(app, ["audit", "--no-env", "--assets", str(manifest), "-p", str(policy)])
+    assert "policy shop[eu])" in " ".join(listed.stdout.split())
+    assert "[gen]" in runner.invoke(app, ["verify", str(manifest)]).stdout
 
 
 def test_verify_and_policies(tmp_path, generated_manifest):
@@ -99,3 +136,12 @@ def test_validate_flag_checks_both_sboms(tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["specVersion"] == "1.6"
     assert json.loads((tmp_path / "sbom.spdx.json").read_text())["spdxVersion"] == "SPDX-2.3"
+
+
+def test_a_projects_dependencies_are_audited_with_it():
+    ocr = Path(__file__).resolve().parents[3] / "packages" / "ocr" / "pyproject.toml"
+    result = runner.invoke(app, ["audit", "--no-env", "--project", str(ocr), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    names = {item["name"].lower() for item in json.loads(result.stdout)["items"]}
+    assert {"paddlectl-ocr", "paddlectl-framework", "numpy", "numba", "llvmlite", "onnx"} <= names
+    assert f"project: {ocr} (paddlectl-ocr) and its declared dependencies" in " ".join(result.stderr.split())

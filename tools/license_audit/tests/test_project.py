@@ -1,11 +1,13 @@
-"""The project's own declared licence, from pyproject.toml."""
+"""The project's own declared licence and its dependencies, from pyproject.toml."""
 
 from pathlib import Path
 
 import pytest
+from packaging.utils import canonicalize_name
 
 from paddlectl.license_audit.errors import InputError
-from paddlectl.license_audit.inventory.project import project_item
+from paddlectl.license_audit.inventory.dependencies import dependency_items
+from paddlectl.license_audit.inventory.project import project_item, read_project
 from paddlectl.license_audit.model import Kind
 
 OWN_PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
@@ -58,3 +60,27 @@ def test_unusable_pyproject_is_a_usage_error(tmp_path, normalizer, body, message
         project_item(_pyproject(tmp_path, body), normalizer)
     with pytest.raises(InputError, match="does not exist"):
         project_item(tmp_path / "missing.toml", normalizer)
+
+
+OCR = Path(__file__).resolve().parents[3] / "packages" / "ocr" / "pyproject.toml"
+
+
+def test_dependencies_are_followed_through_what_is_installed(normalizer):
+    project = read_project(OCR)
+    names = {canonicalize_name(item.name) for item in dependency_items(project, str(OCR), normalizer)}
+    assert {"paddlectl-framework", "numpy", "numba", "matplotlib"} <= names  # declared
+    assert {"llvmlite", "pyyaml", "safetensors", "onnx", "protobuf"} <= names  # through them and framework[onnx]
+    assert not {"scikit-learn", "pytest", "paddlepaddle", "rapidocr-onnxruntime"} & names  # extras not asked for
+
+
+def test_a_dependency_that_is_not_installed_is_unknown_naming_the_requirement(tmp_path, normalizer):
+    body = '[project]\nname = "p"\ndependencies = ["no-such-dist-xyz>=1,<2", "pyyaml; python_version < \'3\'"]\n'
+    [missing] = dependency_items(read_project(_pyproject(tmp_path, body)), "p", normalizer)
+    assert (missing.name, missing.license) == ("no-such-dist-xyz", None)
+    assert "not installed here (declared as 'no-such-dist-xyz<2,>=1' by p)" in missing.evidence[0].normalized.note
+
+
+def test_a_malformed_dependency_is_a_usage_error(tmp_path, normalizer):
+    project = read_project(_pyproject(tmp_path, '[project]\nname = "p"\ndependencies = ["numpy >>> 1"]\n'))
+    with pytest.raises(InputError, match="not PEP 508"):
+        dependency_items(project, "p", normalizer)

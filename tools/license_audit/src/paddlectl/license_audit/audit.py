@@ -51,6 +51,7 @@ class AuditResult:
     kb: KnowledgeBase
     created: datetime
     tool_version: str = __version__
+    scope: list[str] = field(default_factory=list)  # what was inventoried, in words (inventory.collect.describe)
 
     @property
     def findings(self) -> list[Finding]:

@@ -19,7 +19,7 @@ from rich.table import Table
 from .audit import run_audit
 from .errors import LicenseAuditError
 from .fileio import write_text
-from .inventory.collect import Sources, build_inventory
+from .inventory.collect import Sources, build_inventory, describe
 from .inventory.manifest import builtin_manifest, load_manifest, verify_files
 from .kb import load_knowledge_base
 from .normalize import default_normalizer
@@ -107,7 +107,9 @@ def audit(
 ) -> None:
     """Inventory, normalise, apply the policy, check lineage, and report."""
     if fmt == Format.TABLE and output is not None:
-        err_console.print("error: --output needs a file format (--format json|markdown|notice|spdx|cyclonedx)")
+        err_console.print(
+            "error: --output needs a file format (--format json|markdown|notice|spdx|cyclonedx)", markup=False
+        )
         raise typer.Exit(USAGE_ERROR)
     with usage_errors():
         kb, normalizer = load_knowledge_base(), default_normalizer()
@@ -125,18 +127,25 @@ def audit(
         if not items:
             _nothing_to_audit()
         result = run_audit(items, chosen, kb, normalizer)
-    if fmt == Format.TABLE:
-        print_tables(result, console, strict)
-    else:
-        _emit(renderer(fmt, strict, validate)(result), output)
-    if report_dir is not None:
-        for path in write_reports(result, report_dir, strict, validate):
-            err_console.print(f"wrote {path}", markup=False, highlight=False)
+        result.scope = describe(sources, items)
+    err_console.print(
+        "\n  ".join(["scope of this audit:", *result.scope]), markup=False, highlight=False, soft_wrap=True
+    )
+    with usage_errors():  # an output path that cannot be written
+        if fmt == Format.TABLE:
+            print_tables(result, console, strict)
+        else:
+            _emit(renderer(fmt, strict, validate)(result), output)
+        if report_dir is not None:
+            for path in write_reports(result, report_dir, strict, validate):
+                err_console.print(f"wrote {path}", markup=False, highlight=False)
     raise typer.Exit(result.exit_code(strict))
 
 
 def _nothing_to_audit() -> None:
-    err_console.print("error: nothing to audit; drop --no-env or add --cards, --assets, --weights or --project")
+    err_console.print(
+        "error: nothing to audit; drop --no-env or add --cards, --assets, --weights or --project", markup=False
+    )
     raise typer.Exit(USAGE_ERROR)
 
 
@@ -151,10 +160,7 @@ def policies() -> None:
         p = load_policy(name, kb, normalizer)
         by = {a: sorted(o for o, act in p.obligations.items() if act == a) for a in (Action.DENY, Action.FLAG)}
         table.add_row(
-            name,
-            p.description,
-            ", ".join(by[Action.DENY]),
-            ", ".join(by[Action.FLAG]),
+            *map(escape, (name, p.description, ", ".join(by[Action.DENY]), ", ".join(by[Action.FLAG]))),
             str(p.unknown),
             str(p.lineage_conflict),
         )
@@ -173,8 +179,14 @@ def explain(
         chosen = load_policy(policy, kb, normalizer)
     normalized = normalizer.normalize(licence)
     if not normalized.known:
-        err_console.print(f"UNKNOWN: {escape(normalized.note)}")
-        raise typer.Exit(1)
+        err_console.print(
+            f"error: {normalized.note}; give an SPDX id or expression (MIT, Apache-2.0 OR MIT), "
+            "a Hugging Face id (cc-by-nc-4.0) or a licence's full name",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(USAGE_ERROR)
     console.print(f"{escape(licence)!s} -> [bold]{escape(normalized.expression)}[/] (from {escape(normalized.note)})")
     table = Table(title="knowledge base")
     for column in ("licence", "name", "category", "commercial", "patent grant", "obligations", "source"):
@@ -182,17 +194,18 @@ def explain(
     for leaf in normalizer.leaves(normalized.expression):
         facts = kb.get(leaf.license)
         if facts is None:
-            table.add_row(str(leaf), "[red]not in the knowledge base[/]", "", "", "", "", "")
+            table.add_row(escape(str(leaf)), "[red]not in the knowledge base[/]", "", "", "", "", "")
             continue
         obligations = kb.obligations_of(leaf.license, leaf.exception) or frozenset()
         table.add_row(
-            str(leaf), facts.name, facts.category, "yes" if facts.commercial_use else "no", "yes" if facts.patent_grant else "no",
-            ", ".join(sorted(obligations)), facts.source,
+            *map(escape, (str(leaf), facts.name, facts.category)),
+            "yes" if facts.commercial_use else "no", "yes" if facts.patent_grant else "no",
+            escape(", ".join(sorted(obligations))), escape(facts.source),
         )  # fmt: skip
     console.print(table)
     verdict = evaluate_expression(normalized.expression, chosen, kb, normalizer)
     choice = f" by choosing {escape(verdict.choice)}" if verdict.choice else ""
-    console.print(f"under {chosen.name}: {STYLE[verdict.action]}{choice}")
+    console.print(f"under {escape(chosen.name)}: {STYLE[verdict.action]}{choice}")
     for reason in verdict.reasons:
         console.print(f"  {STYLE[reason.action]} {escape(reason.message)}")
     raise typer.Exit(1 if verdict.action == Action.DENY else 0)
@@ -206,7 +219,7 @@ def verify(
     with usage_errors():
         loaded = load_manifest(_manifest_path(manifest))
         checks = verify_files(loaded)
-    table = Table(title=f"{loaded.path}")
+    table = Table(title=escape(str(loaded.path)))
     for column in ("asset", "file", "status"):
         table.add_column(column, overflow="fold")
     for check in checks:

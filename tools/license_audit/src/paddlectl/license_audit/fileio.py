@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from .errors import InputError
+
 
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
@@ -30,6 +32,9 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically."""
-    with atomic_write(path) as handle:
-        handle.write(text)
+    """Write ``text`` to ``path`` atomically; InputError names a path that cannot be written."""
+    try:
+        with atomic_write(path) as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}; choose a writable path") from None

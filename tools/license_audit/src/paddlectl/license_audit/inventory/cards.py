@@ -56,20 +56,27 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in values if v is not None and str(v).strip()]
 
 
-def _license_evidence(data: dict[str, Any], location: str, normalizer: Normalizer) -> list[Evidence]:
+def license_evidence(
+    data: dict[str, Any], location: str, normalizer: Normalizer, source: str = "card"
+) -> list[Evidence]:
+    """The licence a card (or a record written in its convention, such as a lineage record) declares."""
     licenses = _as_list(data.get("license"))
     name, link = data.get("license_name"), data.get("license_link")
     if not licenses:
-        missing = Normalized(None, "none", "the card declares no licence")
-        return [Evidence("card license", location, "", missing, CONFIDENCE["card license"])]
+        missing = Normalized(None, "none", f"the {source} declares no licence")
+        return [Evidence(f"{source} license", location, "", missing, CONFIDENCE[f"{source} license"])]
     if [value.strip().lower() for value in licenses] == ["other"]:
         if name:
             named = normalizer.normalize(str(name))
             if named.known and named.method in ("spdx", "huggingface"):
                 note = Normalized(named.expression, named.method, f"license: other, license_name {name!r}")
-                return [Evidence("card license_name", location, str(name), note, CONFIDENCE["card license_name"])]
-        why = f"the card says 'other' (license_name {name!r}, license_link {link!r}); read the linked terms"
-        return [Evidence("card license", location, "other", Normalized(None, "none", why), CONFIDENCE["card license"])]
+                found = Evidence(
+                    f"{source} license_name", location, str(name), note, CONFIDENCE[f"{source} license_name"]
+                )
+                return [found]
+        why = f"the {source} says 'other' (license_name {name!r}, license_link {link!r}); read the linked terms"
+        unread = Normalized(None, "none", why)
+        return [Evidence(f"{source} license", location, "other", unread, CONFIDENCE[f"{source} license"])]
     readings = [normalizer.normalize(value) for value in licenses]
     unread = [r.note for r in readings if not r.known]
     if unread:
@@ -79,7 +86,7 @@ def _license_evidence(data: dict[str, Any], location: str, normalizer: Normalize
     else:  # a list of licences on one card: all of them apply
         combined = normalizer.normalize(" AND ".join(f"({r.expression})" for r in readings))
         normalized = Normalized(combined.expression, combined.method, "a list of licences, all applying")
-    return [Evidence("card license", location, ", ".join(licenses), normalized, CONFIDENCE["card license"])]
+    return [Evidence(f"{source} license", location, ", ".join(licenses), normalized, CONFIDENCE[f"{source} license"])]
 
 
 def card_item(path: Path, name: str, normalizer: Normalizer, kind: Kind | None = None) -> Item:
@@ -105,7 +112,7 @@ def card_item(path: Path, name: str, normalizer: Normalizer, kind: Kind | None =
         name=name,
         kind=kind,
         version=str(data["version"]) if data.get("version") is not None else None,
-        evidence=_license_evidence(data, location, normalizer),
+        evidence=license_evidence(data, location, normalizer),
         links=links,
         source=location,
         license_link=str(link) if link else None,

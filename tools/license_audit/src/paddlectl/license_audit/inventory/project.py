@@ -38,8 +38,8 @@ def _declared(project: dict, base: Path, location: str, normalizer: Normalizer) 
     return [Evidence("pyproject license", location, "", missing, CONFIDENCE["pyproject license"])]
 
 
-def project_item(pyproject: str | Path, normalizer: Normalizer) -> Item:
-    """The project as an inventory item, from the ``[project]`` table of its pyproject.toml."""
+def read_project(pyproject: str | Path) -> dict:
+    """The ``[project]`` table of a pyproject.toml; InputError when there is none to read."""
     path = Path(pyproject)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -50,6 +50,13 @@ def project_item(pyproject: str | Path, normalizer: Normalizer) -> Item:
     project = data.get("project")
     if not isinstance(project, dict) or not isinstance(project.get("name"), str):
         raise InputError(f"{path} has no [project] table with a name; the project's licence is read from there")
+    return project
+
+
+def project_item(pyproject: str | Path, normalizer: Normalizer) -> Item:
+    """The project as an inventory item, from the ``[project]`` table of its pyproject.toml."""
+    path = Path(pyproject)
+    project = read_project(path)
     evidence = _declared(project, path.parent, f"{path}#project.license", normalizer)
     classifiers = [c for c in project.get("classifiers", []) if isinstance(c, str) and c.startswith("License ::")]
     evidence += [Evidence("classifier", c, c, normalizer.classifier(c), CONFIDENCE["classifier"]) for c in classifiers]

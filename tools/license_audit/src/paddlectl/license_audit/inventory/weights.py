@@ -48,9 +48,11 @@ def weight_metadata(path: Path) -> dict[str, str]:
     raise InputError(f"{path}: weight metadata is read from {' and '.join(WEIGHT_SUFFIXES)} files only")
 
 
-def weight_evidence(path: Path, normalizer: Normalizer) -> tuple[Evidence | None, str | None]:
+def weight_evidence(
+    path: Path, normalizer: Normalizer, metadata: dict[str, str] | None = None
+) -> tuple[Evidence | None, str | None]:
     """Licence evidence and licence link from a weight file's metadata (None where it names none)."""
-    metadata = {key.lower(): value for key, value in weight_metadata(path).items()}
+    metadata = {key.lower(): value for key, value in (weight_metadata(path) if metadata is None else metadata).items()}
     link = next((metadata[k] for k in LINK_KEYS if metadata.get(k)), None)
     for key in LICENSE_KEYS:
         if metadata.get(key):
@@ -61,12 +63,12 @@ def weight_evidence(path: Path, normalizer: Normalizer) -> tuple[Evidence | None
     return None, link
 
 
-def weight_item(path: str | Path, normalizer: Normalizer) -> Item:
+def weight_item(path: str | Path, normalizer: Normalizer, metadata: dict[str, str] | None = None) -> Item:
     """A model item for a bare weight file, licensed by its own metadata (UNKNOWN when it has none)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"weight file {path} does not exist; give the path of an .onnx or .safetensors file")
-    evidence, link = weight_evidence(path, normalizer)
+    evidence, link = weight_evidence(path, normalizer, metadata)
     if evidence is None:
         none = Normalized(None, "none", "the file's metadata names no licence")
         evidence = Evidence("weights metadata", str(path), "", none, CONFIDENCE["weights metadata"])

@@ -72,6 +72,7 @@ def to_dict(result: AuditResult, strict: bool = False) -> dict[str, Any]:
         "tool": {"name": "paddlectl-license-audit", "version": result.tool_version},
         "created": result.created.isoformat(),
         "policy": {"name": result.policy.name, "description": result.policy.description, "path": result.policy.path},
+        "scope": result.scope,
         "summary": {
             "items": len(result.audits),
             "violations": len(result.violations),

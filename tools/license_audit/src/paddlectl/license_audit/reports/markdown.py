@@ -51,6 +51,7 @@ def render_markdown(result: AuditResult, strict: bool = False) -> str:
         f"- Needs review (flagged): {len(result.flags)}",
         f"- Licences not identified: {len(result.unknowns)}",
         "",
+        *(["## Scope", "", *(f"- {line}" for line in result.scope), ""] if result.scope else []),
         "## Violations",
         "",
         *_findings(result, result.violations, "None."),

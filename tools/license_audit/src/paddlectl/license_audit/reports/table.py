@@ -14,7 +14,7 @@ STYLE = {Action.ALLOW: "[green]allow[/]", Action.FLAG: "[yellow]flag[/]", Action
 
 def print_tables(result: AuditResult, console: Console, strict: bool = False) -> None:
     """Print the inventory, the findings and a one-line summary."""
-    inventory = Table(title=f"licence inventory ({len(result.audits)} items, policy {result.policy.name})")
+    inventory = Table(title=f"licence inventory ({len(result.audits)} items, policy {escape(result.policy.name)})")
     for column in ("item", "kind", "version", "licence", "choice", "conf.", "evidence", "verdict"):
         inventory.add_column(column, overflow="fold")
     for audit in result.audits:
@@ -26,7 +26,7 @@ def print_tables(result: AuditResult, console: Console, strict: bool = False) ->
             escape(item.license) if item.license else "[red]UNKNOWN[/]",
             escape(audit.verdict.choice) if audit.verdict and audit.verdict.choice else "",
             f"{item.confidence:.2f}",
-            item.best.source if item.best else "",
+            escape(item.best.source) if item.best else "",
             STYLE[audit.action],
         )
     console.print(inventory)
@@ -35,7 +35,7 @@ def print_tables(result: AuditResult, console: Console, strict: bool = False) ->
         for column in ("action", "item", "rule", "explanation"):
             findings.add_column(column, overflow="fold")
         for finding in sorted(result.findings, key=lambda f: (-f.action, f.item)):
-            findings.add_row(STYLE[finding.action], escape(finding.item), finding.rule, escape(finding.message))
+            findings.add_row(STYLE[finding.action], escape(finding.item), escape(finding.rule), escape(finding.message))
         console.print(findings)
     verdict = "[red]violations found[/]" if result.exit_code(strict) else "[green]no violations[/]"
     console.print(
