@@ -26,13 +26,18 @@ def to_target(name: str) -> str:
 
 def to_alias(name: str) -> str:
     """``paddlectl.framework.nn`` -> ``paddle.nn``; any other name is returned unchanged."""
-    if name == TARGET or name.startswith(TARGET + "."):
+    if is_target(name):
         return ALIAS + name[len(TARGET) :]
     return name
 
 
 def is_alias(name: str) -> bool:
     return name == ALIAS or name.startswith(ALIAS + ".")
+
+
+def is_target(name: str) -> bool:
+    """A name inside ``paddlectl.framework``, the package ``paddle`` stands for."""
+    return name == TARGET or name.startswith(TARGET + ".")
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -26,7 +26,7 @@ from typing import Annotated
 
 import typer
 
-from .paddle_alias import is_alias, paddle_alias, to_alias
+from .paddle_alias import is_alias, is_target, paddle_alias, to_alias
 
 EXIT_FAILURE = 1
 # Everything after SCRIPT is the script's, its own --json or --check included.
@@ -127,7 +127,7 @@ def missing_api(exc: BaseException) -> str | None:
     """The ``paddle.*`` name of a failed import or attribute lookup on paddlectl, else None."""
     if isinstance(exc, ModuleNotFoundError) and exc.name and is_alias(exc.name):
         return exc.name
-    if isinstance(exc, ImportError) and exc.name and is_alias(to_alias(exc.name)):
+    if isinstance(exc, ImportError) and exc.name and is_target(exc.name):
         found = re.match(r"cannot import name '([^']+)'", str(exc))  # from paddle.x import y
         return f"{to_alias(exc.name)}.{found.group(1)}" if found else None
     if isinstance(exc, AttributeError) and exc.name:
@@ -141,14 +141,14 @@ def _public_name(obj) -> str | None:
     paddle name of a paddlectl module or class. None for anything else, user subclasses included
     (their missing attribute may be the script's own)."""
     if isinstance(obj, types.ModuleType):
-        return to_alias(obj.__name__) if is_alias(to_alias(obj.__name__)) else None
+        return to_alias(obj.__name__) if is_target(obj.__name__) else None
     cls = obj if isinstance(obj, type) else type(obj)
-    if not is_alias(to_alias(cls.__module__)):
+    if not is_target(cls.__module__):
         return None
     exposing = [
         name
         for name, module in list(sys.modules.items())
-        if is_alias(to_alias(name)) and "._" not in name and getattr(module, cls.__name__, None) is cls
+        if is_target(name) and "._" not in name and getattr(module, cls.__name__, None) is cls
     ]
     home = min(exposing, key=lambda n: (n.count("."), n), default=cls.__module__)
     return f"{to_alias(home)}.{cls.__name__}"
