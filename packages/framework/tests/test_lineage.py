@@ -61,6 +61,8 @@ def test_a_folder_of_images_is_licensed_by_its_dataset_card(tmp_path):
         str(card),
     )
     assert digits["used_for"] == ["Eval"]
+    card.write_text("--- \nlicense:\n  - cc-by-nc-4.0\n  - odbl\n---\n")  # trailing space, a list
+    assert build_lineage(config)["datasets"][0]["license"] == ["cc-by-nc-4.0", "odbl"]
 
 
 def test_cifar_is_recorded_without_a_licence_its_authors_never_stated():

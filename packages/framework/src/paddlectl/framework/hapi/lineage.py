@@ -50,8 +50,8 @@ def _card_licence(folder: Path) -> dict[str, Any]:
     """``license``/``license_name``/``license_link`` of the card in ``folder`` or above it ({} if none)."""
     for candidate in (folder / CARD, folder.parent / CARD):
         try:
-            lines = candidate.read_text(encoding="utf-8").lstrip("\ufeff").splitlines()
-            end = lines.index("---", 1) if lines and lines[0].strip() == "---" else 0
+            lines = [line.rstrip() for line in candidate.read_text(encoding="utf-8").lstrip("\ufeff").splitlines()]
+            end = lines.index("---", 1) if lines[:1] == ["---"] else 0
             data = yaml.safe_load("\n".join(lines[1:end])) if end else None
         except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
             continue  # no card, or one that is not readable: the licence stays unknown
