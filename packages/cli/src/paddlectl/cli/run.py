@@ -57,10 +57,10 @@ def run_command(
 
     The script's own exit code passes through. Options go before SCRIPT; all after it belongs to the script.
     """
-    from .app import USAGE_ERROR, err_console
+    from .output import USAGE_ERROR, print_error
 
     def usage(message: str) -> typer.Exit:
-        err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+        print_error(message)
         return typer.Exit(USAGE_ERROR)
 
     if script.startswith("-"):
@@ -85,7 +85,7 @@ def run_command(
         if show_traceback:
             traceback.print_exception(type(exc), exc, _from_script(exc.__traceback__, path))
         else:
-            err_console.print(f"error: {describe_failure(exc, path)}", markup=False, highlight=False, soft_wrap=True)
+            print_error(describe_failure(exc, path))
         raise typer.Exit(EXIT_FAILURE) from None
 
 
@@ -200,13 +200,12 @@ def _from_script(tb: types.TracebackType | None, script: Path) -> types.Tracebac
 
 def _check(path: Path, json_out: str | None, usage) -> int:
     """List the script's paddle names as a table (and JSON); 1 when paddlectl lacks some."""
-    from rich.markup import escape
     from rich.table import Table
 
     from paddlectl.framework.utils.fileio import atomic_write
 
     from .api_check import check_source
-    from .app import console
+    from .output import console, escape
 
     try:
         uses = check_source(path.read_text(encoding="utf-8"), str(path))
