@@ -21,6 +21,14 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     return grad
 
 
+def constant(value, dtype=None) -> Tensor:
+    """A Python value, or an array computed from Python values and shapes, as a constant tensor.
+
+    The one way ops/ wraps an array outside an op's ``forward``: a tracer records it as a constant,
+    which is right only because it never derives from a tensor's data (compute on data in an op)."""
+    return Tensor._wrap(as_array(value, dtype))
+
+
 def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
     """A Python scalar or array as a constant tensor; a float scalar next to a tensor takes its float dtype."""
     if isinstance(value, Tensor):
@@ -31,8 +39,8 @@ def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
             dtype = None  # int tensor * 0.5 promotes to the default float dtype, as in Paddle
         elif isinstance(value, bool) or (isinstance(value, int) and dtype.kind == "b"):
             dtype = dtype if dtype.kind != "b" else np.dtype("int64")
-        return Tensor._wrap(as_array(value, dtype))
-    return Tensor._wrap(as_array(value))
+        return constant(value, dtype)
+    return constant(value)
 
 
 def tensor_args(*values):
@@ -43,5 +51,5 @@ def tensor_args(*values):
     floats = [t.dtype for t in tensors if t.dtype.kind == "f"]
     if floats and len(floats) < len(tensors):
         target = np.result_type(*floats)
-        tensors = tuple(t if t.dtype.kind == "f" else Tensor._wrap(t._data.astype(target)) for t in tensors)
+        tensors = tuple(t if t.dtype.kind == "f" else t.astype(target) for t in tensors)
     return tensors

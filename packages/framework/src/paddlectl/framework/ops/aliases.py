@@ -7,11 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtype import convert_dtype
+from ..core.op import BROADCAST, ELEMENTWISE, OPAQUE, OpDef, Spec
+from ..core.shapes import broadcast_shapes, compare
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import creation
 from . import elementwise as ew
 from . import random as _random
+from ._util import constant, tensor_args
 from .index import nonzero, take_along_axis
 from .linalg import matmul
 from .shape import concat, expand, flip, reshape, split, stack, transpose, unbind, unsqueeze
@@ -40,6 +43,21 @@ def sub(x, y, name=None, *, alpha=1, out=None):
     return B["subtract"](x, y if alpha == 1 else y * alpha)
 
 
+def _int_divide_forward(ctx, a, b, *, rounding_mode):
+    out = np.floor_divide(a, b) if rounding_mode == "floor" else np.trunc(a / b)
+    return out.astype(a.dtype)
+
+
+int_divide_op = OpDef(
+    "int_divide",
+    _int_divide_forward,
+    None,
+    lambda a, b, rounding_mode: Spec(broadcast_shapes("div", a.shape, b.shape), a.dtype),
+    BROADCAST,
+)
+"""Integer division rounded 'floor' or 'trunc' in the dividend's dtype (no gradient: ints have none)."""
+
+
 def div(x, y, name=None, *, rounding_mode=None, out=None):
     """True division; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
     q = B["divide"](x, y)
@@ -48,9 +66,8 @@ def div(x, y, name=None, *, rounding_mode=None, out=None):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     if isinstance(x, Tensor) and x.dtype.kind in "iu" and (not isinstance(y, Tensor) or y.dtype.kind in "iu"):
-        xs, ys = x._data, y._data if isinstance(y, Tensor) else np.asarray(y)
-        out = np.floor_divide(xs, ys) if rounding_mode == "floor" else np.trunc(xs / ys).astype(xs.dtype)
-        return Tensor._wrap(np.asarray(out, dtype=xs.dtype))
+        a, b = tensor_args(x, y)
+        return int_divide_op(a, b, rounding_mode=rounding_mode)
     return U["floor"](q) if rounding_mode == "floor" else U["trunc"](q)
 
 
@@ -121,42 +138,55 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     info = np.finfo(x.dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = ew.where(U["isnan"](x), Tensor._wrap(np.asarray(nan, x.dtype)), x)
-    out = ew.where(out == np.inf, Tensor._wrap(np.asarray(hi, x.dtype)), out)
-    return ew.where(out == -np.inf, Tensor._wrap(np.asarray(lo, x.dtype)), out)
+    out = ew.where(U["isnan"](x), constant(nan, x.dtype), x)
+    out = ew.where(out == np.inf, constant(hi, x.dtype), out)
+    return ew.where(out == -np.inf, constant(lo, x.dtype), out)
 
 
 def sgn(x, name=None):
     return U["sign"](x)
 
 
-def _predicate(fn):
+def _predicate(name: str, fn):
+    """An elementwise bool op: declared, so a traced program computes it instead of capturing it."""
+    op = OpDef(name, lambda ctx, x: fn(x), None, compare(name), ELEMENTWISE)
+
     def pred(x, name=None):
-        return Tensor._wrap(fn(x._data))
+        return op(x)
 
     return pred
 
 
-signbit = _predicate(np.signbit)
-isneginf = _predicate(np.isneginf)
-isposinf = _predicate(np.isposinf)
-isreal = _predicate(lambda a: np.ones(a.shape, bool))
+signbit = _predicate("signbit", np.signbit)
+isneginf = _predicate("isneginf", np.isneginf)
+isposinf = _predicate("isposinf", np.isposinf)
+isreal = _predicate("isreal", np.isreal)
 
 
 def heaviside(x, y, name=None):
     """0 where x < 0, ``y`` where x == 0, 1 where x > 0 (no gradient into x, as in Paddle)."""
-    x, y = (x, y) if isinstance(y, Tensor) else (x, Tensor._wrap(np.asarray(y, x.dtype)))
-    zero, one = Tensor._wrap(np.zeros((), x.dtype)), Tensor._wrap(np.ones((), x.dtype))
+    x, y = (x, y) if isinstance(y, Tensor) else (x, constant(y, x.dtype))
+    zero, one = constant(0, x.dtype), constant(1, x.dtype)
     return ew.where(x.detach() == 0, y, ew.where(x.detach() > 0, one, zero))
 
 
 def copysign(x, y, name=None):
-    y_sign = np.where(np.signbit(y._data if isinstance(y, Tensor) else np.asarray(y)), -1.0, 1.0)
-    return U["abs"](x) * Tensor._wrap(y_sign.astype(x.dtype))
+    """``|x|`` with the sign bit of ``y`` (so -0.0 counts as negative); the gradient flows to x."""
+    y = y if isinstance(y, Tensor) else constant(y)
+    return U["abs"](x) * ew.where(signbit(y), constant(-1, x.dtype), constant(1, x.dtype))
+
+
+isin_op = OpDef(
+    "isin",
+    lambda ctx, x, test_x, assume_unique, invert: np.isin(x, test_x, assume_unique=assume_unique, invert=invert),
+    None,
+    lambda x, test_x, **attrs: Spec(x.shape, np.dtype(bool)),
+    OPAQUE,
+)
 
 
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
-    return Tensor._wrap(np.isin(x._data, test_x._data, assume_unique=assume_unique, invert=invert))
+    return isin_op(x, test_x, assume_unique=bool(assume_unique), invert=bool(invert))
 
 
 # ----- stacking, splitting, reshaping ---------------------------------------------------------
@@ -318,7 +348,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     eye = np.zeros((input.shape[-1], n, n), dtype=input.dtype)
     idx = np.arange(input.shape[-1])
     eye[idx, idx + max(-offset, 0), idx + max(offset, 0)] = 1
-    out = matmul(reshape(input, [-1, input.shape[-1]]), reshape(Tensor._wrap(eye), [input.shape[-1], n * n]))
+    out = matmul(reshape(input, [-1, input.shape[-1]]), reshape(constant(eye), [input.shape[-1], n * n]))
     out = reshape(out, input.shape[:-1] + [n, n])
     nd = out.ndim
     d1, d2 = dim1 % nd, dim2 % nd
@@ -353,18 +383,16 @@ def cartesian_prod(x, name=None):
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):
-    return Tensor._wrap(np.stack(np.tril_indices(row, offset, col)).astype(convert_dtype(dtype)))
+    return constant(np.stack(np.tril_indices(row, offset, col)), convert_dtype(dtype))
 
 
 def triu_indices(row, col=None, offset=0, dtype="int64"):
-    return Tensor._wrap(
-        np.stack(np.triu_indices(row, offset, row if col is None else col)).astype(convert_dtype(dtype))
-    )
+    return constant(np.stack(np.triu_indices(row, offset, row if col is None else col)), convert_dtype(dtype))
 
 
 def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num, base)]
-    return Tensor._wrap(np.logspace(vals[0], vals[1], int(vals[2]), base=vals[3]).astype(convert_dtype(dtype)))
+    return constant(np.logspace(vals[0], vals[1], int(vals[2]), base=vals[3]), convert_dtype(dtype))
 
 
 # ----- samplers and predicates ----------------------------------------------------------------
@@ -403,7 +431,7 @@ def is_complex(x) -> bool:
 
 
 def is_empty(x, name=None):
-    return Tensor._wrap(np.asarray(x.size == 0))
+    return constant(x.size == 0)
 
 
 def _install() -> None:

@@ -15,7 +15,9 @@ from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.index import put_add_along, scatter_add_axis
-from ._util import tensor_args, to_tensor_like, unbroadcast
+from ._util import constant, tensor_args, to_tensor_like, unbroadcast
+from .inplace import rebind
+from .shape import expand, reshape
 
 NNZ = "nnz"
 """The symbolic size of a data-dependent dim (a mask's selected count)."""
@@ -27,7 +29,7 @@ class IndexOutOfRangeError(ShapeError, IndexError):
 
 def _as_index(op: str, index) -> Tensor:
     """An integer index argument as a Tensor (lists and arrays allowed)."""
-    t = index if isinstance(index, Tensor) else Tensor._wrap(np.asarray(index))
+    t = index if isinstance(index, Tensor) else constant(index)
     if t.dtype.kind not in "iu":
         raise DTypeError(f"{op}: index must be an integer tensor (int32/int64), got {t.dtype.name}")
     return t
@@ -50,6 +52,7 @@ def _scatter_add(shape: tuple, key, g: np.ndarray) -> np.ndarray:
 
 
 def _gather_forward(ctx, x, index, axis):
+    _check_bounds("gather", index, x.shape[axis], f"axis {axis} of x{list(x.shape)}")
     ctx.save(x.shape, index)
     return np.take(x, index, axis=axis)
 
@@ -74,10 +77,9 @@ def gather(x, index, axis=None, name=None, out=None):
     axis = normalize_axis("gather", 0 if axis is None else int(axis), x.ndim)
     index = _as_index("gather", index)
     if index.ndim == 2 and index.shape[1] == 1:
-        index = Tensor._wrap(index._data.reshape(-1))
+        index = reshape(index, [-1])
     if index.ndim > 1:
         raise ShapeError(f"gather: index must be 1-D (or [N, 1]), got shape {index.shape} for x{x.shape}")
-    _check_bounds("gather", index._data, x.shape[axis], f"axis {axis} of x{x.shape}")
     return gather_op(x, index, axis=axis)
 
 
@@ -95,7 +97,13 @@ def _nd_key(index: np.ndarray) -> tuple:
     return tuple(np.moveaxis(index, -1, 0))
 
 
+def _check_nd_bounds(op: str, x: np.ndarray, index: np.ndarray) -> None:
+    for k in range(index.shape[-1]):
+        _check_bounds(op, index[..., k], x.shape[k], f"axis {k} of x{list(x.shape)}")
+
+
 def _gather_nd_forward(ctx, x, index):
+    _check_nd_bounds("gather_nd", x, index)
     ctx.save(x.shape, index)
     return x[_nd_key(index)]
 
@@ -115,8 +123,6 @@ gather_nd_op = OpDef("gather_nd", _gather_nd_forward, _gather_nd_vjp, _gather_nd
 def _check_nd(op: str, x: Tensor, index: Tensor) -> None:
     if index.ndim == 0 or index.shape[-1] > x.ndim:
         raise ShapeError(f"{op}: index{index.shape} must end in a dim of at most x.ndim={x.ndim} (x{x.shape})")
-    for k in range(index.shape[-1]):
-        _check_bounds(op, index._data[..., k], x.shape[k], f"axis {k} of x{x.shape}")
 
 
 def gather_nd(x, index, name=None):
@@ -126,6 +132,7 @@ def gather_nd(x, index, name=None):
 
 
 def _scatter_nd_add_forward(ctx, x, index, updates):
+    _check_nd_bounds("scatter_nd_add", x, index)
     key = _nd_key(index)
     ctx.save(key)
     out = x.copy()
@@ -156,6 +163,7 @@ def scatter_nd_add(x, index, updates, name=None):
 
 
 def _scatter_forward(ctx, x, index, updates, overwrite):
+    _check_bounds("scatter", index, x.shape[0], f"axis 0 of x{list(x.shape)}")
     out = x.copy()
     if overwrite:
         out[index] = updates  # later duplicates win, as in Paddle's CPU kernel
@@ -182,13 +190,12 @@ scatter_op = OpDef("scatter", _scatter_forward, _scatter_vjp, lambda x, index, u
 def scatter(x, index, updates, overwrite=True, name=None, out=None):
     index = _as_index("scatter", index)
     if index.ndim == 2 and index.shape[1] == 1:
-        index = Tensor._wrap(index._data.reshape(-1))
+        index = reshape(index, [-1])
     if index.ndim != 1 or updates.shape != index.shape + x.shape[1:]:
         raise ShapeError(
             f"scatter: index{index.shape} must be 1-D and updates{updates.shape} must be "
             f"{index.shape[:1] + x.shape[1:]} for x{x.shape}"
         )
-    _check_bounds("scatter", index._data, x.shape[0], f"axis 0 of x{x.shape}")
     return scatter_op(x, index, updates.astype(x.dtype), overwrite=bool(overwrite))
 
 
@@ -196,7 +203,7 @@ def scatter(x, index, updates, overwrite=True, name=None, out=None):
 
 
 def _mask_tensor(op: str, mask) -> Tensor:
-    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    mask = mask if isinstance(mask, Tensor) else constant(mask)
     if mask.dtype != np.bool_:
         raise DTypeError(f"{op}: mask must be a bool tensor, got {mask.dtype.name}")
     return mask
@@ -206,9 +213,9 @@ def masked_fill(x, mask, value, name=None):
     """``x`` with ``value`` where ``mask`` is True (broadcasting); gradients flow to x and a tensor value."""
     from .elementwise import where_op
 
-    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    mask = mask if isinstance(mask, Tensor) else constant(mask)
     if mask.dtype != np.bool_:
-        mask = Tensor._wrap(mask._data.astype(bool))  # Paddle casts a non-bool mask
+        mask = mask.astype("bool")  # Paddle casts a non-bool mask
     broadcast_shapes("masked_fill", tuple(x.shape), tuple(mask.shape))
     value, x = tensor_args(value.astype(x.dtype) if isinstance(value, Tensor) else value, x)
     return where_op(mask, value, x)
@@ -253,7 +260,7 @@ def nonzero(x, as_tuple=False, *, out=None):
     coords = nonzero_op(x)
     if not as_tuple:
         return coords
-    return tuple(Tensor._wrap(np.ascontiguousarray(coords._data[:, k])) for k in range(x.ndim))
+    return tuple(coords[:, k] for k in range(x.ndim))
 
 
 # ----- along-axis ops ------------------------------------------------------------------------
@@ -267,6 +274,7 @@ def _along_key(index: np.ndarray, axis: int) -> tuple:
 
 
 def _take_along_forward(ctx, arr, indices, axis):
+    _check_bounds("take_along_axis", indices, arr.shape[axis], f"axis {axis} of arr{list(arr.shape)}")
     ctx.save(arr.shape, indices)
     return np.take_along_axis(arr, indices, axis)
 
@@ -293,18 +301,15 @@ def _along_args(op: str, arr: Tensor, indices, axis: int):
 
 
 def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
-    from .shape import expand
-
     indices, axis = _along_args("take_along_axis", arr, indices, axis)
     if broadcast:
         shape = [0 if a == 0 or i == 0 else max(a, i) for a, i in zip(arr.shape, indices.shape, strict=True)]
         shape[axis] = indices.shape[axis]
         if shape != indices.shape:
-            indices = Tensor._wrap(np.broadcast_to(indices._data, shape))
+            indices = expand(indices, shape)
         shape[axis] = arr.shape[axis]
         if shape != arr.shape:
             arr = expand(arr, shape)
-    _check_bounds("take_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
     return take_along_axis_op(arr, indices, axis=axis)
 
 
@@ -315,6 +320,7 @@ _PUT_REDUCE = {
 
 
 def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
+    _check_bounds("put_along_axis", indices, arr.shape[axis], f"axis {axis} of arr{list(arr.shape)}")
     key = _along_key(indices, axis)
     values = np.broadcast_to(values.astype(arr.dtype, copy=False), indices.shape)
     out = arr.copy()
@@ -378,8 +384,6 @@ put_along_axis_op = OpDef("put_along_axis", _put_forward, _put_vjp, lambda arr, 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
     """Write ``values`` into ``arr`` at ``indices`` along ``axis``; reduce picks how (assign/add/mul/mean/amin/amax)."""
-    from .shape import expand
-
     if reduce not in _PUT_REDUCE:
         raise ValueError(f"put_along_axis: reduce must be one of {list(_PUT_REDUCE)}, got {reduce!r}")
     indices, axis = _along_args("put_along_axis", arr, indices, axis)
@@ -388,10 +392,9 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
         shape = list(arr.shape)
         shape[axis] = indices.shape[axis]
         if all(a >= i for a, i in zip(arr.shape, indices.shape, strict=True)):
-            indices = Tensor._wrap(np.broadcast_to(indices._data, shape))
+            indices = expand(indices, shape)
     if values.shape != indices.shape:
         values = expand(values, indices.shape)
-    _check_bounds("put_along_axis", indices._data, arr.shape[axis], f"axis {axis} of arr{arr.shape}")
     return put_along_axis_op(arr, indices, values, axis=axis, reduce=reduce, include_self=bool(include_self))
 
 
@@ -478,6 +481,10 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  #
 
 
 def _one_hot_forward(ctx, x, num_classes):
+    if x.size and (x.min() < 0 or x.max() >= num_classes):
+        raise IndexOutOfRangeError(
+            f"one_hot: labels must lie in [0, {num_classes}), got min {int(x.min())} max {int(x.max())}"
+        )
     out = np.zeros(x.shape + (num_classes,), dtype=np.float32)
     np.put_along_axis(out, x[..., None].astype(np.intp), 1.0, axis=-1)
     return out
@@ -496,12 +503,8 @@ def one_hot(x, num_classes=-1, name=None):
     """``paddle.nn.functional.one_hot``: float32 rows with a 1 at each label."""
     x = _as_index("one_hot", x)
     num_classes = int(num_classes)
-    if num_classes == -1:
-        num_classes = int(x._data.max()) + 1 if x.size else 0
-    if x.size and (x._data.min() < 0 or x._data.max() >= num_classes):
-        raise IndexOutOfRangeError(
-            f"one_hot: labels must lie in [0, {num_classes}), got min {int(x._data.min())} max {int(x._data.max())}"
-        )
+    if num_classes == -1:  # the class count from the labels: a data-dependent shape, eager only
+        num_classes = int(x.max().item()) + 1 if x.size else 0
     return one_hot_op(x, num_classes=num_classes)
 
 
@@ -526,9 +529,9 @@ def _encode(op: str, x: Tensor, index) -> tuple[tuple, list[Tensor]]:
         elif isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_):
             spec.append(("int", int(item)))
         else:
-            t = item if isinstance(item, Tensor) else Tensor._wrap(np.asarray(item))
+            t = item if isinstance(item, Tensor) else constant(item)
             if t.size == 0 and t.dtype.kind == "f":
-                t = Tensor._wrap(t._data.astype(np.int64))  # x[[]] selects nothing
+                t = t.astype("int64")  # x[[]] selects nothing
             if t.dtype.kind not in "biu":
                 raise DTypeError(f"{op}: an index must be int, slice, None, ..., or an int/bool tensor; got {t.dtype}")
             spec.append(("tensor", len(tensors)))
@@ -665,7 +668,13 @@ def __getitem__(self, index):  # noqa: N807 - installed as Tensor.__getitem__
 def _setitem_forward(ctx, x, value, *arrays, spec):
     key = _decode(spec, arrays)
     out = x.copy()
-    out[key] = value
+    try:
+        out[key] = value
+    except ValueError:
+        raise ShapeError(
+            f"setitem: value{list(value.shape)} cannot be broadcast to the indexed region {list(out[key].shape)} "
+            f"of x{list(x.shape)}"
+        ) from None
     ctx.save(key, value.shape, len(arrays))
     return out
 
@@ -699,36 +708,18 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
             f"setitem: {self.name or 'tensor'}{self.shape} is a leaf tensor that requires a gradient, and Paddle "
             "forbids in-place writes to it; write under paddle.no_grad(), or into a copy (x = x.clone())"
         )
-    value = value if isinstance(value, Tensor) else Tensor._wrap(np.asarray(value, dtype=self.dtype))
+    value = value if isinstance(value, Tensor) else constant(value, self.dtype)
     if value.dtype != self.dtype:
         from .elementwise import cast
 
         value = cast(value, self.dtype)
-    before = Tensor._wrap(self._data)  # the pre-write value keeps the old graph position
-    before._node, before._out_index, before.stop_gradient = self._node, self._out_index, self.stop_gradient
-    if STATE.tracer is not None:
-        STATE.tracer.on_alias(before, self)
 
-    def write(spec, tensors):
-        try:
-            return set_value_op(before, value, *tensors, spec=spec)
-        except ValueError as exc:
-            if isinstance(exc, ShapeError):
-                raise
-            region = np.broadcast_to(np.empty((), np.int8), self.shape)[_decode(spec, [t._data for t in tensors])]
-            raise ShapeError(
-                f"setitem: value{value.shape} cannot be broadcast to the indexed region {list(region.shape)} "
-                f"of x{self.shape}"
-            ) from None
+    def write(before):
+        return _indexed(
+            "setitem", before, index, lambda spec, tensors: set_value_op(before, value, *tensors, spec=spec)
+        )
 
-    out = _indexed("setitem", self, index, write)
-    if STATE.tracer is not None:
-        STATE.tracer.on_rebind(self, out)
-    self._data = out._data
-    if out._node is not None:
-        self._node = out._node
-        self._out_index = out._out_index
-        self.stop_gradient = False
+    rebind(self, "setitem", write)
 
 
 TENSOR_METHODS = [

@@ -12,7 +12,7 @@ from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import elementwise as ew
 from . import reduce
-from ._util import tensor_args, unbroadcast
+from ._util import constant, tensor_args, unbroadcast
 from .elementwise import _binary
 from .index import _as_index, _check_bounds, gather
 from .linalg import matmul
@@ -84,25 +84,36 @@ def logit(x, eps=None, name=None):
     return ew.UNARY["log"](x / (1.0 - x))
 
 
+isclose_op = OpDef(
+    "isclose",
+    lambda ctx, x, y, rtol, atol, equal_nan: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan),
+    None,
+    lambda x, y, **attrs: Spec(broadcast_shapes("isclose", x.shape, y.shape), np.dtype(bool)),
+    BROADCAST,
+)
+
+
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    return Tensor._wrap(np.isclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return isclose_op(x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A 0-D bool tensor: every element close (Paddle returns a tensor, not a Python bool)."""
-    return Tensor._wrap(np.asarray(np.allclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return reduce.all(isclose(x, y, rtol, atol, equal_nan))
 
 
 def equal_all(x, y, name=None):
-    same = x._data.shape == y._data.shape and bool(np.array_equal(x._data, y._data))
-    return Tensor._wrap(np.asarray(same))
+    """A 0-D bool tensor: same shape and every element equal (NaN never equals itself)."""
+    if x.shape != y.shape:
+        return constant(False)
+    return reduce.all(ew.BINARY["equal"](x, y))
 
 
 # ----- NaN-aware and counting reductions ------------------------------------------------------
 
 
 def _nan_zeroed(x):
-    return ew.where(ew.UNARY["isnan"](x), Tensor._wrap(np.zeros((), x.dtype)), x)
+    return ew.where(ew.UNARY["isnan"](x), constant(0, x.dtype), x)
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -260,6 +271,7 @@ def diag(x, offset=0, padding_value=0, name=None):
 
 
 def _index_add_forward(ctx, x, index, value, axis, alpha):
+    _check_bounds("index_add", index, x.shape[axis], f"axis {axis} of x{list(x.shape)}")
     out = x.copy()
     moved = np.moveaxis(out, axis, 0)
     np.add.at(moved, index, np.moveaxis(value, axis, 0) * value.dtype.type(alpha))
@@ -280,7 +292,6 @@ index_add_op = OpDef("index_add", _index_add_forward, _index_add_vjp, lambda x, 
 def index_add(x, index, axis, value, alpha=1, name=None, *, out=None):
     axis = normalize_axis("index_add", int(axis), x.ndim)
     index = _as_index("index_add", index)
-    _check_bounds("index_add", index._data, x.shape[axis], f"axis {axis} of x{x.shape}")
     expected = x.shape[:axis] + [index.shape[0]] + x.shape[axis + 1 :]
     if index.ndim != 1 or value.shape != expected:
         raise ShapeError(
@@ -290,6 +301,7 @@ def index_add(x, index, axis, value, alpha=1, name=None, *, out=None):
 
 
 def _index_fill_forward(ctx, x, index, axis, value):
+    _check_bounds("index_fill", index, x.shape[axis], f"axis {axis} of x{list(x.shape)}")
     out = x.copy()
     np.moveaxis(out, axis, 0)[index] = value
     ctx.save(index)
@@ -309,7 +321,6 @@ index_fill_op = OpDef("index_fill", _index_fill_forward, _index_fill_vjp, lambda
 def index_fill(x, index, axis, value, name=None):
     axis = normalize_axis("index_fill", int(axis), x.ndim)
     index = _as_index("index_fill", index)
-    _check_bounds("index_fill", index._data, x.shape[axis], f"axis {axis} of x{x.shape}")
     return index_fill_op(x, index, axis=axis, value=value.item() if isinstance(value, Tensor) else value)
 
 
@@ -318,17 +329,14 @@ def take(x, index, mode="raise", name=None):
     out-of-range indices, 'raise' rejects them."""
     index = _as_index("take", index)
     n = x.size
-    idx = index._data.astype(np.int64)
-    if mode == "raise":
-        _check_bounds("take", idx, n, f"x{x.shape} with {n} elements")
-        idx = np.where(idx < 0, idx + n, idx)
-    elif mode == "wrap":
-        idx = np.mod(idx, n)
+    idx = index.astype("int64")
+    if mode == "wrap":
+        idx = ew.BINARY["remainder"](idx, constant(n, "int64"))
     elif mode == "clip":
-        idx = np.clip(idx, 0, n - 1)
-    else:
+        idx = ew.clip(idx, 0, n - 1)
+    elif mode != "raise":  # gather rejects an index out of [-n, n) and counts a negative one from the end
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    return reshape(gather(flatten(x), Tensor._wrap(idx.reshape(-1))), list(idx.shape))
+    return reshape(gather(flatten(x), reshape(idx, [-1])), list(index.shape))
 
 
 # ----- products -------------------------------------------------------------------------------
@@ -433,11 +441,11 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     if axis is None:
         x, axis = flatten(x), 0
     axis = normalize_axis("repeat_interleave", int(axis), x.ndim)
-    reps = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    reps = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)  # sets the output size
     if reps.ndim == 1 and reps.size != x.shape[axis]:
         raise ShapeError(f"repeat_interleave: {reps.size} repeats for dim {axis} of size {x.shape[axis]} in x{x.shape}")
     index = np.repeat(np.arange(x.shape[axis]), reps)
-    return gather(x, Tensor._wrap(index), axis)
+    return gather(x, constant(index), axis)
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):
@@ -447,8 +455,11 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     if axis is None:
         x, axis = flatten(x), 0
     axis = normalize_axis("logcumsumexp", int(axis), x.ndim)
-    shift = np.max(x._data, axis=axis, keepdims=True) if x.size else np.zeros((), x.dtype)
-    shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x.dtype))
+    if x.size:
+        shift = reduce.max(x, axis, keepdim=True).detach()
+        shift = ew.where(ew.UNARY["isfinite"](shift), shift, constant(0, x.dtype))
+    else:
+        shift = constant(0, x.dtype)
     return ew.UNARY["log"](reduce.cumsum(ew.UNARY["exp"](x - shift), axis)) + shift
 
 

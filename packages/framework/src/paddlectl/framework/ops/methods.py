@@ -31,8 +31,8 @@ def astype(self, dtype):
 
 
 def clone(self):
-    """A differentiable copy (Paddle: ``Tensor.clone``)."""
-    return ew.scale(self, 1.0) if self.dtype.kind == "f" else Tensor._wrap(self._data.copy())
+    """A differentiable copy (Paddle: ``Tensor.clone``); ``scale`` by 1 copies any dtype as a recorded op."""
+    return ew.scale(self, 1.0)
 
 
 def _install() -> None:

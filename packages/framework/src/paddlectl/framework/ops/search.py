@@ -7,11 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtype import convert_dtype
+from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import normalize_axes, normalize_axis
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from . import elementwise as ew
 from . import random as _random
+from . import reduce
+from ._util import constant
 from .index import argsort, sort, take_along_axis
 from .shape import reshape, squeeze, stack, transpose
 
@@ -38,6 +41,21 @@ def _finish(values: Tensor, keep_shape: list[int], keepdim: bool) -> Tensor:
     return reshape(out, keep_shape) if keepdim else out
 
 
+def _quantile_positions(rows: Tensor, q: float, ignore_nan: bool):
+    """Where quantile ``q`` lies in each sorted row: the lower, upper and nearest index (int64
+    tensors, broadcast over the row) and the fraction between lower and upper. Counting the
+    non-NaN entries is a tensor op, so a traced program recomputes the positions."""
+    if not ignore_nan:
+        pos = q * (rows.shape[-1] - 1)
+        ones = [1] * rows.ndim
+        lo, hi, near = (constant(np.full(ones, v, np.int64)) for v in (np.floor(pos), np.ceil(pos), np.round(pos)))
+        return lo, hi, near, float(pos - np.floor(pos))
+    count = reduce.sum(ew.UNARY["logical_not"](ew.UNARY["isnan"](rows)).astype("int64"), -1, keepdim=True)
+    pos = (ew.BINARY["maximum"](count, 1) - 1).astype("float64") * q
+    lo, hi, near = (ew.UNARY[f](pos).astype("int64") for f in ("floor", "ceil", "round"))
+    return lo, hi, near, (pos - ew.UNARY["floor"](pos)).astype(rows.dtype)
+
+
 def _quantile(x, qs, axis, keepdim, interpolation, ignore_nan, op):
     if x.dtype.kind != "f":
         raise DTypeError(f"{op}: x must be a float tensor, got {x.dtype.name}")
@@ -46,34 +64,28 @@ def _quantile(x, qs, axis, keepdim, interpolation, ignore_nan, op):
     rows, keep_shape = _rows_last(x, axis, op)
     if rows.shape[-1] == 0:
         raise ShapeError(f"{op}: the reduced dims of x{x.shape} are empty")
-    nan = np.isnan(rows._data)
+    nan = ew.UNARY["isnan"](rows)
+    # A row is NaN where it has a NaN (quantile) or nothing else (nanquantile).
+    invalid = reduce.all(nan, -1, keepdim=True) if ignore_nan else reduce.any(nan, -1, keepdim=True)
     sorted_rows = sort(rows, -1)  # NaNs sort last
-    count = (
-        (rows.shape[-1] - np.sum(nan, axis=-1, keepdims=True))
-        if ignore_nan
-        else np.full(rows.shape[:-1] + [1], rows.shape[-1])
-    )
     outs = []
     for q in qs:
         if not 0 <= q <= 1:
             raise ValueError(f"{op}: q must lie in [0, 1], got {q}")
-        pos = q * (np.maximum(count, 1) - 1)
-        lo, hi = np.floor(pos).astype(np.int64), np.ceil(pos).astype(np.int64)
-        v_lo = take_along_axis(sorted_rows, Tensor._wrap(lo), -1)
-        v_hi = take_along_axis(sorted_rows, Tensor._wrap(hi), -1)
+        lo, hi, near, frac = _quantile_positions(rows, q, ignore_nan)
+        v_lo = take_along_axis(sorted_rows, lo, -1)
+        v_hi = take_along_axis(sorted_rows, hi, -1)
         if interpolation == "lower":
             v = v_lo
         elif interpolation == "higher":
             v = v_hi
         elif interpolation == "nearest":
-            v = take_along_axis(sorted_rows, Tensor._wrap(np.round(pos).astype(np.int64)), -1)
+            v = take_along_axis(sorted_rows, near, -1)
         elif interpolation == "midpoint":
             v = (v_lo + v_hi) * 0.5
         else:
-            v = v_lo + (v_hi - v_lo) * Tensor._wrap((pos - lo).astype(x.dtype))
-        invalid = (count == 0) if ignore_nan else np.any(nan, axis=-1, keepdims=True)
-        if np.any(invalid):
-            v = ew.where(Tensor._wrap(invalid), Tensor._wrap(np.asarray(np.nan, x.dtype)), v)
+            v = v_lo + (v_hi - v_lo) * frac
+        v = ew.where(invalid, constant(np.nan, x.dtype), v)
         outs.append(_finish(v, keep_shape, keepdim))
     return outs
 
@@ -105,17 +117,16 @@ def _median(x, axis, keepdim, mode, ignore_nan, op):
         values = _quantile(x, [0.5], None, keepdim, "lower", ignore_nan, op)[0]
         return values
     axis = normalize_axis(op, int(axis), x.ndim)
-    nan = np.isnan(x._data)
-    n = (x.shape[axis] - np.sum(nan, axis=axis, keepdims=True)) if ignore_nan else x.shape[axis]
-    k = (np.maximum(n, 1) - 1) // 2
-    order = argsort(x, axis)
-    index = np.take_along_axis(
-        order._data, np.broadcast_to(k, order._data.shape[:axis] + (1,) + order._data.shape[axis + 1 :]), axis
-    )
-    values = take_along_axis(x, Tensor._wrap(index), axis)
+    if ignore_nan:
+        n = reduce.sum(ew.UNARY["logical_not"](ew.UNARY["isnan"](x)).astype("int64"), axis, keepdim=True)
+        k = ew.BINARY["floor_divide"](ew.BINARY["maximum"](n, 1) - 1, 2)
+    else:
+        k = constant(np.full([1] * x.ndim, (max(x.shape[axis], 1) - 1) // 2, np.int64))
+    index = take_along_axis(argsort(x, axis), k, axis)
+    values = take_along_axis(x, index, axis)
     if not keepdim:
-        values, index = squeeze(values, axis), index.squeeze(axis)
-    return values, Tensor._wrap(index.astype(np.int64))
+        values, index = squeeze(values, axis), squeeze(index, axis)
+    return values, index
 
 
 def median(x, axis=None, keepdim=False, mode="avg", name=None, *, out=None):
@@ -134,19 +145,15 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     n = x.shape[axis] if x.ndim else 1
     if not 1 <= k <= n:
         raise ValueError(f"kthvalue: k must be in [1, {n}] for dim {axis} of x{x.shape}, got {k}")
-    order = argsort(x, axis)._data
-    index = np.take(order, [k - 1], axis=axis)
-    values = take_along_axis(x, Tensor._wrap(index), axis)
+    index = argsort(x, axis)[(slice(None),) * axis + (slice(k - 1, k),)]
+    values = take_along_axis(x, index, axis)
     if not keepdim:
-        values, index = squeeze(values, axis), index.squeeze(axis)
-    return values, Tensor._wrap(index)
+        values, index = squeeze(values, axis), squeeze(index, axis)
+    return values, index
 
 
-def mode(x, axis=-1, keepdim=False, name=None):
-    """The most frequent value along ``axis`` (the smallest among equally frequent ones) and the
-    index of its last occurrence, as Paddle picks them."""
-    axis = normalize_axis("mode", int(axis), x.ndim)
-    moved = np.moveaxis(x._data, axis, -1)
+def _mode_forward(ctx, x, axis):
+    moved = np.moveaxis(x, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(0, moved.shape[-1])
     n = rows.shape[-1]
     order = np.argsort(rows, axis=-1, kind="stable")
@@ -158,11 +165,48 @@ def mode(x, axis=-1, keepdim=False, name=None):
     best_run = np.argmax(counts, axis=1)  # first (smallest value) among the most frequent
     last_pos = n - 1 - np.argmax(np.flip(run_id == best_run[:, None], axis=1), axis=1)
     index = order[np.arange(rows.shape[0]), last_pos].reshape(moved.shape[:-1] + (1,))
-    index = np.moveaxis(index, -1, axis)
-    values = take_along_axis(x, Tensor._wrap(index), axis)
+    return np.moveaxis(index, -1, axis).astype(np.int64)
+
+
+def _keep_one(x: Spec, axis: int) -> Spec:
+    return Spec(tuple(1 if i == axis else d for i, d in enumerate(x.shape)), np.dtype(np.int64))
+
+
+mode_index_op = OpDef("mode_index", _mode_forward, None, _keep_one, OPAQUE)
+"""Per slice along ``axis``, the index of the last occurrence of its most frequent value."""
+
+
+def mode(x, axis=-1, keepdim=False, name=None):
+    """The most frequent value along ``axis`` (the smallest among equally frequent ones) and the
+    index of its last occurrence, as Paddle picks them."""
+    axis = normalize_axis("mode", int(axis), x.ndim)
+    index = mode_index_op(x, axis=axis)
+    values = take_along_axis(x, index, axis)
     if not keepdim:
-        values, index = squeeze(values, axis), index.squeeze(axis)
-    return values, Tensor._wrap(index.astype(np.int64))
+        values, index = squeeze(values, axis), squeeze(index, axis)
+    return values, index
+
+
+def _data_dependent(op: str):
+    """The shape rule of an op whose output size depends on its input's values: none exists, so a
+    traced program refuses it (ConversionError) instead of freezing the example's result."""
+
+    def infer(*specs, **attrs):
+        raise ShapeError(
+            f"{op}: the output's size depends on the input's values; call {op} outside the traced function"
+        )
+
+    return infer
+
+
+def _unique_forward(ctx, x, axis, dtype, flags):
+    out, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    extra = (index, inverse.reshape(-1), counts)
+    results = (out, *(a.astype(dtype) for a, wanted in zip(extra, flags, strict=True) if wanted))
+    return results[0] if len(results) == 1 else results
+
+
+unique_op = OpDef("unique", _unique_forward, None, _data_dependent("unique"), OPAQUE)
 
 
 def unique(
@@ -170,52 +214,64 @@ def unique(
 ):  # noqa: A002 - Paddle's name
     """Sorted unique values (of the flattened ``x``, or unique slices along ``axis``), and optionally
     the first-occurrence indices, the inverse map and the counts, in that order."""
-    data = x._data
     if axis is not None:
         axis = normalize_axis("unique", int(axis), x.ndim)
-    out, index, inverse, counts = np.unique(data, return_index=True, return_inverse=True, return_counts=True, axis=axis)
-    idx_dtype = convert_dtype(dtype)
-    results = [Tensor._wrap(out)]
-    if return_index:
-        results.append(Tensor._wrap(index.astype(idx_dtype)))
-    if return_inverse:
-        results.append(Tensor._wrap(inverse.reshape(-1).astype(idx_dtype)))
-    if return_counts:
-        results.append(Tensor._wrap(counts.astype(idx_dtype)))
-    return results[0] if len(results) == 1 else tuple(results)
+    flags = (bool(return_index), bool(return_inverse), bool(return_counts))
+    return unique_op(x, axis=axis, dtype=convert_dtype(dtype).name, flags=flags)
 
 
-def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
-    data = x._data.reshape(-1) if axis is None else np.moveaxis(x._data, normalize_axis("unique", int(axis), x.ndim), 0)
+def _unique_consecutive_forward(ctx, x, axis, dtype, flags):
+    data = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
     flat = data.reshape(data.shape[0], -1)
     change = np.concatenate([[True], np.any(flat[1:] != flat[:-1], axis=1)]) if len(flat) else np.zeros(0, bool)
     out = data[change]
-    if axis is not None:
-        out = np.moveaxis(out, 0, int(axis))
-    results = [Tensor._wrap(np.ascontiguousarray(out))]
-    if return_inverse:
-        results.append(Tensor._wrap((np.cumsum(change) - 1).astype(convert_dtype(dtype))))
-    if return_counts:
-        starts = np.flatnonzero(change)
-        results.append(Tensor._wrap(np.diff(np.append(starts, len(change))).astype(convert_dtype(dtype))))
+    results = [np.ascontiguousarray(out if axis is None else np.moveaxis(out, 0, axis))]
+    if flags[0]:
+        results.append((np.cumsum(change) - 1).astype(dtype))
+    if flags[1]:
+        results.append(np.diff(np.append(np.flatnonzero(change), len(change))).astype(dtype))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+unique_consecutive_op = OpDef(
+    "unique_consecutive", _unique_consecutive_forward, None, _data_dependent("unique_consecutive"), OPAQUE
+)
+
+
+def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    axis = None if axis is None else normalize_axis("unique", int(axis), x.ndim)
+    flags = (bool(return_inverse), bool(return_counts))
+    return unique_consecutive_op(x, axis=axis, dtype=convert_dtype(dtype).name, flags=flags)
+
+
+def _searchsorted_forward(ctx, seq, vals, side, dtype):
+    if seq.ndim == 1:
+        return np.searchsorted(seq, vals, side=side).astype(dtype)
+    seq2, vals2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+    result = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq2, vals2, strict=True)])
+    return result.reshape(vals.shape).astype(dtype)
+
+
+searchsorted_op = OpDef(
+    "searchsorted",
+    _searchsorted_forward,
+    None,
+    lambda seq, vals, side, dtype: Spec(vals.shape, np.dtype(dtype)),
+    OPAQUE,
+)
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *, side=None, out=None,
                  sorter=None):  # fmt: skip
     """Insertion points of ``values`` into the last dim of ``sorted_sequence`` (row by row when N-D)."""
     side = side or ("right" if right else "left")
-    seq, vals = sorted_sequence._data, values._data if isinstance(values, Tensor) else np.asarray(values)
-    dtype = np.int32 if out_int32 else np.int64
-    if seq.ndim == 1:
-        return Tensor._wrap(np.searchsorted(seq, vals, side=side).astype(dtype))
-    if seq.shape[:-1] != vals.shape[:-1]:
+    values = values if isinstance(values, Tensor) else constant(values)
+    seq_shape, vals_shape = sorted_sequence.shape, values.shape
+    if len(seq_shape) > 1 and seq_shape[:-1] != vals_shape[:-1]:
         raise ShapeError(
-            f"searchsorted: the leading dims of sorted_sequence{list(seq.shape)} and values{list(vals.shape)} must match"
+            f"searchsorted: the leading dims of sorted_sequence{seq_shape} and values{vals_shape} must match"
         )
-    seq2, vals2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
-    result = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq2, vals2, strict=True)])
-    return Tensor._wrap(result.reshape(vals.shape).astype(dtype))
+    return searchsorted_op(sorted_sequence, values, side=side, dtype="int32" if out_int32 else "int64")
 
 
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
@@ -224,21 +280,28 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
     return searchsorted(sorted_sequence, x, out_int32, right)
 
 
+def _bincount_forward(ctx, x, weights, minlength):
+    if x.size and x.min() < 0:
+        raise ValueError("bincount: x must be non-negative")
+    out = np.bincount(x, weights=weights, minlength=minlength)
+    return out.astype(np.int64 if weights is None else weights.dtype)
+
+
+bincount_op = OpDef("bincount", _bincount_forward, None, _data_dependent("bincount"), OPAQUE)
+
+
 def bincount(x, weights=None, minlength=0, name=None):
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise DTypeError(f"bincount: x must be a 1-D integer tensor, got {x.dtype.name}{x.shape}")
-    if x.size and x._data.min() < 0:
-        raise ValueError("bincount: x must be non-negative")
-    w = None if weights is None else weights._data
-    out = np.bincount(x._data, weights=w, minlength=int(minlength))
-    return Tensor._wrap(out.astype(np.int64 if w is None else w.dtype))
+    return bincount_op(x, weights, minlength=int(minlength))
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
-    """Category indices drawn per row of (unnormalised) probabilities ``x`` (1-D or 2-D)."""
-    probs = x._data.astype(np.float64)
+    """Category indices drawn per row of (unnormalised) probabilities ``x`` (1-D or 2-D). A sampler,
+    not an op (the graph passes would merge or fold a random op), so tracing refuses a traced ``x``."""
     if x.ndim not in (1, 2):
         raise ShapeError(f"multinomial: x must be 1-D or 2-D, got shape {x.shape}")
+    probs = x.numpy().astype(np.float64)
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise ValueError("multinomial: probabilities must be finite and non-negative")
     rows = probs.reshape(-1, probs.shape[-1])
@@ -253,15 +316,16 @@ def multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
         if total <= 0:
             raise ValueError("multinomial: every row of probabilities must have a positive sum")
         draws.append(rng.choice(row.shape[0], size=int(num_samples), replace=bool(replacement), p=row / total))
-    return Tensor._wrap(np.stack(draws).reshape(x.shape[:-1] + [int(num_samples)]).astype(np.int64))
+    return constant(np.stack(draws).reshape(x.shape[:-1] + [int(num_samples)]), np.int64)
 
 
 def bernoulli(x, p=None, name=None):
-    """0/1 draws with probability ``x`` (or the constant ``p``), in ``x``'s dtype."""
-    prob = x._data if p is None else np.full(x._data.shape, p)
+    """0/1 draws with probability ``x`` (or the constant ``p``), in ``x``'s dtype; a sampler like
+    ``multinomial``."""
+    prob = x.numpy() if p is None else np.full(x.shape, p)
     if np.any((prob < 0) | (prob > 1)):
         raise ValueError("bernoulli: probabilities must lie in [0, 1]")
-    return Tensor._wrap((_random.generator().random(x._data.shape) < prob).astype(x.dtype))
+    return constant(_random.generator().random(x.shape) < prob, x.dtype)
 
 
 def _cumulative_extremum(x, axis, dtype, accumulate, op):
@@ -272,21 +336,34 @@ def _cumulative_extremum(x, axis, dtype, accumulate, op):
 
         x, axis = flatten(x), 0
     axis = normalize_axis(op, int(axis), x.ndim)
-    data = x._data
-    running = accumulate(data, axis=axis)
-    shape = [1] * data.ndim
-    shape[axis] = data.shape[axis]
-    positions = np.arange(data.shape[axis]).reshape(shape)
-    index = np.maximum.accumulate(np.where(data == running, positions, 0), axis=axis)
-    return take_along_axis(x, Tensor._wrap(index), axis), Tensor._wrap(index.astype(convert_dtype(dtype)))
+    index = cum_extremum_index_op(x, axis=axis, largest=accumulate == "max")
+    return take_along_axis(x, index, axis), index.astype(dtype)
+
+
+def _cum_extremum_forward(ctx, x, axis, largest):
+    running = (np.maximum if largest else np.minimum).accumulate(x, axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    positions = np.arange(x.shape[axis]).reshape(shape)
+    return np.maximum.accumulate(np.where(x == running, positions, 0), axis=axis).astype(np.int64)
+
+
+cum_extremum_index_op = OpDef(
+    "cum_extremum_index",
+    _cum_extremum_forward,
+    None,
+    lambda x, axis, largest: Spec(x.shape, np.dtype(np.int64)),
+    OPAQUE,
+)
+"""Per position, the latest index holding the running max (``largest``) or min so far."""
 
 
 def cummax(x, axis=None, dtype="int64", name=None):
-    return _cumulative_extremum(x, axis, dtype, np.maximum.accumulate, "cummax")
+    return _cumulative_extremum(x, axis, dtype, "max", "cummax")
 
 
 def cummin(x, axis=None, dtype="int64", name=None):
-    return _cumulative_extremum(x, axis, dtype, np.minimum.accumulate, "cummin")
+    return _cumulative_extremum(x, axis, dtype, "min", "cummin")
 
 
 TENSOR_METHODS = [
