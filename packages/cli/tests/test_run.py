@@ -238,6 +238,14 @@ def test_check_lists_missing_apis_and_exits_1_without_running_the_script(tmp_pat
     assert "4 of 7 paddle APIs are missing" in result.output
 
 
+def test_check_of_a_script_without_paddle_says_so(tmp_path):
+    script = tmp_path / "plain.py"
+    script.write_text("import numpy as np\nprint(np.pi)\n")
+    result = invoke_run("--check", script)
+    assert result.exit_code == 0
+    assert "names no paddle API" in result.output
+
+
 def test_used_names_follows_imports_and_aliases():
     source = textwrap.dedent(
         """

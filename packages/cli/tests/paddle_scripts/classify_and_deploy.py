@@ -1,6 +1,6 @@
 """Train a small CNN on generated 8x8 images of four patterns, then deploy it the way Paddle's
 guides do: paddle.jit.save with an InputSpec, paddle.jit.load, and a paddle.inference predictor.
-Usage: classify_and_deploy.py OUTPUT_DIR."""
+The test set is read by a worker process. Usage: classify_and_deploy.py OUTPUT_DIR."""
 
 import os
 import sys
@@ -61,7 +61,7 @@ def evaluate(model, loader):
 def main(output_dir):
     paddle.seed(7)
     train_loader = paddle.io.DataLoader(PatternDataset(512, seed=1), batch_size=64, shuffle=True)
-    test_loader = paddle.io.DataLoader(PatternDataset(128, seed=2), batch_size=64)
+    test_loader = paddle.io.DataLoader(PatternDataset(128, seed=2), batch_size=64, num_workers=1)
     model = SmallCNN()
     opt = paddle.optimizer.Momentum(learning_rate=0.05, momentum=0.9, parameters=model.parameters())
     for epoch in range(3):

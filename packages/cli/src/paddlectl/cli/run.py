@@ -234,5 +234,8 @@ def _check(path: Path, json_out: str | None, usage) -> int:
     if missing:
         console.print(f"[red]{len(missing)} of {len(uses)} paddle APIs are missing from paddlectl[/]", highlight=False)
         return EXIT_FAILURE
-    console.print(f"[green]paddlectl has all {len(uses)} paddle APIs the script names[/]", highlight=False)
+    if not uses:
+        console.print("the script names no paddle API", highlight=False)
+    else:
+        console.print(f"[green]paddlectl has all {len(uses)} paddle APIs the script names[/]", highlight=False)
     return 0
