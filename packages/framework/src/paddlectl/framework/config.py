@@ -147,6 +147,12 @@ def load_config(
         raise ConfigError(f"config file {str(path)!r} not found; pass an existing YAML file with -c")
     try:
         config = _parse_yaml(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"config file {str(path)!r} nests too deeply for a YAML reader to follow") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""

@@ -22,12 +22,15 @@ MAGIC = b"PADDLECTL-CKPT\n"
 VERSION = 1
 _STRUCTURE_KEY = "paddlectl.structure"
 _LEN = struct.Struct("<Q")
+MAX_DEPTH = 128
+"""Containers nested deeper are refused on save and on load: each level is three JSON levels in the
+structure, and Python's JSON reader and our decoder recurse; state dicts nest a handful deep."""
 
 
 def encode(obj) -> bytes:
     """The file's bytes for ``obj``; TypeError names the first value the format cannot hold."""
     arrays: dict[str, np.ndarray] = {}
-    structure = _encode(obj, arrays, "obj")
+    structure = _encode(obj, arrays, "obj", 0)
     payload = safetensors.numpy.save(arrays, metadata={_STRUCTURE_KEY: json.dumps(structure)})
     header = json.dumps(
         {
@@ -50,7 +53,9 @@ def _store(array: np.ndarray, arrays: dict, where: str) -> str:
     return key
 
 
-def _encode(obj, arrays: dict, where: str) -> dict:
+def _encode(obj, arrays: dict, where: str, depth: int) -> dict:
+    if depth > MAX_DEPTH:
+        raise TypeError(f"paddle.save: {where[:60]}... nests containers deeper than {MAX_DEPTH} levels; flatten it")
     if isinstance(obj, Tensor):
         return {"t": "tensor", "k": _store(obj.numpy(), arrays, where), "name": obj.name}
     if isinstance(obj, np.ndarray):
@@ -70,11 +75,11 @@ def _encode(obj, arrays: dict, where: str) -> dict:
                 raise TypeError(
                     f"paddle.save: {where} has a key of type {type(key).__name__}; keys must be str, int, float or bool"
                 )
-            items.append([key, _encode(value, arrays, f"{where}[{key!r}]")])
+            items.append([key, _encode(value, arrays, f"{where}[{key!r}]", depth + 1)])
         return {"t": "dict", "items": items}
     if isinstance(obj, list | tuple):
         kind = "list" if isinstance(obj, list) else "tuple"
-        return {"t": kind, "items": [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        return {"t": kind, "items": [_encode(v, arrays, f"{where}[{i}]", depth + 1) for i, v in enumerate(obj)]}
     raise TypeError(
         f"paddle.save: {where} is a {type(obj).__name__}; checkpoints hold Tensors, ndarrays, numbers, strings, "
         "bytes, None and dicts/lists/tuples of them (save a Layer or Optimizer through its state_dict())"
@@ -119,10 +124,29 @@ def _verified_contents(data: bytes, name: str):
     try:
         arrays = safetensors.numpy.load(payload)
         metadata = _safetensors_metadata(payload)
-        structure = json.loads(metadata[_STRUCTURE_KEY])
+        text = metadata[_STRUCTURE_KEY]
     except Exception as exc:  # noqa: BLE001 - any failure here means a bad payload, reported as such
         raise bad(f"the payload is not a valid safetensors blob ({exc})") from None
+    try:
+        structure = json.loads(text)
+    except RecursionError:
+        structure = None
+    except (TypeError, ValueError) as exc:
+        raise bad(f"the saved object's structure is not valid JSON ({exc})") from None
+    if structure is None or _depth(structure) > 3 * MAX_DEPTH + 2:
+        raise bad(f"the saved object nests containers deeper than the {MAX_DEPTH} levels paddle.save writes")
     return arrays, structure
+
+
+def _depth(node) -> int:
+    """How deep JSON containers nest in ``node``, counted without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _safetensors_metadata(payload: bytes) -> dict:

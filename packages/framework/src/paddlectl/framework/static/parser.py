@@ -157,8 +157,10 @@ class _Parser:
             self.eat("]")
             return tuple(items)
         if c == '"':
-            decoder = json.JSONDecoder()
-            value, end = decoder.raw_decode(self.text, self.pos)
+            try:
+                value, end = json.JSONDecoder().raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as exc:
+                raise self.error(f"a JSON string ({exc.msg})") from None
             self.pos = end
             return value
         if c == "{":
@@ -194,7 +196,10 @@ class _Parser:
             self.eat(")")
             if any(isinstance(d, str) for d in shape):
                 raise self.error("an array attr with a static shape")
-            return np.array(flat, dtype=dtype).reshape(shape)
+            try:
+                return np.array(flat, dtype=dtype).reshape(shape)
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise self.error(f"array data of type {dtype}{list(shape)} ({exc})") from None
         self.pos -= len(word)
         raise self.error("an attr value (number, string, True/False/None, [..], {..}, dtype or array(..))")
 
@@ -304,4 +309,10 @@ def parse_program(text: str, weights: dict[str, np.ndarray] | None = None) -> Pr
     """The Program that ``text`` describes, with ``weights`` for its params, verified."""
     from .verifier import verify
 
-    return verify(_Parser(text, dict(weights or {})).program_())
+    if not isinstance(text, str):
+        raise ParseError(f"IR text must be a str, got {type(text).__name__}")
+    try:
+        program = _Parser(text, dict(weights or {})).program_()
+    except RecursionError:  # attrs and blocks are read recursively
+        raise ParseError("IR text nests attribute values or blocks too deeply to read") from None
+    return verify(program)

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import symbolic
 from ..core.op import REGISTRY, Spec
 from ..errors import PaddlectlError
-from .ir import Block, Operation, Program
+from .ir import Block, Operation, Program, Value
 
 
 class VerifyError(PaddlectlError, ValueError):
@@ -74,6 +74,8 @@ def _verify_block(program: Program, block: Block, outer: list[set], defined: set
         for v in op.outputs:
             _define(v, defined, names, scope, _where(op))
     for i, v in enumerate(block.yields):
+        if not isinstance(v, Value):
+            raise VerifyError(f"block yield {i} is {type(v).__name__}, not a value defined in the program")
         if not any(id(v) in s for s in scopes):
             raise VerifyError(f"block yield {i} %{v.name} is not defined in the block or an enclosing one")
 

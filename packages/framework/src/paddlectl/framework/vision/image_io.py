@@ -26,6 +26,8 @@ def read_image(path: str | os.PathLike, mode: str = "RGB") -> np.ndarray:
         raise DataError(f"image {path!r} does not exist; check the path") from None
     except IsADirectoryError:
         raise DataError(f"{path!r} is a directory; pass image files") from None
+    except Image.DecompressionBombError as exc:
+        raise DataError(f"refusing image {path!r}: {exc}") from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise DataError(f"cannot read image {path!r} ({exc}); pass a PNG/JPEG/BMP file or a .npy array") from None
 

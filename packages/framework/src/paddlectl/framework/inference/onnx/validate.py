@@ -66,6 +66,11 @@ def validate_model(model) -> int:
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise OnnxImportError(f"onnx import: the model fails onnx.checker: {first}") from None
+    except UnicodeDecodeError as exc:
+        raise OnnxImportError(
+            f"onnx import: a name or string attribute is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+            "the file is corrupted"
+        ) from None
     for tensor in model.graph.initializer:
         check_tensor(tensor, f"initializer {tensor.name!r}")
     for inp in model.graph.input:
