@@ -9,9 +9,10 @@ import numpy as np
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Spec
 from ..core.shapes import broadcast_shapes
-from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels import activation as K
+from . import elementwise as ew
+from ._util import constant
 from .activation import softmax
 from .dropout import dropout
 from .linalg import matmul
@@ -47,10 +48,10 @@ def scaled_dot_product_attention(
     q, k, v = (transpose(t, [0, 2, 1, 3]) for t in (query, key, value))
     scores = matmul(q * float(scale), k, transpose_y=True)
     if is_causal:
-        scores = scores + triu(Tensor._wrap(np.full(scores.shape[-2:], -1e4, dtype=scores.dtype)), 1)
+        scores = scores + triu(constant(np.full(scores.shape[-2:], -1e4), scores.dtype), 1)
     elif attn_mask is not None:
         if attn_mask.dtype == np.bool_:
-            attn_mask = Tensor._wrap(np.where(attn_mask._data, 0.0, -np.inf).astype(scores.dtype))
+            attn_mask = ew.where(attn_mask, constant(0, scores.dtype), constant(-np.inf, scores.dtype))
         elif attn_mask.dtype != scores.dtype:
             raise DTypeError(
                 f"scaled_dot_product_attention: attn_mask must be bool or {scores.dtype.name}, got {attn_mask.dtype.name}"

@@ -12,19 +12,21 @@ from ..core.op import OPAQUE, OpDef, Spec
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import random as _random
+from ._util import constant
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """A new tensor holding a copy of ``data`` (Python scalars, lists, ndarrays or tensors)."""
-    if isinstance(data, Tensor):
-        array = data._data.astype(convert_dtype(dtype) if dtype else data.dtype, copy=True)
+    if isinstance(data, Tensor):  # a recorded copy: a traced program keeps computing it
+        t = data.detach().clone()
+        t = t if dtype is None else t.astype(dtype)
     else:
         array = np.array(as_array(data, dtype), copy=True)
         if array.dtype == np.float64 and dtype is None and not (isinstance(data, np.ndarray)):
             array = array.astype(get_default_dtype())
         if array.dtype.kind in "OUS":
             raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__} holding {array.dtype} values")
-    t = Tensor._wrap(array)
+        t = constant(array)
     t.stop_gradient = stop_gradient
     return t
 
@@ -40,16 +42,12 @@ def _shape(shape) -> tuple[int, ...]:
     return dims
 
 
-def _new(array: np.ndarray) -> Tensor:
-    return Tensor._wrap(array)
-
-
 def zeros(shape, dtype=None, name=None) -> Tensor:
-    return _new(np.zeros(_shape(shape), dtype=convert_dtype(dtype)))
+    return constant(np.zeros(_shape(shape), dtype=convert_dtype(dtype)))
 
 
 def ones(shape, dtype=None, name=None) -> Tensor:
-    return _new(np.ones(_shape(shape), dtype=convert_dtype(dtype)))
+    return constant(np.ones(_shape(shape), dtype=convert_dtype(dtype)))
 
 
 def full(shape, fill_value, dtype=None, name=None) -> Tensor:
@@ -59,11 +57,11 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
         dtype = "bool"
     elif dtype is None and isinstance(fill_value, int):
         dtype = "int64"
-    return _new(np.full(_shape(shape), fill_value, dtype=convert_dtype(dtype)))
+    return constant(np.full(_shape(shape), fill_value, dtype=convert_dtype(dtype)))
 
 
 def empty(shape, dtype=None, name=None) -> Tensor:
-    return _new(np.empty(_shape(shape), dtype=convert_dtype(dtype)))
+    return constant(np.empty(_shape(shape), dtype=convert_dtype(dtype)))
 
 
 def _like(x: Tensor, dtype):
@@ -98,7 +96,7 @@ def ones_like(x, dtype=None, name=None) -> Tensor:
 
 def empty_like(x, dtype=None, name=None) -> Tensor:
     shape, dt = _like(x, dtype)
-    return _new(np.empty(shape, dtype=dt))
+    return constant(np.empty(shape, dtype=dt))
 
 
 def _scalar(v):
@@ -113,15 +111,17 @@ def arange(start=0, end=None, step=1, dtype=None, name=None) -> Tensor:
         raise ValueError("arange: step must not be 0")
     if dtype is None:
         dtype = "int64" if all(isinstance(v, int | np.integer) for v in (start, end, step)) else get_default_dtype()
-    return _new(np.arange(start, end, step, dtype=convert_dtype(dtype)))
+    return constant(np.arange(start, end, step, dtype=convert_dtype(dtype)))
 
 
 def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
-    return _new(np.linspace(_scalar(start), _scalar(stop), int(_scalar(num)), dtype=convert_dtype(dtype)))
+    return constant(np.linspace(_scalar(start), _scalar(stop), int(_scalar(num)), dtype=convert_dtype(dtype)))
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None) -> Tensor:
-    return _new(np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=convert_dtype(dtype)))
+    return constant(
+        np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=convert_dtype(dtype))
+    )
 
 
 def rand(shape, dtype=None, name=None) -> Tensor:
@@ -134,12 +134,12 @@ def randn(shape, dtype=None, name=None) -> Tensor:
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None) -> Tensor:  # noqa: A002
     dt = convert_dtype(dtype)
-    return _new(_random.generator().uniform(min, max, _shape(shape)).astype(dt))
+    return constant(_random.generator().uniform(min, max, _shape(shape)).astype(dt))
 
 
 def normal(mean=0.0, std=1.0, shape=None, dtype=None, name=None) -> Tensor:
     dt = convert_dtype(dtype)
-    return _new(_random.generator().normal(mean, std, _shape(shape if shape is not None else [1])).astype(dt))
+    return constant(_random.generator().normal(mean, std, _shape(shape if shape is not None else [1])).astype(dt))
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
@@ -148,8 +148,8 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     dt = convert_dtype(dtype or "int64")
-    return _new(_random.generator().integers(low, high, _shape(shape)).astype(dt))
+    return constant(_random.generator().integers(low, high, _shape(shape)).astype(dt))
 
 
 def randperm(n, dtype="int64", name=None) -> Tensor:
-    return _new(_random.generator().permutation(int(n)).astype(convert_dtype(dtype)))
+    return constant(_random.generator().permutation(int(n)).astype(convert_dtype(dtype)))

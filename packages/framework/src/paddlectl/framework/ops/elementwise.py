@@ -8,7 +8,7 @@ from ..core.op import BROADCAST, ELEMENTWISE, OpDef
 from ..core.shapes import compare, elementwise, same_as_first
 from ..core.tensor import Tensor
 from ..errors import ShapeError
-from ._util import tensor_args, unbroadcast
+from ._util import constant, tensor_args, unbroadcast
 
 # ----- binary arithmetic ---------------------------------------------------------------------
 
@@ -251,7 +251,7 @@ def where(condition, x=None, y=None, name=None):
 
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
-        condition = Tensor._wrap(np.asarray(condition, dtype=bool))
+        condition = constant(condition, bool)
     return where_op(condition, *tensor_args(x, y))
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.autograd import no_grad
 from ..core.op import OPAQUE, OpDef, Spec
 from ..errors import DTypeError, ShapeError
 
 
-def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=False):
+def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=False, max_norm=None, norm_type=2.0):
     if ids.dtype.kind not in "iu":
         raise DTypeError(f"embedding: ids must be an integer tensor (int32/int64), got {ids.dtype}")
     if weight.ndim != 2:
@@ -20,6 +19,8 @@ def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=Fa
             f"embedding: ids must lie in [0, {weight.shape[0]}) for a table of {weight.shape[0]} rows, "
             f"got values in [{ids.min()}, {ids.max()}]"
         )
+    if max_norm is not None:
+        _renorm_(weight, ids, max_norm, norm_type)
     out = weight[ids]
     if padding_idx is not None:
         out[ids == padding_idx] = 0
@@ -49,10 +50,10 @@ def _embedding_infer(ids: Spec, weight: Spec, **attrs) -> Spec:
 embedding_op = OpDef("embedding", _embedding_forward, _embedding_vjp, _embedding_infer, OPAQUE)
 
 
-def _renorm_(weight, ids, max_norm: float, norm_type: float) -> None:
-    """Rescale, in place and outside the tape, the looked-up rows whose norm exceeds ``max_norm``."""
-    rows = np.unique(ids._data)
-    data = weight._data
+def _renorm_(data: np.ndarray, ids: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Rescale in place the looked-up rows whose norm exceeds ``max_norm`` (Paddle writes the weight;
+    no gradient sees it). A traced program refuses this write into a parameter."""
+    rows = np.unique(ids)
     norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
     over = norms > max_norm
     data[rows[over]] *= (max_norm / (norms[over] + 1e-7))[:, None].astype(data.dtype)
@@ -68,10 +69,8 @@ def embedding(
         if not -num <= padding_idx < num:
             raise ValueError(f"embedding: padding_idx must be in [{-num}, {num}), got {padding_idx}")
         padding_idx = int(padding_idx) % num
-    if max_norm is not None:
-        with no_grad():
-            _renorm_(weight, x, float(max_norm), float(norm_type))
-    return embedding_op(x, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq))
+    renorm = {} if max_norm is None else {"max_norm": float(max_norm), "norm_type": float(norm_type)}
+    return embedding_op(x, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq), **renorm)
 
 
 FUNCTIONAL = ["embedding"]

@@ -8,13 +8,11 @@ requires a gradient refuses (Paddle's rule) unless gradients are off (``paddle.n
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.state import STATE
 from ..core.tensor import Tensor
-from . import activation, elementwise, shape
+from . import activation, creation, elementwise, shape
 from . import random as _random
-from ._util import tensor_args
+from ._util import constant, tensor_args
 
 
 def _check_leaf(x: Tensor, op: str) -> None:
@@ -32,10 +30,18 @@ def rebind(x: Tensor, op: str, compute) -> Tensor:
     before._node, before._out_index, before.stop_gradient = x._node, x._out_index, x.stop_gradient
     if STATE.tracer is not None:
         STATE.tracer.on_alias(before, x)
-    out = compute(before)
+    return overwrite(x, compute(before))
+
+
+def overwrite(x: Tensor, out: Tensor) -> Tensor:
+    """Make ``x`` stand for ``out`` (cast to x's dtype): its data, its graph position and, while
+    tracing, its value in the program; writing into captured state is refused there."""
+    out = out if out.dtype == x.dtype else elementwise.cast(out, x.dtype)
     if STATE.tracer is not None:
+        STATE.tracer.on_alias(x, x)
+        STATE.tracer.value_of(out)  # a constant result becomes a program constant first
         STATE.tracer.on_rebind(x, out)
-    x._data = out._data if out.dtype == x.dtype else out._data.astype(x.dtype)
+    x._data = out._data
     x._node, x._out_index = out._node, out._out_index
     x.stop_gradient = x.stop_gradient and out._node is None
     return x
@@ -66,13 +72,14 @@ def _fill(x, value):
     if isinstance(value, Tensor):
         value = value.item()
     if x._node is None:
-        return Tensor._wrap(np.full(x._data.shape, value, dtype=x.dtype))
+        return creation.full_like(x, value)
     return elementwise.scale(x, 0.0, bias=float(value))
 
 
 def _sample(x, draw):
-    values = draw(_random.generator(), x._data.shape).astype(x.dtype, copy=False)
-    return _fill(x, 0.0) + Tensor._wrap(values) if x._node is not None else Tensor._wrap(values)
+    """Random values in x's shape: drawn in Python like ``paddle.rand`` (samplers are not ops)."""
+    values = constant(draw(_random.generator(), tuple(x.shape)), x.dtype)
+    return _fill(x, 0.0) + values if x._node is not None else values
 
 
 def _uniform(x, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names

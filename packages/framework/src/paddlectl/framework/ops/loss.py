@@ -16,9 +16,11 @@ from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels import ctc as ctc_kernels
 from ..kernels import loss as ce_kernels
-from ._util import tensor_args, to_tensor_like, unbroadcast
-from .elementwise import where
+from ._util import constant, tensor_args, to_tensor_like, unbroadcast
+from .activation import softmax
+from .elementwise import isinf, where
 from .reduce import mean, sum
+from .shape import reshape, transpose, unsqueeze
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -214,14 +216,14 @@ def _ce_label(op: str, input: Tensor, label: Tensor, axis: int, soft_label: bool
         _check_float(op, "a soft label", label)
         return label, False
     _check_int(op, "a hard label", label, "cast it with .astype('int64'), or pass soft_label=True for probabilities")
-    data = np.expand_dims(label._data, axis) if lost else label._data
+    data = unsqueeze(label, axis) if lost else label
     expected = [1 if i == axis else d for i, d in enumerate(input.shape)]
-    if list(data.shape) != expected:
+    if data.shape != expected:
         raise ShapeError(
             f"{op}: hard label must have shape {expected} (or that without axis {axis}) "
             f"for input {input.shape}, got {label.shape}"
         )
-    return Tensor._wrap(data), lost
+    return data, lost
 
 
 def cross_entropy(
@@ -283,15 +285,14 @@ def softmax_with_cross_entropy(
     )
     if not return_softmax:
         return loss
-    shifted = logits._data - np.max(logits._data, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return loss, Tensor._wrap(e / np.sum(e, axis=axis, keepdims=True))
+    return loss, softmax(logits, axis)
 
 
 # ----- negative log-likelihood ---------------------------------------------------------------
 
 
 def _nll_forward(ctx, x, label, weight, *, ignore_index, reduction):
+    _check_labels("nll_loss", label, x.shape[1], ignore_index)
     keep = label != ignore_index
     safe = np.where(keep, label, 0).astype(np.int64)
     picked = np.take_along_axis(x, safe[:, None], 1)[:, 0]
@@ -337,12 +338,9 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
         raise ShapeError(f"{op}: label must have shape {expected} for input {input.shape}, got {label.shape}")
     if weight is not None and weight.shape != [c]:
         raise ShapeError(f"{op}: weight must have shape [{c}] (one per class), got {weight.shape}")
-    _check_labels(op, label._data, c, ignore_index)
     # Classes last, everything else as rows: the op then works on [rows, C] like cross_entropy.
-    from .shape import reshape, transpose
-
     x2 = reshape(transpose(input, [0, *range(2, input.ndim), 1]), [-1, c]) if input.ndim > 2 else input
-    lab = Tensor._wrap(label._data.reshape(-1))
+    lab = reshape(label, [-1])
     w = weight.detach() if weight is not None else None
     out = nll_loss_op(x2, lab, w, ignore_index=int(ignore_index), reduction=reduction)
     return reshape(out, expected) if reduction == "none" and input.ndim > 2 else out
@@ -351,11 +349,14 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
 # ----- pointwise losses ----------------------------------------------------------------------
 
 
-def _pointwise(name: str, loss_fn, grad_fn):
+def _pointwise(name: str, loss_fn, grad_fn, check=None):
     """A broadcasting loss of (input, label[, extra]); ``grad_fn(x, y, extra, **attrs)`` gives the
-    local derivatives (dx, dy or None). ``extra`` (a weight-like constant) gets no gradient."""
+    local derivatives (dx, dy or None). ``extra`` (a weight-like constant) gets no gradient;
+    ``check(x)`` validates the input's values each time the op runs."""
 
     def forward(ctx, x, y, extra=None, **attrs):
+        if check is not None:
+            check(x)
         try:
             out = loss_fn(x, y, extra, **attrs)
         except ValueError:
@@ -408,7 +409,12 @@ def _bce_grad(x, y, e):
     return (x - y) / np.maximum(x * (1 - x), 1e-12), None
 
 
-bce_op = _pointwise("binary_cross_entropy", _bce, _bce_grad)
+def _check_probabilities(x):
+    if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
+        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; apply sigmoid first")
+
+
+bce_op = _pointwise("binary_cross_entropy", _bce, _bce_grad, _check_probabilities)
 
 
 def _bce_logits(x, y, pos_weight, ignore_index=-100):
@@ -476,9 +482,6 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     """``-w (y log x + (1-y) log(1-x))`` with each log clamped at -100, as Paddle's kernel does."""
     _check_reduction("binary_cross_entropy", reduction)
     x, y = _float_pair("binary_cross_entropy", input, label)
-    data = x._data
-    if data.size and (np.nanmin(data) < 0 or np.nanmax(data) > 1):
-        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; apply sigmoid first")
     return _reduce(_weighted(bce_op(x, y), weight), reduction)
 
 
@@ -503,7 +506,19 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 # ----- CTC -----------------------------------------------------------------------------------
 
 
+def _check_ctc_values(op, steps, labels, input_lengths, label_lengths, blank, classes) -> None:
+    """The lengths and labels are data: checked each time the op runs (eager or a traced program)."""
+    if input_lengths.size and (input_lengths.min() < 0 or input_lengths.max() > steps):
+        raise ValueError(f"{op}: input_lengths must lie in [0, {steps}], got {input_lengths.tolist()}")
+    if label_lengths.size and (label_lengths.min() < 0 or label_lengths.max() > labels.shape[1]):
+        raise ValueError(f"{op}: label_lengths must lie in [0, {labels.shape[1]}], got {label_lengths.tolist()}")
+    values = labels[np.arange(labels.shape[1])[None, :] < label_lengths[:, None]]
+    if values.size and (values.min() < 0 or values.max() >= classes or (values == blank).any()):
+        raise ValueError(f"{op}: labels must be class ids in [0, {classes}) other than blank={blank}")
+
+
 def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
+    _check_ctc_values("ctc_loss", logits.shape[0], labels, input_lengths, label_lengths, blank, logits.shape[2])
     data = np.ascontiguousarray(logits, dtype=np.float64)
     steps = input_lengths.astype(np.int64)
     want = bool(ctx.needs_input_grad[0])
@@ -538,7 +553,7 @@ def _check_ctc(log_probs, labels, input_lengths, label_lengths, blank) -> None:
         raise ShapeError(
             f"{op}: log_probs must be [max_logit_length, batch_size, num_classes + 1], got {log_probs.shape}"
         )
-    steps, batch, classes = log_probs.shape
+    _, batch, classes = log_probs.shape
     if labels.ndim != 2 or labels.shape[0] != batch:
         raise ShapeError(f"{op}: labels must be [batch_size={batch}, max_label_length], got {labels.shape}")
     for what, t in (("input_lengths", input_lengths), ("label_lengths", label_lengths)):
@@ -546,16 +561,6 @@ def _check_ctc(log_probs, labels, input_lengths, label_lengths, blank) -> None:
             raise ShapeError(f"{op}: {what} must have shape [{batch}], got {t.shape}")
     if not 0 <= blank < classes:
         raise ValueError(f"{op}: blank must be in [0, {classes}), got {blank}")
-    lengths = input_lengths._data
-    if lengths.size and (lengths.min() < 0 or lengths.max() > steps):
-        raise ValueError(f"{op}: input_lengths must lie in [0, {steps}], got {lengths.tolist()}")
-    label_len = label_lengths._data
-    if label_len.size and (label_len.min() < 0 or label_len.max() > labels.shape[1]):
-        raise ValueError(f"{op}: label_lengths must lie in [0, {labels.shape[1]}], got {label_len.tolist()}")
-    used = np.arange(labels.shape[1])[None, :] < label_len[:, None]
-    values = labels._data[used]
-    if values.size and (values.min() < 0 or values.max() >= classes or (values == blank).any()):
-        raise ValueError(f"{op}: labels must be class ids in [0, {classes}) other than blank={blank}")
 
 
 def ctc_loss(
@@ -574,9 +579,9 @@ def ctc_loss(
     _check_ctc(log_probs, labels, input_lengths, label_lengths, blank)
     loss = ctc_op(log_probs, labels, input_lengths, label_lengths, blank=int(blank), norm_by_times=bool(norm_by_times))
     if zero_infinity:
-        loss = where(Tensor._wrap(np.isinf(loss._data)), Tensor._wrap(np.zeros_like(loss._data)), loss)
+        loss = where(isinf(loss), constant(0, loss.dtype), loss)
     if reduction == "mean":
-        return mean(loss / Tensor._wrap(label_lengths._data.astype(loss.dtype)))
+        return mean(loss / label_lengths.astype(loss.dtype))
     return _reduce(loss, reduction)
 
 

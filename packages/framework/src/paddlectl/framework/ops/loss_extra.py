@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.op import OPAQUE, OpDef
+from ..core.shapes import same_as_first
 from ..errors import ShapeError
 from . import elementwise as ew
+from ._util import constant
 from .activation import relu, sigmoid
 from .loss import _check_reduction, _reduce, binary_cross_entropy_with_logits
 
@@ -67,14 +70,24 @@ def soft_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
     return _reduce(ew.UNARY["log1p"](ew.UNARY["exp"](-label * input)), reduction)
 
 
+def _nonnegative_forward(ctx, x, what):
+    if np.any(x < 0):
+        raise ValueError(f"{what} has negative entries")
+    return x
+
+
+nonnegative_op = OpDef("check_nonnegative", _nonnegative_forward, None, same_as_first, OPAQUE)
+"""Passes ``x`` through after checking it has no negative entry, each time the op runs (eager or a
+traced program), where a Python-side check would only see the example input."""
+
+
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     """``mask[..., j] = j < x[...]`` for lengths ``x``, ``maxlen`` columns (default ``max(x)``)."""
-    from ..core.dtype import convert_dtype
-    from ..core.tensor import Tensor
+    from .shape import unsqueeze
 
-    lengths = x._data
-    n = int(lengths.max()) if maxlen is None and lengths.size else int(maxlen or 0)
-    return Tensor._wrap((np.arange(n) < lengths[..., None]).astype(convert_dtype(dtype)))
+    if maxlen is None:  # the column count from the lengths: a data-dependent shape, eager only
+        maxlen = int(x.max().item()) if x.size else 0
+    return (constant(np.arange(int(maxlen)), x.dtype) < unsqueeze(x, -1)).astype(dtype)
 
 
 FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss", "sequence_mask"]
@@ -84,9 +97,7 @@ FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss", "sequence_ma
 
 
 def _zeros_like(t):
-    from ..core.tensor import Tensor
-
-    return Tensor._wrap(np.zeros((), t.dtype))
+    return constant(0, t.dtype)
 
 
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
@@ -164,9 +175,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
             variance = unsqueeze(variance, -1)
         elif not (input.shape[:-1] == variance.shape[:-1] and variance.shape[-1] == 1):
             raise ShapeError(f"gaussian_nll_loss: variance{variance.shape} does not fit input{input.shape}")
-    if np.any(variance._data < 0):
-        raise ValueError("gaussian_nll_loss: variance has negative entries")
-    var = ew.clip(variance.detach(), float(epsilon))
+    var = ew.clip(nonnegative_op(variance.detach(), what="gaussian_nll_loss: variance"), float(epsilon))
     diff = input - label
     loss = (ew.UNARY["log"](var) + diff * diff / var) * 0.5
     if full:

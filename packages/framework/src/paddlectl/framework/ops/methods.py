@@ -12,6 +12,8 @@ import pkgutil
 import numpy as np
 
 from ..core.dtype import convert_dtype
+from ..core.op import OPAQUE, OpDef
+from ..core.shapes import same_as_first
 from ..core.tensor import Tensor
 from . import elementwise as ew
 from ._util import tensor_args
@@ -28,6 +30,16 @@ def _binary(fn):
 def astype(self, dtype):
     dtype = convert_dtype(dtype)
     return self if dtype == self.dtype else ew.cast(self, dtype)
+
+
+detach_op = OpDef("detach", lambda ctx, x: x, None, same_as_first, OPAQUE)
+"""The same array with no gradient: an op (not a bare re-wrap) so a traced program keeps computing
+the detached value instead of freezing the example's."""
+
+
+def detach(self):
+    """A tensor sharing ``self``'s data, outside the gradient graph (Paddle: ``Tensor.detach``)."""
+    return detach_op(self)
 
 
 def clone(self):
@@ -62,6 +74,7 @@ def _install() -> None:
         setattr(Tensor, name, getattr(ew, name))
     Tensor.astype = astype
     Tensor.clone = clone
+    Tensor.detach = detach
     for info in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
         module = importlib.import_module(f"{__package__}.{info.name}")
         for name in getattr(module, "TENSOR_METHODS", ()):

@@ -213,7 +213,7 @@ def stack(x, axis=0, name=None):
 def _ints(value) -> list[int]:
     """A shape-like argument (ints, Tensors, a Tensor) as a list of Python ints."""
     if isinstance(value, Tensor):
-        return [int(v) for v in np.asarray(value._data).reshape(-1)]
+        return [int(v) for v in np.asarray(value.numpy()).reshape(-1)]  # a shape is read, so tracing refuses it
     if isinstance(value, int | np.integer):
         return [int(value)]
     return [int(v.item()) if isinstance(v, Tensor) else int(v) for v in value]

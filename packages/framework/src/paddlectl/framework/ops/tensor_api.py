@@ -8,9 +8,12 @@ import copy
 import numpy as np
 
 from ..core.dtype import convert_dtype
+from ..core.op import OPAQUE, OpDef, Spec
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from . import creation
+from ._util import constant
+from .inplace import overwrite
 from .shape import reshape, transpose
 
 
@@ -20,12 +23,12 @@ def is_tensor(x) -> bool:
 
 def numel(x, name=None) -> Tensor:
     """The element count as a 0-D int64 tensor (Paddle's ``paddle.numel``)."""
-    return Tensor._wrap(np.asarray(x.size, dtype=np.int64))
+    return constant(x.size, np.int64)
 
 
 def shape(input) -> Tensor:  # noqa: A002 - Paddle's name
     """The shape as a 1-D int64 tensor."""
-    return Tensor._wrap(np.asarray(input._data.shape, dtype=np.int64))
+    return constant(input.shape, np.int64)
 
 
 def assign(x, output=None) -> Tensor:
@@ -34,20 +37,15 @@ def assign(x, output=None) -> Tensor:
     if isinstance(x, Tensor):
         result = x.clone()
     else:
-        array = np.array(x._data if isinstance(x, Tensor) else x, copy=True)
+        array = np.array(x, copy=True)
         if array.dtype.kind in "OUS":
             raise DTypeError(f"assign: cannot make a tensor from {type(x).__name__} holding {array.dtype} values")
-        result = Tensor._wrap(array)
+        result = constant(array)
     if output is None:
         return result
     if list(result.shape) != output.shape:
         raise ShapeError(f"assign: x has shape {result.shape}, output has shape {output.shape}; they must match")
-    output._data = result._data.astype(output.dtype, copy=False)
-    if result._node is not None:
-        output._node, output._out_index, output.stop_gradient = result._node, result._out_index, False
-    else:  # a constant value: the tensor keeps its own stop_gradient (a parameter stays trainable)
-        output._node, output._out_index = None, 0
-    return output
+    return overwrite(output, result)  # a constant value leaves output's stop_gradient (a parameter stays trainable)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -135,15 +133,32 @@ def is_contiguous(self) -> bool:
     return True
 
 
+def _view_dtype_forward(ctx, x, dtype):
+    try:
+        return np.ascontiguousarray(x).view(dtype)
+    except ValueError as exc:
+        raise ShapeError(f"view: cannot view {x.dtype.name}{list(x.shape)} as {dtype}: {exc}") from None
+
+
+def _view_dtype_infer(x: Spec, dtype) -> Spec:
+    old, new = np.dtype(x.dtype), np.dtype(dtype)
+    if old.itemsize == new.itemsize:
+        return Spec(x.shape, new)
+    if not x.shape or not isinstance(x.shape[-1], int):
+        raise ShapeError(f"view: viewing {old.name} as {new.name} needs a fixed last dim, got {list(x.shape)}")
+    return Spec((*x.shape[:-1], x.shape[-1] * old.itemsize // new.itemsize), new)
+
+
+view_dtype_op = OpDef("view_dtype", _view_dtype_forward, None, _view_dtype_infer, OPAQUE)
+"""The bytes of x reinterpreted as another dtype (the last dim rescaled), sharing memory."""
+
+
 def view(x, shape_or_dtype, name=None) -> Tensor:
     """Reshape semantics for a shape; a dtype reinterprets the bytes (last dim rescaled)."""
     if isinstance(shape_or_dtype, list | tuple | Tensor):
         return reshape(x, shape_or_dtype)
     dtype = convert_dtype(shape_or_dtype)
-    try:
-        return Tensor._wrap(np.ascontiguousarray(x._data).view(dtype))
-    except ValueError as exc:
-        raise ShapeError(f"view: cannot view {x.dtype.name}{x.shape} as {dtype.name}: {exc}") from None
+    return view_dtype_op(x, dtype=dtype.name)
 
 
 def view_as(x, other, name=None) -> Tensor:
