@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
-from ...errors import ConversionError
+from ...errors import ConversionError, OnnxImportError
 from .builder import Builder, is_symbolic, reshape_target
 from .validate import tensor_array
 
@@ -34,7 +34,13 @@ def attrs_of(node) -> dict:
     out = {}
     for a in node.attribute:
         v = onnx.helper.get_attribute_value(a)
-        out[a.name] = v.decode() if isinstance(v, bytes) else v
+        try:
+            out[a.name] = v.decode() if isinstance(v, bytes) else v
+        except UnicodeDecodeError:
+            raise OnnxImportError(
+                f"node {node.name or '<unnamed>'!r} ({node.op_type}): attribute {a.name!r} is not valid UTF-8 text; "
+                "the file is corrupted"
+            ) from None
     return out
 
 
