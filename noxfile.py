@@ -196,3 +196,20 @@ def bench(session: nox.Session) -> None:
         session.error("no benchmark scripts under benchmarks/")
     for script in scripts:
         session.run("python", str(script.relative_to(ROOT)), *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """The loader fuzz campaign: 10,000 mutated ONNX models and 10,000 mutated exported models (CI's
+    `tests` session runs a bounded, fixed slice of the same suite); counts go to output/fuzz/report.json,
+    failing recipes to output/fuzz/failures (copy them under packages/framework/tests/fuzz_corpus/)."""
+    _install_project(session, "paddlectl-framework")
+    out = ROOT / "output" / "fuzz"
+    out.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PADDLECTL_FUZZ_EXAMPLES": "onnx=10000,exported=10000,checkpoint=1000,config=1000,image=1000",
+        "PADDLECTL_FUZZ_REPORT": str(out / "report.json"),
+        "PADDLECTL_FUZZ_FAILURES": str(out / "failures"),
+    }
+    test = str(PROJECTS["paddlectl-framework"] / "tests" / "test_fuzz_loaders.py")
+    session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", test, *session.posargs, env=env)
