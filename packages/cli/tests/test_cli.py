@@ -111,3 +111,14 @@ def test_doctor_prints_bracketed_advice_verbatim(monkeypatch):
     assert result.exit_code == 1
     assert advice in result.output
     assert "broken: numba [jit]: x[0] is [red]" in result.output
+
+
+def test_installed_paddlectl_reads_the_same_names_as_full_metadata():
+    from importlib.metadata import distributions
+
+    expected = {}
+    for dist in distributions():
+        name = dist.metadata["Name"] or ""
+        if name == "paddlectl" or name.startswith("paddlectl-"):
+            expected[name] = dist.version
+    assert installed_paddlectl() == dict(sorted(expected.items()))

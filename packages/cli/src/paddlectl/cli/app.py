@@ -15,7 +15,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from . import crash
-from .output import USAGE_ERROR, console, err_console, usage_errors
+from .output import USAGE_ERROR, console, err_console, escape, usage_errors
 from .plugins import installed_paddlectl
 from .registry import root_commands
 
@@ -46,7 +46,7 @@ def _print_versions(value: bool) -> None:
     table.add_column("distribution")
     table.add_column("version")
     for name, version in installed_paddlectl().items():
-        table.add_row(name, version)
+        table.add_row(escape(name), escape(version))
     console.print(table)
     raise typer.Exit()
 

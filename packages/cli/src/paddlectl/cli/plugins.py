@@ -7,6 +7,7 @@ which distribution provides it and say so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, distributions, entry_points
 
@@ -84,11 +85,18 @@ def load_task(name: str):
     )
 
 
+_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
+
+
 def installed_paddlectl() -> dict[str, str]:
-    """Every installed paddlectl distribution and its version, by name."""
+    """Every installed paddlectl distribution and its version, by name. The name is read with a
+    regex rather than ``dist.metadata`` (a full e-mail-header parse of every installed
+    distribution would take most of ``paddlectl --version``'s time)."""
     found = {}
     for dist in distributions():
-        name = dist.metadata["Name"] or ""
+        headers = (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").split("\n\n", 1)[0]
+        match = _NAME.search(headers)
+        name = match.group(1) if match else ""
         if name == "paddlectl" or name.startswith("paddlectl-"):
             found[name] = dist.version
     return dict(sorted(found.items()))

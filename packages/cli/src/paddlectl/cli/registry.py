@@ -17,6 +17,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand
 
+from .output import USAGE_ERROR, err_console, escape
 from .plugins import COMMAND_PROVIDERS, Plugin, commands, install_hint
 
 
@@ -96,7 +97,6 @@ def _single_command(name: str, function, **settings):
 
 def _unusable(name: str, why: str):
     """A command that only says why it cannot run and exits 2: its provider is missing or broken."""
-    from .output import USAGE_ERROR, err_console, escape
 
     def unusable() -> None:
         err_console.print(f"[red]error:[/] `paddlectl {escape(name)}` {escape(why)}", soft_wrap=True)
@@ -132,9 +132,10 @@ def load_plugin(name: str, plugin: Plugin):
 
 
 def _summary(plugin: Plugin) -> str:
+    """The plugin distribution's one-line summary, as help text (typer reads help as rich markup)."""
     dist = plugin.entry_point.dist
     summary = dist.metadata["Summary"] if dist is not None else None
-    return summary or f"provided by {plugin.distribution}."
+    return escape(summary or f"provided by {plugin.distribution}.")
 
 
 def root_commands() -> dict[str, LazyCommand]:
