@@ -62,4 +62,8 @@ def test_recorded_run_is_complete_on_disk_and_round_trips(task, runner, config, 
     assert run.state()["status"] == "pending"
     assert json.loads(run.report_path.read_text())["metrics"]["accuracy"] == report.metrics["accuracy"]
     assert "| accuracy |" in (run.path / "report.md").read_text()
+    assert (
+        "Cost per 1,000 predictions: 3.6/h (Eval.harness.cost.machine_price_per_hour)"
+        in (run.path / "report.md").read_text()
+    )
     assert not list(run.path.rglob("*.tmp"))

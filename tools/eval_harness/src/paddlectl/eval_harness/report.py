@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cost import CostModel
+
 FORMAT_VERSION = 1
 
 
@@ -85,6 +87,7 @@ def to_markdown(report: Report) -> str:
         "| --- | --- |",
     ]
     lines += [f"| {name} | {_fmt(value)} |" for name, value in sorted(m.items())]
+    lines += ["", f"Cost per 1,000 predictions: {CostModel(**report.cost).basis()}."]
     lines += ["", "## Errors", "", f"{report.errors.get('count', 0)} of {report.errors.get('total', 0)} inputs failed."]
     lines += [f"- {example}" for example in report.errors.get("examples", [])]
     return "\n".join(lines) + "\n"
