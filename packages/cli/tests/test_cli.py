@@ -3,7 +3,6 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-import pytest
 from typer.testing import CliRunner
 
 from paddlectl.cli.app import app
@@ -34,12 +33,15 @@ def test_doctor_exits_1_when_jit_is_broken():
     assert "broken" in proc.stderr and "NUMBA_DISABLE_JIT" in proc.stderr
 
 
-def test_missing_command_names_its_distribution():
-    if "paddlectl-compat-matrix" in installed_paddlectl():
-        pytest.skip("paddlectl-compat-matrix is installed in this environment")
-    result = runner.invoke(app, ["compat", "check"])
+def test_missing_command_names_its_distribution(monkeypatch):
+    from paddlectl.cli import registry
+
+    monkeypatch.setattr(registry, "commands", lambda: {})  # as if no tool were installed
+    result = runner.invoke(app, ["compat", "check", "--flag"])
     assert result.exit_code == 2
     assert "pip install paddlectl-compat-matrix" in result.output
+    listing = runner.invoke(app, ["--help"])
+    assert "(not installed) provided by paddlectl-compat-matrix" in " ".join(listing.output.split())
 
 
 def test_task_lookup_names_provider():

@@ -11,7 +11,6 @@ import sys
 
 import typer
 import typer.main
-from rich.table import Table
 from typer.core import TyperGroup
 
 from . import crash
@@ -42,6 +41,8 @@ app = typer.Typer(
 def _print_versions(value: bool) -> None:
     if not value:
         return
+    from rich.table import Table
+
     table = Table(title="installed paddlectl distributions")
     table.add_column("distribution")
     table.add_column("version")
