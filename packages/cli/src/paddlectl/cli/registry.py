@@ -132,10 +132,10 @@ def load_plugin(name: str, plugin: Plugin):
 
 
 def _summary(plugin: Plugin) -> str:
-    """The plugin distribution's one-line summary, as help text (typer reads help as rich markup)."""
+    """The plugin distribution's one-line summary, as help text (the root help is plain text)."""
     dist = plugin.entry_point.dist
     summary = dist.metadata["Summary"] if dist is not None else None
-    return escape(summary or f"provided by {plugin.distribution}.")
+    return summary or f"provided by {plugin.distribution}."
 
 
 def root_commands() -> dict[str, LazyCommand]:
