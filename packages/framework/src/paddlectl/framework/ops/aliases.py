@@ -60,14 +60,13 @@ int_divide_op = OpDef(
 
 def div(x, y, name=None, *, rounding_mode=None, out=None):
     """True division; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
-    q = B["divide"](x, y)
     if rounding_mode is None:
-        return q
+        return B["divide"](x, y)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     if isinstance(x, Tensor) and x.dtype.kind in "iu" and (not isinstance(y, Tensor) or y.dtype.kind in "iu"):
-        a, b = tensor_args(x, y)
-        return int_divide_op(a, b, rounding_mode=rounding_mode)
+        return int_divide_op(*tensor_args(x, y), rounding_mode=rounding_mode)
+    q = B["divide"](x, y)
     return U["floor"](q) if rounding_mode == "floor" else U["trunc"](q)
 
 

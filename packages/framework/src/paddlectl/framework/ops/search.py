@@ -15,6 +15,7 @@ from . import elementwise as ew
 from . import random as _random
 from . import reduce
 from ._util import constant
+from .creation import full_like
 from .index import argsort, sort, take_along_axis
 from .shape import reshape, squeeze, stack, transpose
 
@@ -47,8 +48,8 @@ def _quantile_positions(rows: Tensor, q: float, ignore_nan: bool):
     non-NaN entries is a tensor op, so a traced program recomputes the positions."""
     if not ignore_nan:
         pos = q * (rows.shape[-1] - 1)
-        ones = [1] * rows.ndim
-        lo, hi, near = (constant(np.full(ones, v, np.int64)) for v in (np.floor(pos), np.ceil(pos), np.round(pos)))
+        first = rows[..., :1]  # one entry per row, so the indices keep the rows' (symbolic) shape
+        lo, hi, near = (full_like(first, int(v), "int64") for v in (np.floor(pos), np.ceil(pos), np.round(pos)))
         return lo, hi, near, float(pos - np.floor(pos))
     count = reduce.sum(ew.UNARY["logical_not"](ew.UNARY["isnan"](rows)).astype("int64"), -1, keepdim=True)
     pos = (ew.BINARY["maximum"](count, 1) - 1).astype("float64") * q
@@ -121,7 +122,8 @@ def _median(x, axis, keepdim, mode, ignore_nan, op):
         n = reduce.sum(ew.UNARY["logical_not"](ew.UNARY["isnan"](x)).astype("int64"), axis, keepdim=True)
         k = ew.BINARY["floor_divide"](ew.BINARY["maximum"](n, 1) - 1, 2)
     else:
-        k = constant(np.full([1] * x.ndim, (max(x.shape[axis], 1) - 1) // 2, np.int64))
+        first = x[(slice(None),) * axis + (slice(0, 1),)]  # one entry per slice, symbolic dims kept
+        k = full_like(first, (max(x.shape[axis], 1) - 1) // 2, "int64")
     index = take_along_axis(argsort(x, axis), k, axis)
     values = take_along_axis(x, index, axis)
     if not keepdim:
