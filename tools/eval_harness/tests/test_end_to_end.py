@@ -103,23 +103,11 @@ def test_a_suite_task_trained_and_exported_by_paddlectl_is_evaluated_from_the_mo
 
 def test_an_onnx_model_is_evaluated_through_the_predictor(tmp_path, config_file):
     """A linear classifier written with onnx.helper: the harness's accuracy equals NumPy's."""
-    import numpy as np
-    import onnx
     from digits_task import DigitsTask, to_model_input
-    from onnx import TensorProto, helper, numpy_helper
+    from helpers import linear_onnx
 
-    rng = np.random.default_rng(0)
-    w, b = rng.normal(0, 0.05, (784, 10)).astype("float32"), rng.normal(0, 0.05, 10).astype("float32")
-    graph = helper.make_graph(
-        [helper.make_node("Flatten", ["x"], ["f"], axis=1), helper.make_node("MatMul", ["f", "w"], ["m"]),
-         helper.make_node("Add", ["m", "b"], ["logits"])],
-        "linear",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 28, 28])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 10])],
-        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
-    )  # fmt: skip
     path = tmp_path / "linear.onnx"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    w, b = linear_onnx(path)
 
     result = cli.invoke(
         app, ["run", "--model", str(path), "--task", "digits_task:DigitsTask", "-c", str(config_file), "--json"]

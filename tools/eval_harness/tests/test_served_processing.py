@@ -33,17 +33,36 @@ def test_a_jit_saved_model_takes_its_processing_from_the_config(exported, tmp_pa
     assert metrics["error_rate"] == 0.0 and 0 <= metrics["acc"] <= 1
 
 
+PRE = {"task": "vision.cls", "image_mode": "L", "transforms": [{"ToTensor": {}}], "input_shape": [1, 28, 28]}
+POST = {"task": "vision.cls", "topk": 1, "label_list": None}
+
+
+def test_an_onnx_file_written_by_export_carries_its_processing(tmp_path):
+    from helpers import linear_onnx
+
+    from paddlectl.eval_harness.served import stored_processing
+    from paddlectl.framework.vision.task import ClsTask
+
+    linear_onnx(tmp_path / "exported.onnx", {"preprocess": PRE, "postprocess": POST})
+    linear_onnx(tmp_path / "foreign.onnx")
+    assert stored_processing(ClsTask(), tmp_path / "exported.onnx") == (PRE, POST)
+    assert stored_processing(ClsTask(), tmp_path / "foreign.onnx") is None
+
+
 @pytest.mark.parametrize(
     ("model", "missing"),
     [
         ("lenet", "needs a dataset and the vision.cls pre/post-processing"),
-        ("model.onnx", "needs a dataset and the vision.cls pre/post-processing"),
+        ("foreign.onnx", "needs a dataset and the vision.cls pre/post-processing"),
+        ("exported.onnx", "needs a dataset, which only a config gives"),
     ],
 )
 def test_without_a_config_the_error_says_what_is_missing(model, missing, exported, tmp_path):
+    from helpers import linear_onnx
+
     target = exported if model == "lenet" else tmp_path / model
-    if model == "model.onnx":
-        target.write_bytes(b"\x08\x07")
+    if model.endswith(".onnx"):
+        linear_onnx(target, {"preprocess": PRE, "postprocess": POST} if model == "exported.onnx" else None)
     result = cli.invoke(app, ["run", "--model", str(target), "--task", "vision.cls", "--output-dir", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert missing in result.output and "pass -c CONFIG with an Eval dataset" in result.output

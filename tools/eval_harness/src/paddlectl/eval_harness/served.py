@@ -8,6 +8,7 @@ experiment config and those stored configs, giving the harness's ``EvalTask`` vi
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +22,25 @@ from paddlectl.framework.jit.saved_model import read_model_dir
 from .errors import UsageError
 
 
+def _onnx_processing(path: Path) -> dict[str, Any]:
+    """The processing configs ``paddlectl export --format onnx`` writes as JSON ``metadata_props``."""
+    try:
+        import onnx
+
+        props = onnx.load(str(path), load_external_data=False).metadata_props
+    except (ImportError, OSError, ValueError):  # the predictor says why it cannot open the file
+        return {}
+    try:
+        return {p.key: json.loads(p.value) for p in props if p.key in ("preprocess", "postprocess")}
+    except json.JSONDecodeError:
+        return {}
+
+
 def stored_processing(task: Task, model_path: Path) -> tuple[dict, dict] | None:
-    """The pre/post-processing ``paddlectl export`` stored in the model for ``task``, or None: a
-    ``jit.save`` directory (its processing, if any, is not the task's), an ``.onnx`` file."""
-    meta = read_model_dir(model_path).meta if Path(model_path).is_dir() else {}
+    """The pre/post-processing ``paddlectl export`` stored in the model for ``task``, or None (a
+    ``jit.save`` directory, whose processing if any is not the task's; a foreign ``.onnx`` file)."""
+    model_path = Path(model_path)
+    meta = read_model_dir(model_path).meta if model_path.is_dir() else _onnx_processing(model_path)
     pre, post = meta.get("preprocess"), meta.get("postprocess")
     if isinstance(pre, dict) and pre.get("task") == task.name and isinstance(post, dict):
         return pre, post
@@ -35,10 +51,10 @@ def missing_config(task: Task, model_path: Path, stored: bool) -> str:
     """The one-line error for evaluating without a config: what is missing and where to give it."""
     dataset = f"evaluating {str(model_path)!r} as {task.name} needs a dataset"
     if stored:
-        return f"{dataset}, and the model carries no config.yml; pass -c CONFIG with an Eval dataset (Eval.dataset)"
+        return f"{dataset}, which only a config gives; pass -c CONFIG with an Eval dataset (Eval.dataset)"
     return (
-        f"{dataset} and the {task.name} pre/post-processing, and the model carries neither (saved by jit.save or an "
-        ".onnx file); pass -c CONFIG with an Eval dataset and transforms (Eval.dataset, Eval.transforms), or "
+        f"{dataset} and the {task.name} pre/post-processing, and the model carries neither (saved by jit.save, or "
+        "an .onnx file not written by paddlectl export); pass -c CONFIG with an Eval dataset and transforms (Eval.dataset, Eval.transforms), or "
         "export it with `paddlectl export -c CONFIG --weights DIR -o OUT`"
     )
 
