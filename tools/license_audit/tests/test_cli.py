@@ -1,6 +1,8 @@
 """``paddlectl license``: exit codes 0 clean, 1 violation, 2 usage error; formats; the entry point."""
 
 import json
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -145,3 +147,10 @@ def test_a_projects_dependencies_are_audited_with_it():
     names = {item["name"].lower() for item in json.loads(result.stdout)["items"]}
     assert {"paddlectl-ocr", "paddlectl-framework", "numpy", "numba", "llvmlite", "onnx"} <= names
     assert f"project: {ocr} (paddlectl-ocr) and its declared dependencies" in " ".join(result.stderr.split())
+
+
+def test_the_command_imports_no_schema_or_sbom_library_until_it_needs_one():
+    """jsonschema and the SBOM libraries take seconds to import; `paddlectl license --help` must not wait."""
+    probe = "import sys, paddlectl.license_audit.cli; print(sorted({'jsonschema', 'cyclonedx', 'spdx_tools'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -15,7 +15,6 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from ..errors import ManifestError
@@ -31,7 +30,12 @@ RELATION_KIND = {"base_model": Kind.MODEL, "datasets": Kind.DATASET, "generated_
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _validator():
+    """The manifest schema's validator; jsonschema is imported here, when a manifest is read, because
+    its import takes seconds (its format checkers build a grammar) and every `paddlectl license`
+    command, `--help` included, would pay for it."""
+    import jsonschema
+
     schema = json.loads(data_path("asset.schema.json").read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)
 

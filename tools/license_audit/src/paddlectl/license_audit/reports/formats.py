@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..audit import AuditResult
 from ..fileio import write_text
-from .cyclonedx import render_cyclonedx
-from .json_report import render_json
-from .markdown import render_markdown
-from .notice import render_notice
-from .spdx import render_spdx
+
+if TYPE_CHECKING:
+    from ..audit import AuditResult
 
 
 class Format(StrEnum):
@@ -37,7 +35,15 @@ def renderer(fmt: Format, strict: bool = False, validate: bool = False) -> Calla
     """The function that renders ``fmt`` as text (every format but the terminal table).
 
     ``validate`` checks SBOMs with their official validators first; it is slow for big inventories.
+    The renderers are imported here: the SBOM libraries take seconds to import (CycloneDX's
+    validator loads jsonschema), which `paddlectl license --help` and the terminal table need not pay.
     """
+    from .cyclonedx import render_cyclonedx
+    from .json_report import render_json
+    from .markdown import render_markdown
+    from .notice import render_notice
+    from .spdx import render_spdx
+
     renderers: dict[Format, Callable[[AuditResult], str]] = {
         Format.JSON: lambda result: render_json(result, strict),
         Format.MARKDOWN: lambda result: render_markdown(result, strict),
