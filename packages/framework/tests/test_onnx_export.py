@@ -108,6 +108,18 @@ def test_like_tensors_export_as_constant_of_shape(tmp_path):
         np.testing.assert_allclose(_ort(out, x), np.maximum(x, -0.5) + 2.0, rtol=1e-6)
 
 
+def test_detach_exports_as_identity(tmp_path):
+    def f(x):
+        return x.detach() * 2.0 + x
+
+    program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    assert "detach" in {op.name for op in program.walk()}
+    out = export_onnx(program, tmp_path / "detach")
+    x = RNG.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(_ort(out, x), 3.0 * x, rtol=1e-6)
+
+
 def test_ops_without_onnx_form_are_named(tmp_path):
     def f(x):
         return paddle.cumsum(x, axis=1) + paddle.argsort(x, axis=1).astype("float32")

@@ -209,9 +209,6 @@ class Tensor:
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
-    def detach(self) -> Tensor:
-        return Tensor._wrap(self._data)
-
     def detach_(self) -> Tensor:
         self._node = None
         self.stop_gradient = True

@@ -220,7 +220,8 @@ def _full_like(e, op, ins, out, value, dtype):
     e.node("ConstantOfShape", e.node("Shape", ins), out, value=fill)
 
 
-def _dropout(e, op, ins, out, **attrs):
+def _identity(e, op, ins, out, **attrs):
+    """Ops that change nothing at inference: dropout (its inference mode), detach (a gradient stop)."""
     e.node("Identity", ins[:1], out)
 
 
@@ -293,7 +294,7 @@ EMITTERS = {
     "softmax": _softmax("Softmax"), "log_softmax": _softmax("LogSoftmax"),
     "conv2d": _conv, "conv2d_transpose": _conv, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
     "max_pool2d": _pool, "avg_pool2d": _pool, "matmul": _matmul, "reshape": _reshape, "transpose": _transpose,
-    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _dropout, "getitem": _getitem,
+    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _identity, "detach": _identity, "getitem": _getitem,
     "interpolate": _interpolate, "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
     "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"),
 }  # fmt: skip
