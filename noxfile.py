@@ -188,7 +188,8 @@ def bench(session: nox.Session) -> None:
     pip, not uv: the CPU build of torch is found through pip's configuration (a CUDA build from
     PyPI would be several GB), which is also why PyTorch stays out of every other session.
     """
-    for tool in ("paddlectl-framework", "paddlectl-compat-matrix", "paddlectl-license-audit", "paddlectl-eval-harness"):
+    tools = ("paddlectl-framework", "paddlectl-compat-matrix", "paddlectl-license-audit", "paddlectl-eval-harness")
+    for tool in (*tools, "paddlectl"):  # the CLI too, for benchmarks/cli_startup.py
         _install_project(session, tool)
     session.install("-c", LOCK, "torch==2.13.0", "onnxruntime")
     scripts = [s for s in sorted(ROOT.glob("benchmarks/*.py")) if not s.name.startswith("_")]  # _x.py: shared
