@@ -68,3 +68,12 @@ def test_without_a_config_the_error_says_what_is_missing(model, missing, exporte
     assert missing in result.output and "pass -c CONFIG with an Eval dataset" in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert "Train" not in result.output
+
+
+def test_an_exported_onnx_file_names_its_task(tmp_path):
+    from helpers import linear_onnx
+
+    linear_onnx(tmp_path / "exported.onnx", {"preprocess": PRE, "postprocess": POST})
+    result = cli.invoke(app, ["run", "--model", str(tmp_path / "exported.onnx"), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "as vision.cls needs a dataset, which only a config gives" in result.output

@@ -30,6 +30,7 @@ def test_run_is_logged_with_params_metrics_artifacts_and_registered(task, runner
     assert params["version.paddlectl-framework"] == report.versions["paddlectl-framework"]
     assert params["version.numba"] and params["version.numpy"]
     assert params["machine.fingerprint"] == report.fingerprint
+    assert params["cost.machine_price_per_hour"] == "3.6"
     assert params["git_sha"] == (report.git_sha or "n/a")
     assert mlrun.data.tags[LOCAL_ID_TAG] == report.local_id
     assert client.get_experiment(mlrun.info.experiment_id).name == "vision.digits/digits-lenet"

@@ -28,6 +28,7 @@ from .evaluate import evaluate
 from .plots import history_plot
 from .predictor import open_predictor
 from .progress import Stages, rich_stages
+from .served import onnx_processing
 from .settings import HarnessSettings, load_settings
 from .store import LocalStore, write_json, write_text
 from .task import load_task
@@ -104,6 +105,13 @@ def _served_task_name(model: Path) -> str:
     from paddlectl.framework.hapi.export import served_task_name
     from paddlectl.framework.jit.saved_model import read_model_dir
 
+    if Path(model).is_file():  # an .onnx file: `export --format onnx` keeps the processing in its metadata
+        name = (onnx_processing(model).get("preprocess") or {}).get("task")
+        if not name:
+            raise ConfigError(
+                f"no task given and {model} records none; pass --task NAME or set Global.task in the config"
+            )
+        return name
     try:
         return served_task_name(read_model_dir(model))
     except PaddlectlError as exc:

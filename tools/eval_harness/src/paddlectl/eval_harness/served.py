@@ -22,7 +22,7 @@ from paddlectl.framework.jit.saved_model import read_model_dir
 from .errors import UsageError
 
 
-def _onnx_processing(path: Path) -> dict[str, Any]:
+def onnx_processing(path: Path) -> dict[str, Any]:
     """The processing configs ``paddlectl export --format onnx`` writes as JSON ``metadata_props``."""
     try:
         import onnx
@@ -40,7 +40,7 @@ def stored_processing(task: Task, model_path: Path) -> tuple[dict, dict] | None:
     """The pre/post-processing ``paddlectl export`` stored in the model for ``task``, or None (a
     ``jit.save`` directory, whose processing if any is not the task's; a foreign ``.onnx`` file)."""
     model_path = Path(model_path)
-    meta = read_model_dir(model_path).meta if model_path.is_dir() else _onnx_processing(model_path)
+    meta = read_model_dir(model_path).meta if model_path.is_dir() else onnx_processing(model_path)
     pre, post = meta.get("preprocess"), meta.get("postprocess")
     if isinstance(pre, dict) and pre.get("task") == task.name and isinstance(post, dict):
         return pre, post

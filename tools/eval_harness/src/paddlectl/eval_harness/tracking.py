@@ -240,6 +240,7 @@ def _params(report: Report) -> dict[str, str]:
     _flatten("config", report.config, out)
     _flatten("version", report.versions, out)
     _flatten("machine", report.machine, out)
+    _flatten("cost", report.cost, out)  # the price the cost metrics were computed at, and its source
     out["machine.fingerprint"] = report.fingerprint
     out["git_sha"] = report.git_sha or "n/a"
     out["model_path"] = report.model_path
