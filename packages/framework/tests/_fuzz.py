@@ -17,6 +17,7 @@ import json
 import multiprocessing
 import os
 import struct
+import time
 import traceback
 
 import numpy as np
@@ -525,6 +526,13 @@ def load_case(kind: str, path: str) -> None:
         import paddlectl.framework as paddle
 
         paddle.load(path)
+    elif kind == "selftest":  # the harness's own verdicts: an untyped error, a crash, a hang
+        action = open(path, encoding="utf-8").read()
+        if action == "raise":
+            raise KeyError("planted")
+        if action == "exit":
+            os._exit(3)
+        time.sleep(float(action))
     elif kind == "config":
         from paddlectl.framework.config import load_config
 
@@ -536,8 +544,10 @@ def load_case(kind: str, path: str) -> None:
 
 
 def _serve(conn) -> None:
+    import paddlectl.framework.inference.onnx  # noqa: F401 - imported before "ready": not a case's time
     from paddlectl.framework.errors import PaddlectlError
 
+    conn.send(("ready", ""))
     while True:
         try:
             kind, path = conn.recv()
@@ -567,6 +577,7 @@ class Worker:
         self._proc = self._ctx.Process(target=_serve, args=(child,), daemon=True)
         self._proc.start()
         child.close()
+        self._conn.recv()  # "ready": start-up and imports are not counted against a case's timeout
 
     def warm(self, kind: str, path: str) -> None:
         """Run the seed once without a deadline: imports and first compilation are not a hang."""
@@ -584,7 +595,8 @@ class Worker:
         try:
             return self._conn.recv()
         except (EOFError, ConnectionError):
-            code = self._proc.exitcode if not self._proc.is_alive() else self._proc.join(5) or self._proc.exitcode
+            self._proc.join(5)
+            code = self._proc.exitcode
             self._restart()
             return "crash", f"worker died (exit code {code})"
 

@@ -109,3 +109,19 @@ def test_corpus_cases_stay_typed(entry, seeds, worker, tmp_path):
     path = _fuzz.materialize(kind, seeds[kind], case["recipe"], str(tmp_path / "case"))
     outcome, detail = worker.run(kind, path)
     assert outcome in ("ran", "typed"), f"{entry} (once: {case['found']}) now gives {outcome}: {detail}"
+
+
+def test_the_worker_reports_untyped_errors_crashes_and_hangs(tmp_path):
+    """The verdicts the fuzz tests rely on: each planted failure is reported as what it is, and the
+    worker is restarted after a crash or a hang."""
+    worker = _fuzz.Worker(timeout=3)
+    try:
+        verdicts = []
+        for action in ("raise", "exit", "30", "0"):
+            case = tmp_path / f"{len(verdicts)}.txt"
+            case.write_text(action, encoding="utf-8")
+            verdicts.append(worker.run("selftest", str(case)))
+    finally:
+        worker.close()
+    assert [v[0] for v in verdicts] == ["untyped", "crash", "hang", "ran"]
+    assert verdicts[0][1].startswith("KeyError at _fuzz.py:") and "exit code 3" in verdicts[1][1]
