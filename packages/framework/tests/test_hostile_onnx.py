@@ -131,3 +131,33 @@ def test_invalid_utf8_string_attribute_is_refused(tmp_path):
     w = numpy_helper.from_array(np.ones((4, 4, 1, 1), np.float32), "w")
     text = _refused(_save(tmp_path, [node], [w], in_shape=("N", 4, 2, 2), out_shape=("N", 4, 2, 2)))
     assert "attribute 'auto_pad' is not valid UTF-8" in text or "is not valid UTF-8 (" in text
+
+
+def _resize(tmp_path, scale: float):
+    sc = numpy_helper.from_array(np.float32([1, 1, scale, scale]), "sc")
+    node = helper.make_node("Resize", ["x", "", "sc"], ["y"], name="up", mode="nearest",
+                            coordinate_transformation_mode="asymmetric", nearest_mode="floor")  # fmt: skip
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 28, 28])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1, None, None])],
+                              initializer=[sc])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = tmp_path / f"resize{scale:g}.onnx"
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def test_a_model_declaring_a_huge_value_is_refused_at_import(tmp_path):
+    """Was a MemoryError at the first run: a Resize by 1e5 declares 7.84e12 elements per batch item."""
+    text = _refused(_resize(tmp_path, 1e5))
+    assert "op interpolate" in text and "onnx:up" in text and "7.84e+12 elements" in text
+
+
+def test_running_out_of_memory_is_a_resource_error(tmp_path):
+    """Inputs too large for the model: a typed error naming the input shapes, not a bare MemoryError."""
+    from paddlectl.framework.errors import ResourceError
+    from paddlectl.framework.inference import Config, create_predictor
+
+    predictor = create_predictor(Config(str(_resize(tmp_path, 1e3))))  # 7.84e8 elements per item: accepted
+    with pytest.raises(ResourceError, match=r"out of memory on inputs of shapes \[\[10000, 1, 28, 28\]\]"):
+        predictor.run([np.zeros((10000, 1, 28, 28), np.float32)])  # 31 TB of output: refused by the allocator

@@ -37,3 +37,8 @@ class DataError(PaddlectlError, ValueError):
 class OnnxImportError(ConversionError):
     """An ONNX file is unreadable, fails ``onnx.checker``, is outside the supported IR/opset range, or
     holds a node, attribute or initializer the importer cannot convert; the message names which."""
+
+
+class ResourceError(PaddlectlError, MemoryError):
+    """A run needs more memory than the machine gives (inputs too large for the model, or a model that
+    declares huge intermediate values); the message says which inputs."""

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ResourceError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
 from .config import Config
 from .optimized import OptimizedModel
@@ -180,7 +180,13 @@ class Predictor:
     def _execute(self, arrays: list) -> list[np.ndarray]:
         """The model's executor under the config's thread cap; a new input shape is checked and planned
         (memory) before its first run, by the executor."""
-        return call_limited(self._threads, self._model.executor.run, arrays)
+        try:
+            return call_limited(self._threads, self._model.executor.run, arrays)
+        except MemoryError as exc:
+            raise ResourceError(
+                f"run: the model ran out of memory on inputs of shapes {[list(a.shape) for a in arrays]} ({exc}); "
+                "give smaller inputs (a smaller batch or image) or run it on a machine with more memory"
+            ) from None
 
     def profile(self, inputs: list) -> dict[str, float]:
         """Seconds per op type over one run of ``inputs`` (arrays in input order), under the thread cap."""

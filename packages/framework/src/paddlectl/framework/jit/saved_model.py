@@ -27,6 +27,7 @@ from ..errors import CheckpointError, PaddlectlError
 from ..static.ir import Program
 from ..static.parser import parse_program
 from ..static.printer import print_program
+from ..static.verifier import check_sizes
 from ..utils.fileio import atomic_write
 from .model_schema import schema_problem
 
@@ -137,7 +138,7 @@ def read_model_dir(path) -> SavedModel:
     for array in weights.values():
         array.flags.writeable = False  # shared by every predictor clone; nothing may write into it
     try:
-        program = parse_program(meta["program"], weights)
+        program = check_sizes(parse_program(meta["program"], weights))
     except PaddlectlError as exc:
         raise bad(f"the program in {MODEL_JSON} is invalid or does not match the weights: {exc}") from None
     for what, specs, values in (

@@ -7,6 +7,8 @@ and yields, and that every op's output types are exactly what its shape rule giv
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import symbolic
@@ -39,6 +41,25 @@ def verify(program: Program) -> Program:
     feeds = program.input_names
     if len(set(feeds)) != len(feeds):
         raise VerifyError(f"input names must be unique, got {feeds}")
+    return program
+
+
+MAX_ELEMENTS = 2**31
+"""The most elements a value of a loaded model may declare (per unit of its symbolic dims): 8 GiB
+of float32. A hostile file declaring more (a Resize by 1e5) is refused at load, not at its first
+run with a MemoryError."""
+
+
+def check_sizes(program: Program, limit: int = MAX_ELEMENTS) -> Program:
+    """Raise VerifyError for the first value whose fixed dims hold more than ``limit`` elements."""
+    for op in program.walk():
+        for v in op.outputs:
+            count = math.prod(d for d in v.shape if isinstance(d, int))
+            if count > limit:
+                raise VerifyError(
+                    f"{_where(op)}: value %{v.name} is {v.type_text}, {count:.3g} elements (per unit of its symbolic "
+                    f"dims), more than the {limit:.3g} a loaded model may declare"
+                )
     return program
 
 

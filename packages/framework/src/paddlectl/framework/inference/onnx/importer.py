@@ -18,7 +18,7 @@ import onnx
 
 from ...errors import ConversionError, OnnxImportError, PaddlectlError
 from ...jit.saved_model import SavedModel, write_model_dir
-from ...static.verifier import verify
+from ...static.verifier import check_sizes, verify
 from .builder import Builder, clean_name
 from .converters import RULES, attrs_of, check_graph
 from .validate import tensor_array, validate_model
@@ -93,7 +93,7 @@ def _build(graph, opset: int, weights: dict, inputs: list):
     b.node = None
     program = b.program
     program.block.yields = [b.value(o.name) for o in graph.output]
-    return verify(program)
+    return check_sizes(verify(program))
 
 
 def onnx_to_program(model) -> tuple:
