@@ -135,8 +135,9 @@ def test_the_thread_count_caps_blas_during_a_run_from_any_thread_and_is_restored
     def blas_threads():
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
-    predictor = _predictor()
-    predictor._config.set_cpu_math_library_num_threads(1)
+    config = inference.Config(str(FIXTURE))
+    config.set_cpu_math_library_num_threads(1)  # the count is read when the predictor is made
+    predictor = inference.create_predictor(config)
     before = blas_threads()
     executor = predictor._model.executor
     seen = []
