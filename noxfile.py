@@ -78,8 +78,8 @@ def torch_oracle(session: nox.Session) -> None:
         "-q",
         "-p",
         "no:cacheprovider",
-        "-k",
-        "torch",
+        "-m",
+        "torch_oracle",
         str(PROJECTS["paddlectl-framework"] / "tests"),
         *session.posargs,
     )

@@ -35,6 +35,17 @@ def torch():
     return _oracle("torch", "torch==2.13.0")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "torch_oracle: compares with PyTorch (the `torch` fixture); nox -s torch_oracle")
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that asks for the `torch` oracle is marked, so `nox -s torch_oracle` selects exactly those."""
+    for item in items:
+        if "torch" in getattr(item, "fixturenames", ()):
+            item.add_marker("torch_oracle")
+
+
 def numeric_grads(fn, arrays: list[np.ndarray], cotangent: np.ndarray, eps: float = 1e-6) -> list[np.ndarray]:
     """Central differences of ``sum(fn(*arrays) * cotangent)`` with respect to every array (float64)."""
     grads = []
