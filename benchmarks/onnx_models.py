@@ -2,7 +2,7 @@
 
 Run it here as::
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/onnx_models.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/onnx_models.py [--cases "det 640x320,rec 6x48x320"] [--setups default]
 
 (the environment pins OpenBLAS to a core type that is not this machine's; unsetting them lets
 OpenBLAS pick its own kernel, which is printed below via threadpoolctl).
@@ -23,6 +23,7 @@ where our time goes.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -112,12 +113,20 @@ def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--worker":
         print(json.dumps(worker(*sys.argv[2:])))
         return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, from {list(CASES)}")
+    parser.add_argument("--setups", default=",".join(SETUPS), help=f"comma-separated, from {list(SETUPS)}")
+    args = parser.parse_args()
+    cases, setups = args.cases.split(","), args.setups.split(",")
+    unknown = [c for c in cases if c not in CASES] + [s for s in setups if s not in SETUPS]
+    if unknown:
+        parser.error(f"unknown cases or setups {unknown}")
     print(f"BLAS: {blas_info()}")
     print(f"setups: {SETUPS}; cpus: {os.cpu_count()}")
     print(f"each engine, setup and case: the middle of {ROUNDS} interleaved runs")
     rows, profiles = [], {}
-    for case in CASES:
-        for setup in SETUPS:
+    for case in cases:
+        for setup in setups:
             runs: dict[str, list] = {"onnxruntime": [], "paddlectl": []}
             for _ in range(ROUNDS):  # interleaved, so a slow spell hits both engines alike
                 for engine, engine_runs in runs.items():
