@@ -35,6 +35,16 @@ def torch():
     return _oracle("torch", "torch==2.13.0")
 
 
+@pytest.fixture(autouse=True)
+def _no_contention_back_off(monkeypatch):
+    """Predictor runs as on an idle machine: under back-off a busy CI machine would change a run's
+    thread count between two runs a test compares bit for bit (test_threads tests the back-off)."""
+    from paddlectl.framework.inference import threads
+    from paddlectl.framework.kernels.cores import physical_cores
+
+    monkeypatch.setattr(threads, "free_cores", physical_cores)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "torch_oracle: compares with PyTorch (the `torch` fixture); nox -s torch_oracle")
 

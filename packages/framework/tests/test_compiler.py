@@ -327,12 +327,9 @@ def test_division_by_zero_gives_inf_and_nan_as_in_the_eager_ops():
 
 
 @pytest.mark.parametrize("reduce", [None, "sum"])
-def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce, monkeypatch):
-    from paddlectl.framework import kernels
+def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
     from paddlectl.framework.compiler.fused_op import launch
     from paddlectl.framework.kernels import serial_kernels
-
-    monkeypatch.setattr(kernels, "free_cores", lambda: 2)  # as on an idle machine, whatever else runs
 
     rng = np.random.default_rng(3)
     x, bias = rng.standard_normal((64, 48, 700)).astype("float32"), rng.standard_normal((1, 1, 700)).astype("float32")

@@ -15,10 +15,8 @@ SCRIPT = textwrap.dedent(
     import threading
     import paddlectl.framework as paddle
     import numba
-    from paddlectl.framework import kernels
     from paddlectl.framework.kernels import layer_is_thread_safe
 
-    kernels.free_cores = lambda: 2  # parallel variants even while other processes load this machine
     x = paddle.randn([64, 6, 28, 28])  # large enough for the parallel kernel variants
     def work():
         for _ in range(30):
@@ -48,7 +46,6 @@ def test_serial_kernels_picks_the_serial_variant_of_big_inputs(monkeypatch):
 
     calls = []
     monkeypatch.setattr(kernels, "blas_threads_spin", lambda: False)
-    monkeypatch.setattr(kernels, "free_cores", lambda: 2)  # as on an idle two-core machine
     monkeypatch.setattr(max_pool_2x2, "serial", lambda *a: calls.append("serial"))
     monkeypatch.setattr(max_pool_2x2, "parallel", lambda *a: calls.append("parallel"))
     big = np.zeros((4, 256, 256), np.float32)
@@ -121,58 +118,50 @@ def test_physical_cores_counts_each_core_once():
     assert 1 <= physical_cores() <= len(os.sched_getaffinity(0))
 
 
-def test_a_busy_machine_caps_blas_and_an_idle_one_restores_it(monkeypatch):
-    from paddlectl.framework.kernels import blas, cores
+def test_the_free_core_reading_subtracts_other_processes_and_is_held_for_an_interval(monkeypatch):
+    from paddlectl.framework.kernels import cores
 
     busy = [0]
     monkeypatch.setattr(cores, "physical_cores", lambda: 4)
     monkeypatch.setattr(cores, "_busy_elsewhere", lambda: busy[0])
     monkeypatch.setattr(cores, "_machine_wide", lambda: True)
-    counts = [8]
-    monkeypatch.setattr(blas, "_blas_libraries", lambda: ((lambda: counts[0], lambda n: counts.__setitem__(0, n)),))
-    monkeypatch.setattr(cores, "INTERVAL_S", 0.0)  # read on every call
-    monkeypatch.setattr(cores, "BLAS_CAP", blas.BlasCap())  # not the process's, which a busy CI may hold
     free = cores._FreeCores()
-    assert free() == 4 and counts == [8]
+    assert free() == 4
     busy[0] = 3
-    assert free() == 1 and counts == [1]
-    busy[0] = 2
-    assert free() == 2 and counts == [2]
-    busy[0] = 9
-    assert free() == 1 and counts == [1]
-    busy[0] = 0
-    assert free() == 4 and counts == [8]
+    assert free() == 4  # the reading holds for INTERVAL_S
+    free._read_at = -1.0
+    assert free() == 1
+    busy[0], free._read_at = 9, -1.0
+    assert free() == 1
+    busy[0], free._read_at = 2, -1.0
+    assert free() == 2
 
 
 SPINNER = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
 
 
-def test_spinning_neighbours_leave_one_free_core_and_kernels_go_serial(monkeypatch):
+def test_beside_spinning_neighbours_a_predictor_run_takes_one_thread(monkeypatch):
     from paddlectl.framework import kernels
-    from paddlectl.framework.kernels import cores
-    from paddlectl.framework.kernels.pool import max_pool_2x2
+    from paddlectl.framework.inference import threads
+    from paddlectl.framework.kernels import blas, cores
 
     n = cores.physical_cores()
     if n < 2 or not cores._machine_wide():
         pytest.skip("needs at least two cores this process may all use")
-    monkeypatch.setattr(cores, "BLAS_CAP", cores.BLAS_CAP.__class__())
     reading = cores._FreeCores()
-    monkeypatch.setattr(kernels, "free_cores", reading)
-    monkeypatch.setattr(kernels, "blas_threads_spin", lambda: False)
-    calls = []
-    monkeypatch.setattr(max_pool_2x2, "serial", lambda *a: calls.append("serial"))
-    monkeypatch.setattr(max_pool_2x2, "parallel", lambda *a: calls.append("parallel"))
+    monkeypatch.setattr(threads, "free_cores", reading)
+    seen = []
+
+    def run():
+        seen.append((kernels.parallel_allowed(), [get() for get, _ in blas._blas_libraries()]))
+
     spinners = [subprocess.Popen([sys.executable, "-c", SPINNER]) for _ in range(n)]
     try:
         time.sleep(0.5)  # the interpreters start and spin
-        reading._read_at = -1.0
-        assert reading() == 1
-        max_pool_2x2(np.zeros((4, 256, 256), np.float32), 128, 128)
-        assert calls == ["serial"]
+        threads.call_limited(n, run)
     finally:
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
-        reading._enabled = False
-        if reading._capped:
-            cores.BLAS_CAP.exit()
+    parallel, blas_counts = seen[0]
+    assert not parallel and set(blas_counts) <= {1}

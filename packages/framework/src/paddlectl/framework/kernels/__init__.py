@@ -47,8 +47,6 @@ and cheap, they gain from a second core only from a few million elements (1M: 97
 
 _LOCAL = threading.local()
 
-from .cores import free_cores  # noqa: E402 - after the environment is set for numba above
-
 
 @functools.cache
 def blas_threads_spin() -> bool:
@@ -88,9 +86,8 @@ def serial_kernels():
 
 
 def parallel_allowed() -> bool:
-    """Whether this thread may run parallel variants now (see ``serial_kernels``,
-    ``blas_threads_spin``, and ``cores.free_cores``: not while other processes hold the cores)."""
-    return not getattr(_LOCAL, "serial", False) and free_cores() > 1 and not blas_threads_spin()
+    """Whether this thread may run parallel variants now (see ``serial_kernels``, ``blas_threads_spin``)."""
+    return not getattr(_LOCAL, "serial", False) and not blas_threads_spin()
 
 
 class SizeDispatched:
@@ -114,8 +111,7 @@ class SizeDispatched:
 
     def __call__(self, *args):
         big = getattr(args[0], "size", 0) >= self.min_size
-        # parallel_allowed() first: it also keeps the free-core reading (and the BLAS cap) current
-        kernel = self.parallel if parallel_allowed() and big else self.serial
+        kernel = self.parallel if big and parallel_allowed() else self.serial
         return kernel(*args)
 
 

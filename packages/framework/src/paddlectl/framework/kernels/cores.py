@@ -4,8 +4,10 @@ busy right now.
 A parallel region (a Numba kernel's or OpenBLAS's GEMM) splits its work evenly and waits for its
 slowest thread. When another process keeps a core busy, one of our threads waits for the scheduler
 every region: measured on 2 cores with one spinning neighbour, PP-OCRv4 det ran 81 ms on one thread
-and 369 ms on two. So while others are running, kernels take their serial variants and NumPy's
-BLAS runs on the cores left (``BLAS_CAP``), until the machine is free again.
+and 369 ms on two. So a predictor run takes no more threads than the cores left free
+(``inference.threads.call_limited``). Eager code (training) does not adapt: a different thread
+count sums in a different order (OpenBLAS's GEMMs and parallel reductions alike), and a training
+run must not depend on the machine's load (a resumed run repeats the interrupted one exactly).
 
 The reading is the kernel's count of runnable tasks (``/proc/loadavg``) less this process's own
 running threads, taken at most every ``INTERVAL_S`` (~20 us a reading, so well under 0.1% of the
@@ -18,10 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 import time
-
-from .blas import BLAS_CAP
 
 INTERVAL_S = 0.05
 """How long one reading holds: a neighbour's load changes on this scale, our kernels much faster."""
@@ -61,38 +60,22 @@ def _busy_elsewhere() -> int:
 
 
 class _FreeCores:
-    """The latest reading, and the BLAS cap held while the machine is busy."""
+    """The latest reading, refreshed at most every ``INTERVAL_S``."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._read_at = -INTERVAL_S
         self._free = physical_cores()
-        self._capped = False
         self._enabled = _machine_wide() and os.path.exists("/proc/loadavg")
 
     def __call__(self) -> int:
-        if self._enabled and time.monotonic() - self._read_at >= INTERVAL_S:
-            self._refresh()
-        return self._free
-
-    def _refresh(self) -> None:
-        with self._lock:
-            now = time.monotonic()
-            if now - self._read_at < INTERVAL_S:
-                return
+        now = time.monotonic()
+        if self._enabled and now - self._read_at >= INTERVAL_S:
             self._read_at = now
             try:
-                busy = _busy_elsewhere()
+                self._free = max(1, physical_cores() - _busy_elsewhere())
             except (OSError, ValueError, IndexError):
                 self._enabled = False
-                busy = 0
-            self._free = max(1, physical_cores() - busy)
-            contended = self._free < physical_cores()
-            if self._capped:
-                BLAS_CAP.exit()
-            if contended:
-                BLAS_CAP.enter(self._free)
-            self._capped = contended
+        return self._free
 
 
 free_cores = _FreeCores()
