@@ -47,8 +47,8 @@ def usage_errors():
     """Turn a user's mistake into a one-line message and exit code 2."""
     try:
         yield
-    except LicenseAuditError as exc:
-        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+    except LicenseAuditError as exc:  # one line, even where a parser's message spans several
+        err_console.print(f"error: {' '.join(str(exc).split())}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from None
 
 

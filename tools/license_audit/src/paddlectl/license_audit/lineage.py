@@ -11,9 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .errors import InputError
 from .kb import KnowledgeBase
 from .model import Item, Kind, Link
 from .policy import Term
+
+MAX_LINEAGE_DEPTH = 100
+"""How many links a lineage chain may have: a real one has a handful; thousands are a hostile file,
+and following them would exhaust Python's stack."""
 
 PREFERRED_KIND = {"base_model": Kind.MODEL, "datasets": Kind.DATASET, "generated_by": Kind.MODEL}
 
@@ -75,6 +80,11 @@ class Lineage:
         """Every term that reaches ``item`` through its links, with the chain it came along."""
         if item.id in self._memo:
             return self._memo[item.id]
+        if len(self._visiting) > MAX_LINEAGE_DEPTH:
+            raise InputError(
+                f"the lineage above {item.name} runs more than {MAX_LINEAGE_DEPTH} links deep; "
+                "check the base_model/datasets entries of the cards, manifests and records given"
+            )
         self._visiting.add(item.id)
         out: dict[tuple, Inherited] = {}
         for link in item.links:

@@ -115,6 +115,9 @@ def parse_policy(data: Any, path: str, kb: KnowledgeBase, normalizer: Normalizer
             raise PolicyError(f"{path}: unknown key {key!r}{_suggest(str(key), sorted(POLICY_KEYS))}")
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise PolicyError(f"{path}: 'name' is required (a short name for the use case)")
+    for key in ("licenses", "obligations"):
+        if not isinstance(data.get(key) or {}, dict):
+            raise PolicyError(f"{path}: {key} must be a mapping (see a shipped policy: paddlectl license policies)")
     licenses: dict[str, Action] = {}
     for action_name, ids in (data.get("licenses") or {}).items():
         action = _action(f"{path}: licenses.{action_name}", action_name)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..lineage import MAX_LINEAGE_DEPTH
 from ..model import CONFIDENCE, Evidence, FileRef, Item, Kind, Link
 from ..normalize import Normalized, Normalizer
 from .cards import CARD_NAME, card_item, license_evidence
@@ -33,16 +34,23 @@ ACCEPTED = (
 )
 
 
-def lineage_items(owner: Item, record: Any, location: str, normalizer: Normalizer) -> list[Item]:
-    """Items for every ancestor in a paddlectl lineage record, linked from ``owner`` (recursively)."""
+def lineage_items(owner: Item, record: Any, location: str, normalizer: Normalizer, depth: int = 0) -> list[Item]:
+    """Items for every ancestor in a paddlectl lineage record, linked from ``owner`` (recursively, at most
+    ``MAX_LINEAGE_DEPTH`` base checkpoints deep: a deeper record is hostile, not a real training history)."""
     if not isinstance(record, dict):
         raise InputError(f"{location}: the lineage record must be a mapping; write the model again with paddlectl")
+    if depth > MAX_LINEAGE_DEPTH:
+        raise InputError(
+            f"{location}: the lineage nests more than {MAX_LINEAGE_DEPTH} base checkpoints deep; "
+            "write the model again with paddlectl"
+        )
     items = []
     for relation in RECORDED_RELATIONS:
         entries = record.get(relation, [])
         if not isinstance(entries, list) or not all(isinstance(e, dict) and e.get("name") for e in entries):
             raise InputError(f"{location}: lineage {relation} must be a list of entries that have a name")
         for entry in entries:
+            _check_texts(entry, f"{location}: lineage {relation} entry {str(entry['name'])[:80]!r}")
             where = entry.get("license_source") or f"{location}#lineage.{relation}"
             ancestor = Item(
                 name=str(entry["name"]),
@@ -54,8 +62,24 @@ def lineage_items(owner: Item, record: Any, location: str, normalizer: Normalize
             owner.links.append(Link(relation, ancestor.name))
             items.append(ancestor)
             if "lineage" in entry:
-                items += lineage_items(ancestor, entry["lineage"], location, normalizer)
+                items += lineage_items(ancestor, entry["lineage"], location, normalizer, depth + 1)
     return items
+
+
+def _check_texts(entry: dict, where: str) -> None:
+    """The entry's free-text fields are strings (or absent): they go into reports and SBOMs as they are."""
+    for key in ("license_name", "license_link", "license_source", "source"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            raise InputError(f"{where}: {key} must be a string, found {type(entry[key]).__name__}")
+
+
+def _json(text: str, where: str, fix: str) -> Any:
+    """JSON from a record; a document nested past what the JSON reader follows is refused like bad JSON."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        problem = "nests too deeply" if isinstance(exc, RecursionError) else f"is not JSON ({exc})"
+        raise InputError(f"{where} {problem}; {fix}") from None
 
 
 def _unlicensed(location: str, what: str, verb: str, has_lineage: bool) -> Evidence:
@@ -74,9 +98,10 @@ def _record_items(folder: Path, record_name: str, normalizer: Normalizer) -> lis
     fmt, weights_name, what, verb = RECORDS[record_name]
     location = str(folder / record_name)
     try:
-        record = json.loads((folder / record_name).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        text = (folder / record_name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {location}: {exc}; give an intact {what}") from None
+    record = _json(text, location, f"give an intact {what}")
     if not isinstance(record, dict) or record.get("format") != fmt:
         raise InputError(f"{location} is not a {fmt} file; give {ACCEPTED}")
     weights = folder / weights_name
@@ -111,8 +136,5 @@ def artifact_items(path: str | Path, normalizer: Normalizer) -> list[Item]:
     item = weight_item(path, normalizer, metadata)
     if "lineage" not in metadata:
         return [item]
-    try:
-        lineage = json.loads(metadata["lineage"])
-    except ValueError as exc:
-        raise InputError(f"{path}: the 'lineage' metadata is not JSON ({exc}); export the model again") from None
+    lineage = _json(metadata["lineage"], f"{path}: the 'lineage' metadata", "export the model again")
     return [item, *lineage_items(item, lineage, f"{path}#lineage", normalizer)]

@@ -45,8 +45,12 @@ def read_project(pyproject: str | Path) -> dict:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path} does not exist; give the project's pyproject.toml with --project") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read {path}: {exc}; fix the TOML or point --project elsewhere") from None
+    except RecursionError:
+        raise InputError(
+            f"cannot read {path}: it nests too deeply; fix the TOML or point --project elsewhere"
+        ) from None
     project = data.get("project")
     if not isinstance(project, dict) or not isinstance(project.get("name"), str):
         raise InputError(f"{path} has no [project] table with a name; the project's licence is read from there")
@@ -58,7 +62,10 @@ def project_item(pyproject: str | Path, normalizer: Normalizer) -> Item:
     path = Path(pyproject)
     project = read_project(path)
     evidence = _declared(project, path.parent, f"{path}#project.license", normalizer)
-    classifiers = [c for c in project.get("classifiers", []) if isinstance(c, str) and c.startswith("License ::")]
+    listed = project.get("classifiers", [])
+    if not isinstance(listed, list):
+        raise InputError(f"{path}: [project] classifiers must be a list of strings, found {type(listed).__name__}")
+    classifiers = [c for c in listed if isinstance(c, str) and c.startswith("License ::")]
     evidence += [Evidence("classifier", c, c, normalizer.classifier(c), CONFIDENCE["classifier"]) for c in classifiers]
     version = project.get("version")
     return Item(
