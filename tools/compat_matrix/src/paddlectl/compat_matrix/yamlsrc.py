@@ -72,6 +72,8 @@ def load_yaml(path: str | Path, text: str | None = None) -> LDict:
         raise MatrixError(path, line, f"invalid YAML: {exc.problem or exc.context}", "fix the syntax") from None
     except yaml.YAMLError as exc:
         raise MatrixError(path, None, f"invalid YAML: {exc}", "fix the syntax") from None
+    except RecursionError:
+        raise MatrixError(path, None, "the YAML nests too deeply to read", "flatten the document") from None
     if not isinstance(data, LDict):
         raise MatrixError(path, 1, "the top level must be a mapping", "start the file with `key: value` lines")
     return data
