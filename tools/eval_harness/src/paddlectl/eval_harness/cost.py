@@ -86,6 +86,8 @@ def _read(text: str, what: str) -> dict[str, dict[str, Any]]:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{what} is not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{what} nests too deeply to read") from None
     if not isinstance(data, Mapping):
         raise ConfigError(f"{what} must map machine names to {{price_per_hour, currency, source, date}}")
     for name, entry in data.items():

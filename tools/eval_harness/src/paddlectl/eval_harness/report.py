@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from .cost import CostModel
+from .errors import UsageError
 
 FORMAT_VERSION = 1
 
@@ -44,21 +47,47 @@ class Report:
         return json.dumps(_finite(asdict(self)), indent=2, sort_keys=False) + "\n"
 
     @classmethod
-    def from_json(cls, text: str) -> Report:
-        data = json.loads(text)
-        if data.get("format_version") != FORMAT_VERSION:
-            raise ValueError(
-                f"report format {data.get('format_version')!r} is not {FORMAT_VERSION}; re-run the evaluation"
-            )
-        data["metrics"] = {k: (float("nan") if v is None else v) for k, v in data["metrics"].items()}
-        return cls(**data)
+    def from_json(cls, text: str, where: str = "the report") -> Report:
+        """A report read back (gate, promote, compare): its JSON must be an object of this format version whose
+        fields have their declared types (pydantic, strict); UsageError names the first fields that do not."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            problem = "nests too deeply" if isinstance(exc, RecursionError) else f"is not JSON ({exc})"
+            raise UsageError(f"{where} {problem}; re-run the evaluation") from None
+        if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
+            found = data.get("format_version") if isinstance(data, dict) else type(data).__name__
+            raise UsageError(f"{where}: report format {found!r} is not {FORMAT_VERSION}; re-run the evaluation")
+        unknown = sorted(set(data) - {f.name for f in fields(cls)}) + sorted(
+            set(data.get("cost") or {}) - {f.name for f in fields(CostModel)}
+            if isinstance(data.get("cost"), dict)
+            else []
+        )
+        if unknown:
+            raise UsageError(f"{where}: unknown report fields {unknown}; re-run the evaluation")
+        if isinstance(data.get("metrics"), dict):
+            data["metrics"] = {k: (float("nan") if v is None else v) for k, v in data["metrics"].items()}
+        try:
+            report = _ADAPTER.validate_python(data, strict=True)
+            _COST.validate_python(report.cost, strict=True)  # rendered as a CostModel
+            return report
+        except ValidationError as exc:
+            wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+            raise UsageError(f"{where} is malformed ({wrong}); re-run the evaluation") from None
 
     @classmethod
     def read(cls, path: Path) -> Report:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read the report {path}: {exc}; re-run the evaluation") from None
+        return cls.from_json(text, str(path))
 
     def samples(self, batch_size: int) -> list[float]:
         return self.latency_samples_ms.get(str(batch_size), [])
+
+
+_ADAPTER, _COST = TypeAdapter(Report), TypeAdapter(CostModel)
 
 
 def _finite(value: Any) -> Any:

@@ -123,6 +123,11 @@ def harness_section(config: Mapping[str, Any]) -> dict[str, Any]:
     return dict(section)
 
 
+def _given(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys given a value: ``key:`` with nothing after it (YAML null) means the default, as if absent."""
+    return {key: value for key, value in section.items() if value is not None}
+
+
 def _positive(name: str, value: int) -> int:
     if value < 1:
         raise ConfigError(f"config key 'Eval.harness.{name}' must be at least 1, got {value}")
@@ -148,11 +153,11 @@ def _threshold(metric: str, raw: Any) -> Threshold:
 
 def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
     """Typed settings from a loaded experiment config; ConfigError names the key and the fix."""
-    raw = harness_section(config)
+    raw = _given(harness_section(config))
     batch_sizes = raw.get("batch_sizes", [1])
     if not batch_sizes or not all(isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in batch_sizes):
         raise ConfigError(f"config key 'Eval.harness.batch_sizes' must be a list of positive ints, got {batch_sizes!r}")
-    gate_raw = dict(raw.get("latency_gate") or {})
+    gate_raw = _given(raw.get("latency_gate") or {})
     gate = LatencyGate(**gate_raw)
     if gate.test not in LATENCY_TESTS:
         raise ConfigError(
@@ -187,7 +192,7 @@ def load_settings(config: Mapping[str, Any]) -> HarnessSettings:
         output_dir=Path(raw["output_dir"]) if raw.get("output_dir") else default_dir,
         tracking_uri=raw.get("tracking_uri"),
         max_error_rate=max_error_rate,
-        cost=cost_model(raw.get("cost") or {}),
+        cost=cost_model(_given(raw.get("cost") or {})),
         thresholds=tuple(_threshold(str(m), v) for m, v in thresholds.items()),
         latency_gate=gate,
     )
