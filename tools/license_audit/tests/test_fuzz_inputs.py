@@ -111,6 +111,12 @@ def _text_edit(text: str, how: tuple[str, int]) -> str:
     return text
 
 
+def edited(text: str, edits: list[tuple[str, int]]) -> str:
+    for how in edits:
+        text = _text_edit(text, how)
+    return text
+
+
 TEXT_EDITS = st.lists(st.tuples(st.sampled_from(["none", "cut", "flip", "tag", "bomb"]), st.integers(0, 10**6)), max_size=2)  # fmt: skip
 
 
@@ -153,8 +159,7 @@ CARD = {"license": "other", "license_name": "llama3", "base_model": ["meta-llama
 @given(recipe=mutated(CARD), edits=TEXT_EDITS)
 def test_hostile_cards(tmp_path_factory, kb, normalizer, recipe, edits):
     text = _dump_yaml(apply(CARD, recipe))
-    for how in edits:
-        text = _text_edit(text, how)
+    text = edited(text, edits)
     folder = tmp_path_factory.mktemp("card") / "acme" / "model"
     folder.mkdir(parents=True)
     (folder / "README.md").write_text(f"---\n{text}\n---\n# a card\n", encoding="utf-8")
@@ -170,8 +175,7 @@ def test_hostile_manifests(tmp_path_factory, kb, normalizer, recipe, edits):
     doc = apply(MANIFEST, recipe)
     doc["root"] = str(DATA / "files") if doc.get("root") == "files" else doc.get("root")
     text = _dump_yaml(doc)
-    for how in edits:
-        text = _text_edit(text, how)
+    text = edited(text, edits)
     path = tmp_path_factory.mktemp("assets") / "x.asset.yaml"
     path.write_text(text, encoding="utf-8")
     audit_or_refuse(Sources(environment=False, manifests=(path,)), kb, normalizer)
@@ -184,8 +188,7 @@ POLICY = yaml.safe_load(data_path("policies", "commercial-saas.yaml").read_text(
 @given(recipe=mutated(POLICY), edits=TEXT_EDITS)
 def test_hostile_policies(tmp_path_factory, kb, normalizer, recipe, edits):
     text = _dump_yaml(apply(POLICY, recipe))
-    for how in edits:
-        text = _text_edit(text, how)
+    text = edited(text, edits)
     path = tmp_path_factory.mktemp("policy") / "policy.yaml"
     path.write_text(text, encoding="utf-8")
     audit_or_refuse(Sources(environment=False, cards=(DATA / "cards",)), kb, normalizer, policy=path)
@@ -213,8 +216,7 @@ PROJECT = {"project": {k: PYPROJECT["project"][k] for k in ("name", "version", "
 @given(recipe=mutated(PROJECT), edits=TEXT_EDITS)
 def test_hostile_pyprojects(tmp_path_factory, kb, normalizer, recipe, edits):
     text = _toml(apply(PROJECT, recipe))
-    for how in edits:
-        text = _text_edit(text, how)
+    text = edited(text, edits)
     path = tmp_path_factory.mktemp("project") / "pyproject.toml"
     path.write_text(text, encoding="utf-8")
     audit_or_refuse(Sources(environment=False, project=path), kb, normalizer)
@@ -256,8 +258,7 @@ def _onnx_with(metadata: dict[str, str], path: Path) -> None:
 def test_hostile_lineage(tmp_path_factory, kb, normalizer, lineage, where, edits):
     folder = tmp_path_factory.mktemp("weights")
     text = _dump_json(build_lineage(*lineage))
-    for how in edits:
-        text = _text_edit(text, how)
+    text = edited(text, edits)
     if where in ("model.json", "state.json"):
         fmt = "paddlectl-inference-model" if where == "model.json" else "paddlectl-train-state"
         (folder / where).write_text(f'{{"format": "{fmt}", "lineage": {text}}}', encoding="utf-8")
