@@ -30,7 +30,7 @@ from paddlectl.compat_matrix.resolver import Context, Undecided, Unsatisfiable
 
 FUZZ = settings(
     max_examples=int(os.environ.get("PADDLECTL_FUZZ_EXAMPLES", "100")),
-    deadline=10000,
+    deadline=30000,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 HOSTILE = st.one_of(

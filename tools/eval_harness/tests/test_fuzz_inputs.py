@@ -30,7 +30,7 @@ from paddlectl.framework.errors import PaddlectlError
 TYPED = (EvalHarnessError, PaddlectlError)
 FUZZ = settings(
     max_examples=int(os.environ.get("PADDLECTL_FUZZ_EXAMPLES", "100")),
-    deadline=10000,
+    deadline=30000,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 ODD = st.one_of(

@@ -36,7 +36,7 @@ from paddlectl.license_audit.resources import data_path
 DATA = Path(__file__).parent / "data"
 FUZZ = settings(
     max_examples=int(os.environ.get("PADDLECTL_FUZZ_EXAMPLES", "100")),
-    deadline=5000,
+    deadline=30000,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 LEAVES = st.one_of(
@@ -355,3 +355,12 @@ def test_a_pyproject_nested_too_deeply_is_refused(tmp_path, normalizer):
     path.write_text('[project]\nname = "x"\nversion = ' + "[" * 100000 + "\n")
     with pytest.raises(LicenseAuditError, match="nests too deeply"):
         build_inventory(Sources(environment=False, project=path), normalizer)
+
+
+def test_a_manifest_file_name_too_long_to_open_is_a_manifest_error(tmp_path, normalizer):
+    doc = {**MANIFEST, "root": str(tmp_path)}
+    doc["assets"] = [{**MANIFEST["assets"][0], "files": [{"path": "x" * 5000, "sha256": "0" * 64}]}]
+    path = tmp_path / "x.asset.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(LicenseAuditError, match="cannot read"):
+        build_inventory(Sources(environment=False, manifests=(path,)), normalizer)

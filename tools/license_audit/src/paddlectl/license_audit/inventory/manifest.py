@@ -137,7 +137,12 @@ def verify_files(manifest: Manifest) -> list[FileCheck]:
     for asset in manifest.assets:
         for entry in asset.get("files", []):
             path = manifest.file_path(entry["path"])
-            actual = sha256_of(path) if path.is_file() else None
+            try:
+                actual = sha256_of(path) if path.is_file() else None
+            except OSError as exc:  # a name too long, a folder we may not read: not merely missing
+                raise ManifestError(
+                    f"{manifest.path}: cannot read {asset['name']}'s file {path}: {exc.strerror}"
+                ) from None
             checks.append(FileCheck(asset["name"], path, entry["sha256"], actual))
     return checks
 
