@@ -49,7 +49,7 @@ class Report:
     @classmethod
     def from_json(cls, text: str, where: str = "the report") -> Report:
         """A report read back (gate, promote, compare): its JSON must be an object of this format version whose
-        fields have their declared types (pydantic, strict); UsageError names the first fields that do not."""
+        fields have their declared types (pydantic); UsageError names the first fields that do not."""
         try:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
@@ -68,8 +68,8 @@ class Report:
         if isinstance(data.get("metrics"), dict):
             data["metrics"] = {k: (float("nan") if v is None else v) for k, v in data["metrics"].items()}
         try:
-            report = _ADAPTER.validate_python(data, strict=True)
-            _COST.validate_python(report.cost, strict=True)  # rendered as a CostModel
+            report = _ADAPTER.validate_python(data)
+            _COST.validate_python(report.cost)  # rendered as a CostModel
             return report
         except ValidationError as exc:
             wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
