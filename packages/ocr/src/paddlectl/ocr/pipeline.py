@@ -12,12 +12,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from paddlectl.framework.errors import DataError
 from paddlectl.framework.inference import Config, create_predictor
+from paddlectl.framework.vision.image_io import as_mode
 
 from .ctc import ctc_greedy_decode, dictionary_classes
 from .db_postprocess import DBParams, boxes_from_probability
 from .geometry import homography, warp_perspective
-from .preprocess import det_input, letterbox, line_input
+from .preprocess import det_input, det_size, letterbox, letterbox_pad, line_input
+
+MAX_DET_PIXELS = 1 << 26
+"""The largest detector input (64 Mpixel, about 800 MB as float32 planes): the detector scales an
+image's short side up to ``limit_side_len``, so a 1 x 100,000 strip would become 736 x 73.6 M."""
 
 
 @dataclass
@@ -84,6 +90,21 @@ def crop(img: np.ndarray, box: np.ndarray) -> np.ndarray:
     return np.rot90(out) if out.shape[0] / out.shape[1] >= 1.5 else out
 
 
+def checked_image(img, limit_side_len: int) -> np.ndarray:
+    """An HxWx3 uint8 image from what a user passes (HxW, HxWx1/3/4, uint8 or finite floats in [0, 255]);
+    DataError for anything else, an empty image, or one so elongated its detector input is too large."""
+    img = np.ascontiguousarray(as_mode(img, "RGB"))  # "RGB" keeps the channel order: BGR stays BGR
+    if min(img.shape[:2]) < 1:
+        raise DataError(f"the image is empty (shape {list(img.shape)}); pass an image with pixels")
+    h, w = det_size(img.shape[0] + 2 * letterbox_pad(*img.shape[:2]), img.shape[1], limit_side_len)
+    if h * w > MAX_DET_PIXELS:
+        raise DataError(
+            f"the image ({img.shape[1]}x{img.shape[0]}) is too elongated: the detector would scale it to {w}x{h}; "
+            "crop it into parts"
+        )
+    return img
+
+
 class TextSystem:
     """``TextSystem(det, cls, rec)(image)`` -> [OCRResult] for an HWC uint8 image (channels in the
     order the models were trained on: BGR for PaddleOCR's)."""
@@ -96,7 +117,7 @@ class TextSystem:
         self.rec = _predictor(rec_model, threads)
         characters = self.rec.model_metadata().get("character")
         if not characters:
-            raise ValueError(f"{rec_model}: the recogniser carries no 'character' dictionary in its metadata")
+            raise DataError(f"{rec_model}: the recogniser carries no 'character' dictionary in its metadata")
         self.classes = dictionary_classes(characters.splitlines())
 
     def detect(self, img: np.ndarray) -> list[np.ndarray]:
@@ -135,7 +156,7 @@ class TextSystem:
         return out
 
     def __call__(self, img: np.ndarray) -> list[OCRResult]:
-        img = np.ascontiguousarray(img[..., :3])
+        img = checked_image(img, self.settings.limit_side_len)
         boxes, padded, top = self.detect(img)
         if not boxes:
             return []

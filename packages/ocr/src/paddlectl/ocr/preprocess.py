@@ -61,8 +61,13 @@ def line_input(img: np.ndarray, height: int, width: int) -> np.ndarray:
 def letterbox(img: np.ndarray, min_height: int = 30, max_ratio: float = 8.0) -> tuple[np.ndarray, int]:
     """Pad a very flat image (short, or wider than ``max_ratio`` x its height) with black rows above
     and below, as RapidOCR does before detection; returns the image and the top padding."""
-    h, w = img.shape[:2]
+    pad = letterbox_pad(*img.shape[:2], min_height, max_ratio)
+    return (np.pad(img, ((pad, pad), (0, 0), (0, 0))) if pad else img), pad
+
+
+def letterbox_pad(h: int, w: int, min_height: int = 30, max_ratio: float = 8.0) -> int:
+    """The rows ``letterbox`` adds above (and below) an h x w image: sizes can be checked before any
+    pixel is copied."""
     if h > min_height and w / h <= max_ratio:
-        return img, 0
-    pad = int(abs(max(int(w / max_ratio), min_height) * 2 - h) / 2)
-    return np.pad(img, ((pad, pad), (0, 0), (0, 0))), pad
+        return 0
+    return int(abs(max(int(w / max_ratio), min_height) * 2 - h) / 2)
