@@ -117,6 +117,11 @@ def edited(text: str, edits: list[tuple[str, int]]) -> str:
     return text
 
 
+def written(path: Path, text: str, edits: list[tuple[str, int]]) -> Path:
+    path.write_text(edited(text, edits), encoding="utf-8")
+    return path
+
+
 TEXT_EDITS = st.lists(st.tuples(st.sampled_from(["none", "cut", "flip", "tag", "bomb"]), st.integers(0, 10**6)), max_size=2)  # fmt: skip
 
 
@@ -175,9 +180,7 @@ def test_hostile_manifests(tmp_path_factory, kb, normalizer, recipe, edits):
     doc = apply(MANIFEST, recipe)
     doc["root"] = str(DATA / "files") if doc.get("root") == "files" else doc.get("root")
     text = _dump_yaml(doc)
-    text = edited(text, edits)
-    path = tmp_path_factory.mktemp("assets") / "x.asset.yaml"
-    path.write_text(text, encoding="utf-8")
+    path = written(tmp_path_factory.mktemp("assets") / "x.asset.yaml", text, edits)
     audit_or_refuse(Sources(environment=False, manifests=(path,)), kb, normalizer)
 
 
@@ -188,9 +191,7 @@ POLICY = yaml.safe_load(data_path("policies", "commercial-saas.yaml").read_text(
 @given(recipe=mutated(POLICY), edits=TEXT_EDITS)
 def test_hostile_policies(tmp_path_factory, kb, normalizer, recipe, edits):
     text = _dump_yaml(apply(POLICY, recipe))
-    text = edited(text, edits)
-    path = tmp_path_factory.mktemp("policy") / "policy.yaml"
-    path.write_text(text, encoding="utf-8")
+    path = written(tmp_path_factory.mktemp("policy") / "policy.yaml", text, edits)
     audit_or_refuse(Sources(environment=False, cards=(DATA / "cards",)), kb, normalizer, policy=path)
 
 
@@ -216,9 +217,7 @@ PROJECT = {"project": {k: PYPROJECT["project"][k] for k in ("name", "version", "
 @given(recipe=mutated(PROJECT), edits=TEXT_EDITS)
 def test_hostile_pyprojects(tmp_path_factory, kb, normalizer, recipe, edits):
     text = _toml(apply(PROJECT, recipe))
-    text = edited(text, edits)
-    path = tmp_path_factory.mktemp("project") / "pyproject.toml"
-    path.write_text(text, encoding="utf-8")
+    path = written(tmp_path_factory.mktemp("project") / "pyproject.toml", text, edits)
     audit_or_refuse(Sources(environment=False, project=path), kb, normalizer)
 
 
