@@ -24,7 +24,7 @@ from paddlectl.framework.vision.image_io import read_image
 from paddlectl.ocr.synthetic import text_line
 
 FUZZ = settings(
-    max_examples=int(os.environ.get("PADDLECTL_FUZZ_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("PADDLECTL_FUZZ_EXAMPLES", "30")),
     deadline=30000,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
