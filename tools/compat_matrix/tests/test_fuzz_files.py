@@ -162,3 +162,23 @@ def test_the_cli_names_a_hostile_file_in_one_line(tmp_path, option, text):
     assert result.exit_code == 2, (result.output, result.exception)
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+
+
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [
+        ("{versions: ['1.0'], source: fz1, kind: declared, requires: [{req: 'lib>=1', builds: 2.5}]}", "builds must be a list"),
+        ("{versions: ['1.0'], source: [fz1], kind: declared}", "unknown source"),
+        ("{versions: ['1.0'], source: fz1, kind: declared, requires: [{req: 'lib>=1', source: {a: 1}}]}", "unknown source"),
+    ],
+)  # fmt: skip
+def test_a_wrongly_typed_claim_field_is_a_matrix_error(tmp_path, release, expected):
+    """They raised TypeError: set() of a float, a list looked up in the sources."""
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "schema: 1\ndataset: fuzz\nsources: {fz1: {title: t, url: https://e.invalid, date: '2025-01-01'}}\n"
+        f"packages:\n  fresh:\n    releases:\n      - {release}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(CompatError, match=expected):
+        load_matrix([path])

@@ -338,7 +338,7 @@ def _load_release(path: Path, name: str, release: object, line: int, matrix: Mat
                 path, builds.key_lines[build], f"build {build!r} must map to facts (cudnn, tensorrt, index ...)"
             )
         _keys(facts or LDict(), _BUILD_KEYS, path, f"build {build!r}")
-    if "source" in release and release["source"] not in matrix.sources:
+    if "source" in release and not (isinstance(release["source"], str) and release["source"] in matrix.sources):
         raise MatrixError(
             path,
             _line(release, "source"),
@@ -417,7 +417,7 @@ def _load_claims(
             _keys(item, _CLAIM_KEYS, path, "a requirement")
         source_key = entry.get("source", release.get("source"))
         kind = entry.get("kind", release.get("kind"))
-        if source_key not in matrix.sources:
+        if not (isinstance(source_key, str) and source_key in matrix.sources):
             known = ", ".join(sorted(matrix.sources)) or "none defined"
             raise MatrixError(
                 path,
@@ -435,6 +435,8 @@ def _load_claims(
             raise MatrixError(path, line, str(exc)) from None
         only = entry.get("builds")
         if only is not None:
+            if not isinstance(only, list) or not all(isinstance(b, str) for b in only):
+                raise MatrixError(path, line, f"builds must be a list of build names, got {only!r}")
             unknown = set(only) - builds
             if unknown:
                 raise MatrixError(
