@@ -61,7 +61,7 @@ def open_model(model: str):
     """The SavedModel ``model`` names: an export directory, or an ``.onnx`` file whose metadata_props
     carry the processing (``paddlectl export --format onnx`` writes them there)."""
     from paddlectl.framework.errors import CheckpointError
-    from paddlectl.framework.jit.saved_model import read_model_dir
+    from paddlectl.framework.jit.saved_model import onnx_metadata_entries, read_model_dir
 
     path = Path(model)
     if not (path.is_file() and path.suffix.lower() == ".onnx"):
@@ -71,18 +71,15 @@ def open_model(model: str):
     except ImportError as exc:
         raise CheckpointError(f"{model}: {exc}") from None
     saved = import_onnx(model)
-    metadata = saved.meta.get("metadata") or {}
-    processing = {}
+    stored = onnx_metadata_entries(saved.meta.get("metadata") or {})
     for key in PROCESSING_KEYS:
-        try:
-            processing[key] = json.loads(metadata[key])
-        except (KeyError, TypeError, ValueError):
+        if key not in stored:
             raise CheckpointError(
                 f"{model} carries no valid {key!r} in its ONNX metadata_props, so predict cannot tell how to "
                 "prepare inputs; export it with `paddlectl export --format onnx`, or run it with "
                 "`paddlectl eval run --model FILE -c CONFIG`"
-            ) from None
-    return dataclasses.replace(saved, meta={**saved.meta, **processing})
+            )
+    return dataclasses.replace(saved, meta={**saved.meta, **stored})
 
 
 def expand_inputs(paths: list[str]) -> list[Path]:

@@ -8,7 +8,6 @@ experiment config and those stored configs, giving the harness's ``EvalTask`` vi
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from paddlectl.framework.hapi.task import Task, compute_metrics
-from paddlectl.framework.jit.saved_model import read_model_dir
+from paddlectl.framework.jit.saved_model import onnx_metadata_entries, read_model_dir
 
 from .errors import UsageError
 
@@ -30,10 +29,7 @@ def onnx_processing(path: Path) -> dict[str, Any]:
         props = onnx.load(str(path), load_external_data=False).metadata_props
     except (ImportError, OSError, ValueError):  # the predictor says why it cannot open the file
         return {}
-    try:
-        return {p.key: json.loads(p.value) for p in props if p.key in ("preprocess", "postprocess")}
-    except json.JSONDecodeError:
-        return {}
+    return onnx_metadata_entries({p.key: p.value for p in props})
 
 
 def stored_processing(task: Task, model_path: Path) -> tuple[dict, dict] | None:

@@ -373,11 +373,11 @@ def export_model_dir(model_dir, path) -> str:
     pre/post-processing configs and metadata as ``metadata_props`` (``paddlectl export --format onnx``)."""
     import json
 
-    from .saved_model import read_model_dir
+    from .saved_model import ONNX_METADATA_ENTRIES, read_model_dir
 
     saved = read_model_dir(model_dir)
     meta = saved.meta
-    metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess", "lineage") if meta.get(k) is not None}
+    metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta.get(k) is not None}
     metadata.update(meta.get("metadata") or {})
     return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
 

@@ -34,6 +34,25 @@ from .model_schema import schema_problem
 FORMAT = "paddlectl-inference-model"
 FORMAT_VERSION = 1
 READABLE_VERSIONS = (1,)
+ONNX_METADATA_ENTRIES = ("preprocess", "postprocess", "lineage")
+"""The model.json entries an exported ONNX file carries as JSON ``metadata_props``
+(``jit.onnx_export.export_model_dir`` writes them, ``onnx_metadata_entries`` reads them back)."""
+
+
+def onnx_metadata_entries(metadata: dict) -> dict:
+    """The ``ONNX_METADATA_ENTRIES`` found in an ONNX file's ``metadata_props`` (key -> text) as JSON
+    objects, decoded; an entry that is missing or not a JSON object is left out."""
+    found = {}
+    for key in ONNX_METADATA_ENTRIES:
+        try:
+            value = json.loads(metadata[key])
+        except (KeyError, TypeError, ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            found[key] = value
+    return found
+
+
 MODEL_JSON = "model.json"
 WEIGHTS = "model.safetensors"
 
