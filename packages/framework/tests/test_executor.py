@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import paddlectl.framework as paddle
-from paddlectl.framework.core.lowering import LOWERINGS
+from paddlectl.framework.core.op import REGISTRY
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec, to_static
 from paddlectl.framework.static import Executor, parse_program
@@ -65,7 +65,7 @@ def test_a_lowered_op_equals_its_forward(monkeypatch):
         calls.append(in_types)
         return lambda x: np.maximum(x, 0) + 0.0
 
-    monkeypatch.setitem(LOWERINGS, "relu", lower)
+    monkeypatch.setattr(REGISTRY["relu"], "lower", lower)
     text = '%x: f32[2,N] = input "x"\n%1: f32[2,N] = relu(%x)\nreturn %1\n'
     executor = Executor(parse_program(text, {}))
     x = np.array([[-1.0, 2.0], [3.0, -4.0]], "float32")
@@ -91,8 +91,8 @@ def test_later_runs_go_straight_and_keep_a_mismatched_op_on_its_checked_step(mon
     def lower_relu(attrs, in_types, out_types):
         return lambda x: calls["relu"].append(x.shape) or np.maximum(x, 0)
 
-    monkeypatch.setitem(LOWERINGS, "split", lower_split)
-    monkeypatch.setitem(LOWERINGS, "relu", lower_relu)
+    monkeypatch.setattr(REGISTRY["split"], "lower", lower_split)
+    monkeypatch.setattr(REGISTRY["relu"], "lower", lower_relu)
     text = (
         '%x: f32[N,4] = input "x"\n%0: f32[N,2], %1: f32[N,2] = split(%x) {axis=1, sections=[2,2]}\n'
         "%2: f32[N,2] = relu(%0)\n%3: f32[N,2] = add(%2, %1)\nreturn %3\n"
@@ -105,7 +105,7 @@ def test_later_runs_go_straight_and_keep_a_mismatched_op_on_its_checked_step(mon
         for _ in range(3):
             np.testing.assert_array_equal(executor.run([x])[0], expected)
         assert calls == {"split": 3, "relu": []}
-    monkeypatch.delitem(LOWERINGS, "split")  # now a generic op with two results, called directly
+    monkeypatch.setattr(REGISTRY["split"], "lower", None)  # now a generic op with two results, called directly
     executor = Executor(parse_program(text, {}), free_dead=True)
     for _ in range(3):
         np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x[:, :2], 0) + x[:, 2:])
@@ -133,7 +133,7 @@ def test_lowered_pooling_equals_eager(name, kwargs):
     static = to_static(lambda t: pool(t, **kwargs), input_spec=[InputSpec([None, 3, 7, 9], "float32", "x")])
     for _ in range(2):  # the first run specialises, the second runs the prepared callable
         np.testing.assert_array_equal(static(paddle.to_tensor(x)).numpy(), pool(paddle.to_tensor(x), **kwargs).numpy())
-    assert {"max_pool2d", "avg_pool2d"} <= set(LOWERINGS)
+    assert REGISTRY["max_pool2d"].lower and REGISTRY["avg_pool2d"].lower
 
 
 CONVS = [
@@ -154,4 +154,4 @@ def test_lowered_conv_equals_eager(kwargs):
     static = to_static(conv, input_spec=[InputSpec([None, *shape[1:]], "float32", "x")])
     for _ in range(2):
         np.testing.assert_allclose(static(x).numpy(), conv(x).numpy(), rtol=1e-6, atol=1e-6)
-    assert "conv2d" in LOWERINGS
+    assert REGISTRY["conv2d"].lower is not None

@@ -86,7 +86,7 @@ from .ops.creation import (
 from .ops.einsum import einsum  # noqa: F401
 from .ops.elementwise import BINARY as _BINARY
 from .ops.elementwise import UNARY as _UNARY
-from .ops.elementwise import cast, clip, pow, scale, where
+from .ops.elementwise import cast, clip, pow, scale
 from .ops.index import (  # noqa: F401 - Paddle's public names
     argsort,
     gather,
@@ -101,6 +101,7 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
     sort,
     take_along_axis,
     topk,
+    where,
 )
 from .ops.inplace import TOP_LEVEL as _INPLACE
 from .ops.linalg import bmm, dot, matmul, mm, t

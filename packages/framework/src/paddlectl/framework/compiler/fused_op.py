@@ -217,16 +217,6 @@ def _hashable(axis):
     return tuple(axis) if isinstance(axis, list | tuple) else axis
 
 
-@lowering("fused_elementwise")
-def _lower(attrs, in_types, out_types) -> Launch:
-    """The executor's per-shape form: the Launch itself, made before the first run of a feed shape."""
-    return launch(
-        attrs["body"], tuple(attrs["ops"]), tuple(t[1] for t in in_types), tuple(t[0] for t in in_types),
-        np.dtype(attrs["dtype"]), attrs.get("reduce"), _hashable(attrs.get("axis")), attrs.get("keepdim", False),
-        attrs.get("inplace"),
-    )  # fmt: skip
-
-
 def _infer(*specs, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):
     if not specs:
         raise ValueError("fused_elementwise takes at least one input")
@@ -243,3 +233,13 @@ def _infer(*specs, body, ops, dtype, reduce=None, axis=None, keepdim=False, inpl
 
 
 fused_elementwise_op = OpDef("fused_elementwise", _forward, None, _infer, OPAQUE)
+
+
+@lowering("fused_elementwise")
+def _lower(attrs, in_types, out_types) -> Launch:
+    """The executor's per-shape form: the Launch itself, made before the first run of a feed shape."""
+    return launch(
+        attrs["body"], tuple(attrs["ops"]), tuple(t[1] for t in in_types), tuple(t[0] for t in in_types),
+        np.dtype(attrs["dtype"]), attrs.get("reduce"), _hashable(attrs.get("axis")), attrs.get("keepdim", False),
+        attrs.get("inplace"),
+    )  # fmt: skip

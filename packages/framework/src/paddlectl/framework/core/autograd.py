@@ -88,13 +88,13 @@ def is_grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
-def _apply_hooks(hooks, grad: np.ndarray) -> np.ndarray:
+def _apply_hooks(hooks, grad):
     from .tensor import Tensor
 
     for hook in hooks:
-        result = hook(Tensor(grad))
+        result = hook(grad)
         if result is not None:
-            grad = result._data if isinstance(result, Tensor) else np.asarray(result, dtype=grad.dtype)
+            grad = result if isinstance(result, Tensor) else Tensor._wrap(np.asarray(result, dtype=grad.dtype))
     return grad
 
 
@@ -121,12 +121,24 @@ def _collect(roots: list) -> dict[Node, int]:
     return pending
 
 
-def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: list | None = None) -> list | None:
-    """Propagate ``root_grads`` from ``roots`` to the leaves.
+def run_backward(
+    roots: list, root_grads: list, retain_graph: bool, capture: list | None = None, create_graph: bool = False
+) -> list | None:
+    """Propagate ``root_grads`` (Tensors) from ``roots`` to the leaves.
 
     Without ``capture`` the leaves' ``.grad`` accumulate (``Tensor.backward``); with it, only the
     gradients of the tensors in ``capture`` are returned and no ``.grad`` changes (``paddle.grad``).
+    With ``create_graph`` the vjps' own ops are recorded, so the gradients can be differentiated.
     """
+    previous = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        return _propagate(roots, root_grads, retain_graph or create_graph, capture, create_graph)
+    finally:
+        STATE.grad_enabled = previous
+
+
+def _propagate(roots, root_grads, retain_graph, capture, create_graph):
     pending = _collect(roots)
     buffers: dict[Node, list] = {}
     wanted_nonleaf = {}
@@ -139,7 +151,7 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
                 wanted_leaf[id(t)] = i
     results = [None] * len(capture) if capture is not None else None
 
-    def send(tensor, grad: np.ndarray, edge: tuple | None = None) -> None:
+    def send(tensor, grad, edge: tuple | None = None) -> None:
         node, i = edge if edge is not None else (tensor._node, tensor._out_index)
         if node is None:
             if tensor.stop_gradient:
@@ -155,7 +167,6 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
             buf = buffers[node] = [None] * node.n_outputs
         buf[i] = grad if buf[i] is None else buf[i] + grad
 
-    ready = []
     for tensor, grad in zip(roots, root_grads, strict=True):
         send(tensor, grad)
     ready = [n for n, count in pending.items() if count == 0]
@@ -171,7 +182,7 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
                 slot = wanted_nonleaf.get((id(node), i))
                 if slot is not None and buf[i] is not None:
                     results[slot] = buf[i]
-        grads = _vjp(node, buf)
+        grads = _vjp(node, buf, create_graph)
         for inp, edge, grad in zip(node.inputs, node.edges, grads, strict=False):
             if inp is None:
                 continue
@@ -187,31 +198,41 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
     return results
 
 
-def _vjp(node: Node, buf: list) -> tuple:
-    if node.op.vjp is None:
-        raise RuntimeError(f"op '{node.op.name}' has no gradient; call .detach() on its inputs or outputs")
+def _vjp(node: Node, buf: list, create_graph: bool) -> tuple:
+    from .tensor import Tensor
+
+    op = node.op
+    if op.vjp is None:
+        raise RuntimeError(f"op '{op.name}' has no gradient; call .detach() on its inputs or outputs")
     if all(g is None for g in buf):
         return (None,) * len(node.inputs)
     if node.n_outputs > 1 and any(g is None for g in buf):
-        outs = node.ctx.outputs
-        buf = [np.zeros_like(o) if g is None else g for g, o in zip(buf, outs, strict=True)]
-    grads = node.op.vjp(node.ctx, *buf)
+        buf = [Tensor._wrap(np.zeros_like(o)) if g is None else g for g, o in zip(buf, node.ctx.outputs, strict=True)]
+    if op.tensor_vjp:
+        grads = op.vjp(node.ctx, *buf)
+        return grads if isinstance(grads, tuple) else (grads,)
+    if create_graph:
+        raise RuntimeError(
+            f"paddle.grad(create_graph=True): the gradient of op '{op.name}' is computed outside the tape, so it "
+            "cannot be differentiated again; differentiate once, or express the loss with other ops"
+        )
+    grads = op.vjp(node.ctx, *(None if g is None else g._data for g in buf))
     if not isinstance(grads, tuple):
         grads = (grads,)
-    return grads
+    return tuple(None if g is None else Tensor._wrap(np.asarray(g)) for g in grads)
 
 
-def _fit(grad: np.ndarray, tensor, edge: tuple) -> np.ndarray:
+def _fit(grad, tensor, edge: tuple):
     """Gradients arrive in the input's own shape and dtype, whatever a vjp computed in."""
     data = tensor._data
-    if grad.dtype == data.dtype and grad.shape == data.shape:
+    if grad._data.dtype == data.dtype and grad._data.shape == data.shape:
         return grad
     if edge[0] is not tensor._node or edge[1] != tensor._out_index:
         return grad  # rebound in place since (``x.reshape_``): its value now is not the one this op read
-    if grad.dtype != data.dtype:
+    if grad._data.dtype != data.dtype:
         grad = grad.astype(data.dtype)
-    if grad.shape != data.shape:
-        grad = np.broadcast_to(grad, data.shape)
+    if grad._data.shape != data.shape:
+        grad = grad.expand(list(data.shape))
     return grad
 
 
@@ -228,12 +249,6 @@ def grad(
     """Gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad`` (``paddle.grad``)."""
     from .tensor import Tensor
 
-    if create_graph:
-        raise RuntimeError(
-            "paddle.grad(create_graph=True) is not supported: gradients are computed by NumPy/Numba kernels "
-            "outside the tape, so higher-order derivatives are not recorded; use finite differences or "
-            "restructure the loss"
-        )
     single = isinstance(outputs, Tensor)
     outputs = [outputs] if single else list(outputs)
     single_in = isinstance(inputs, Tensor)
@@ -245,16 +260,19 @@ def grad(
         if out.stop_gradient:
             continue
         roots.append(out)
-        root_grads.append(np.ones_like(out._data) if g is None else np.asarray(g._data, dtype=out.dtype))
+        root_grads.append(Tensor._wrap(np.ones_like(out._data)) if g is None else g.astype(out.dtype))
     for t in inputs:
         if t.stop_gradient:
             raise RuntimeError(f"paddle.grad: input {t.name} has stop_gradient=True, so it has no gradient")
-    results = run_backward(roots, root_grads, bool(retain_graph), capture=inputs)
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    results = run_backward(roots, root_grads, retain, capture=inputs, create_graph=bool(create_graph))
     out = []
     for t, r in zip(inputs, results, strict=True):
         if r is None and not allow_unused:
             raise RuntimeError(
                 f"paddle.grad: input {t.name} is not used to compute the outputs; pass allow_unused=True to get None"
             )
-        out.append(None if r is None else Tensor._wrap(np.asarray(r, dtype=t.dtype)))
+        if r is not None and r.dtype != t.dtype:
+            r = r.astype(t.dtype)
+        out.append(r if r is None or create_graph else Tensor._wrap(r._data))
     return out

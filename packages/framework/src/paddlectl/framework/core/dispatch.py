@@ -37,9 +37,14 @@ def apply(op: OpDef, inputs: tuple, attrs: dict):
     if not any_need or op.vjp is None:
         return results
     node = Node(op, ctx, tuple(t if need else None for t, need in zip(inputs, needs, strict=True)), 1)
+    ctx.link(
+        node,
+        tuple(arrays),
+        out if isinstance(out, tuple) else (out,),
+        results if isinstance(results, tuple) else (results,),
+    )
     if isinstance(results, tuple):
         node.n_outputs = len(results)
-        ctx.outputs = out
         for i, r in enumerate(results):
             if r._data.dtype.kind in "fc":
                 r.stop_gradient = False

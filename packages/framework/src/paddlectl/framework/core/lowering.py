@@ -2,7 +2,7 @@
 
 When the executor specialises a program to one feed signature every value's shape is known, so
 an op whose ``forward`` spends its time working layouts out from shapes (a fused kernel's
-iteration space, reshape's 0 and -1 rules) can do that work once. ``LOWERINGS[name](attrs,
+iteration space, reshape's 0 and -1 rules) can do that work once. ``lower(attrs,
 in_types, out_types)`` (lists of ``(shape, dtype)``; None for an absent optional input, and for an
 output nothing reads, which ``run`` may return as None) returns ``run(*arrays)`` for those types, or None to keep
 ``forward``. The types follow from the feed shapes alone; the executor checks them on a feed signature's first run
@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-LOWERINGS: dict[str, Callable] = {}
-"""Op name -> ``lower(attrs, in_types, out_types)``, registered beside the op (``ops/``, the compiler's
-``fused_elementwise``); the executor (``static``) looks them up."""
+from .op import REGISTRY
 
 
 def lowering(name: str):
-    """Decorator registering ``lower`` for the op ``name``."""
+    """Decorator storing ``lower(attrs, in_types, out_types)`` in the record of the op ``name``,
+    written beside the op (``ops/``, the compiler's ``fused_elementwise``)."""
 
     def register(lower: Callable) -> Callable:
-        LOWERINGS[name] = lower
+        REGISTRY[name].lower = lower
         return lower
 
     return register

@@ -170,18 +170,24 @@ class Tensor:
                 from ..errors import ShapeError
 
                 raise ShapeError(f"backward: grad_tensor has shape {list(grad.shape)}, expected {self.shape}")
-        run_backward([self], [grad], retain_graph)
+        run_backward([self], [Tensor._wrap(grad)], retain_graph)
 
-    def _accumulate_grad(self, grad: np.ndarray) -> None:
+    def _accumulate_grad(self, grad: Tensor) -> None:
         if self._hooks:
             from .autograd import _apply_hooks
 
             grad = _apply_hooks(self._hooks, grad)
-        if self._grad is None:
+        if grad._node is not None:  # a differentiable gradient (create_graph): keep its place in the graph
+            grad = grad if self._grad is None else self._grad + grad
+            self._grad = Tensor._wrap(np.array(grad._data, dtype=self._data.dtype, copy=True))
+            self._grad.stop_gradient = False
+            self._grad._node, self._grad._out_index = grad._node, grad._out_index
+        elif self._grad is None or self._grad._node is not None:
             # A private copy: vjps may hand the same array to several inputs.
-            self._grad = Tensor._wrap(np.array(grad, dtype=self._data.dtype, copy=True))
+            base = grad._data if self._grad is None else (self._grad + grad)._data
+            self._grad = Tensor._wrap(np.array(base, dtype=self._data.dtype, copy=True))
         else:
-            np.add(self._grad._data, grad, out=self._grad._data)
+            np.add(self._grad._data, grad._data, out=self._grad._data)
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
         """Zero the gradient in place (Paddle's default) or drop it; the array is always our own copy."""

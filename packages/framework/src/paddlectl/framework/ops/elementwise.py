@@ -9,60 +9,68 @@ from ..core.shapes import compare, elementwise, same_as_first
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from ._util import constant, tensor_args, unbroadcast
+from .broadcast import sum_to
 
 # ----- binary arithmetic ---------------------------------------------------------------------
 
 
 def _binary(name: str, fn, grads):
-    """A broadcasting binary op; ``grads(g, a, b, out)`` returns the unreduced (ga, gb)."""
+    """A broadcasting binary op; ``grads(g, a, b, ctx)`` returns the unreduced (ga, gb), None where
+    ``ctx.needs_input_grad`` says no."""
 
     def forward(ctx, a, b):
         try:
-            out = fn(a, b)
+            return fn(a, b)
         except ValueError:
             raise ShapeError(
                 f"{name}: shapes {list(a.shape)} and {list(b.shape)} cannot be broadcast together"
             ) from None
-        ctx.save(a, b, out)
-        return out
 
     def vjp(ctx, g):
-        a, b, out = ctx.saved
-        ga, gb = grads(g, a, b, out, ctx.needs_input_grad)
+        a, b = ctx.input(0), ctx.input(1)
+        ga, gb = grads(g, a, b, ctx)
         return (
-            unbroadcast(ga, a.shape) if ga is not None else None,
-            unbroadcast(gb, b.shape) if gb is not None else None,
+            sum_to(ga, a.shape) if ga is not None else None,
+            sum_to(gb, b.shape) if gb is not None else None,
         )
 
-    return OpDef(name, forward, vjp, elementwise(name), BROADCAST)
+    return OpDef(name, forward, vjp, elementwise(name), BROADCAST, tensor_vjp=True)
 
 
-add = _binary("add", np.add, lambda g, a, b, o, n: (g, g))
-subtract = _binary("subtract", np.subtract, lambda g, a, b, o, n: (g, -g if n[1] else None))
-multiply = _binary("multiply", np.multiply, lambda g, a, b, o, n: (g * b if n[0] else None, g * a if n[1] else None))
+def _needed(ctx, ga, gb):
+    """The pair of gradient thunks, each called only where its input needs a gradient."""
+    n = ctx.needs_input_grad
+    return (ga() if n[0] else None, gb() if n[1] else None)
+
+
+add = _binary("add", np.add, lambda g, a, b, ctx: (g, g))
+subtract = _binary("subtract", np.subtract, lambda g, a, b, ctx: _needed(ctx, lambda: g, lambda: -g))
+multiply = _binary("multiply", np.multiply, lambda g, a, b, ctx: _needed(ctx, lambda: g * b, lambda: g * a))
 divide = _binary(
     "divide",
     np.divide,
-    lambda g, a, b, o, n: (g / b if n[0] else None, -g * o / b if n[1] else None),
+    lambda g, a, b, ctx: _needed(ctx, lambda: g / b, lambda: -g * ctx.output(0) / b),
 )
 
 
-def _pow_grads(g, a, b, out, needs):
-    ga = g * b * np.power(a, b - 1) if needs[0] else None
-    gb = g * out * np.log(np.where(a > 0, a, 1)) if needs[1] else None
-    return ga, gb
+def _pow_grads(g, a, b, ctx):
+    return _needed(
+        ctx,
+        lambda: g * b * a ** (b - 1),
+        lambda: g * ctx.output(0) * log(where_op(a > 0, a, constant(1, a.dtype))),
+    )
 
 
 elementwise_pow = _binary("elementwise_pow", np.power, _pow_grads)
 maximum = _binary(
     "maximum",
     np.maximum,
-    lambda g, a, b, o, n: (g * (a >= b) if n[0] else None, g * (a < b) if n[1] else None),
+    lambda g, a, b, ctx: _needed(ctx, lambda: g * (a >= b), lambda: g * (a < b)),
 )
 minimum = _binary(
     "minimum",
     np.minimum,
-    lambda g, a, b, o, n: (g * (a <= b) if n[0] else None, g * (a > b) if n[1] else None),
+    lambda g, a, b, ctx: _needed(ctx, lambda: g * (a <= b), lambda: g * (a > b)),
 )
 
 
@@ -88,43 +96,39 @@ bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or)
 
 
 def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE) -> OpDef:
-    """An elementwise op; ``derivative(x, out)`` is the local derivative, None for a piecewise-constant op."""
-
-    def forward(ctx, x):
-        out = fn(x)
-        ctx.save(x, out)
-        return out
+    """An elementwise op; ``derivative(x, out)`` (Tensors; ``out()`` gives the output) is the local
+    derivative, None for a piecewise-constant op."""
 
     def vjp(ctx, g):
-        x, out = ctx.saved
+        x = ctx.input(0)
         if derivative is None:
-            return np.zeros_like(x)
-        return g * derivative(x, out)
+            return constant(np.zeros(x._data.shape, dtype=g.dtype))
+        return g * derivative(x, lambda: ctx.output(0))
 
-    return OpDef(name, forward, vjp, same_as_first, kind)
+    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, tensor_vjp=True)
 
 
-neg = unary("neg", np.negative, lambda x, o: np.array(-1, dtype=x.dtype))
-exp = unary("exp", np.exp, lambda x, o: o)
-expm1 = unary("expm1", np.expm1, lambda x, o: o + 1)
+neg = unary("neg", np.negative, lambda x, o: constant(-1, x.dtype))
+exp = unary("exp", np.exp, lambda x, o: o())
+expm1 = unary("expm1", np.expm1, lambda x, o: o() + 1)
 log = unary("log", np.log, lambda x, o: 1 / x)
-log2 = unary("log2", np.log2, lambda x, o: 1 / (x * np.log(2).astype(x.dtype)))
-log10 = unary("log10", np.log10, lambda x, o: 1 / (x * np.log(10).astype(x.dtype)))
+log2 = unary("log2", np.log2, lambda x, o: 1 / (x * float(np.log(2))))
+log10 = unary("log10", np.log10, lambda x, o: 1 / (x * float(np.log(10))))
 log1p = unary("log1p", np.log1p, lambda x, o: 1 / (1 + x))
-sqrt = unary("sqrt", np.sqrt, lambda x, o: 0.5 / o)
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda x, o: -0.5 * o / x)
+sqrt = unary("sqrt", np.sqrt, lambda x, o: 0.5 / o())
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda x, o: -0.5 * o() / x)
 square = unary("square", np.square, lambda x, o: 2 * x)
-reciprocal = unary("reciprocal", np.reciprocal, lambda x, o: -o * o)
-abs = unary("abs", np.abs, lambda x, o: np.sign(x))  # noqa: A001 - Paddle's name
-sin = unary("sin", np.sin, lambda x, o: np.cos(x))
-cos = unary("cos", np.cos, lambda x, o: -np.sin(x))
-tan = unary("tan", np.tan, lambda x, o: 1 + o * o)
-asin = unary("asin", np.arcsin, lambda x, o: 1 / np.sqrt(1 - x * x))
-acos = unary("acos", np.arccos, lambda x, o: -1 / np.sqrt(1 - x * x))
+reciprocal = unary("reciprocal", np.reciprocal, lambda x, o: -o() * o())
+abs = unary("abs", np.abs, lambda x, o: sign(x))  # noqa: A001 - Paddle's name
+sin = unary("sin", np.sin, lambda x, o: cos(x))
+cos = unary("cos", np.cos, lambda x, o: -sin(x))
+tan = unary("tan", np.tan, lambda x, o: 1 + o() * o())
+asin = unary("asin", np.arcsin, lambda x, o: rsqrt(1 - x * x))
+acos = unary("acos", np.arccos, lambda x, o: -rsqrt(1 - x * x))
 atan = unary("atan", np.arctan, lambda x, o: 1 / (1 + x * x))
-sinh = unary("sinh", np.sinh, lambda x, o: np.cosh(x))
-cosh = unary("cosh", np.cosh, lambda x, o: np.sinh(x))
-tanh = unary("tanh", np.tanh, lambda x, o: 1 - o * o)
+sinh = unary("sinh", np.sinh, lambda x, o: cosh(x))
+cosh = unary("cosh", np.cosh, lambda x, o: sinh(x))
+tanh = unary("tanh", np.tanh, lambda x, o: 1 - o() * o())
 floor = unary("floor", np.floor)
 ceil = unary("ceil", np.ceil)
 round = unary("round", np.round)  # noqa: A001
@@ -138,7 +142,7 @@ def _erf(x):
     return kernel(x) if x.dtype.kind == "f" and x.dtype.itemsize >= 4 else kernel(x.astype("float32")).astype(x.dtype)
 
 
-erf = unary("erf", _erf, lambda x, o: (2 / np.sqrt(np.pi)) * np.exp(-x * x))
+erf = unary("erf", _erf, lambda x, o: float(2 / np.sqrt(np.pi)) * exp(-x * x))
 
 isnan = OpDef("isnan", lambda ctx, x: np.isnan(x), None, compare("isnan"), ELEMENTWISE)
 isinf = OpDef("isinf", lambda ctx, x: np.isinf(x), None, compare("isinf"), ELEMENTWISE)
@@ -245,11 +249,8 @@ def cast(x, dtype):
     return cast_op(x, dtype=convert_dtype(dtype).name)
 
 
-def where(condition, x=None, y=None, name=None):
-    if x is None and y is None:
-        from .index import nonzero
-
-        return nonzero(condition, as_tuple=True)
+def where(condition, x, y, name=None):
+    """``x`` where ``condition`` holds, else ``y`` (the one-argument form is ``index.where``)."""
     if not isinstance(condition, Tensor):
         condition = constant(condition, bool)
     return where_op(condition, *tensor_args(x, y))

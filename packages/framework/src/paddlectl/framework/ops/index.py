@@ -16,6 +16,8 @@ from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.index import put_add_along, scatter_add_axis
 from ._util import constant, tensor_args, to_tensor_like, unbroadcast
+from . import elementwise as ew
+from .elementwise import cast, where_op
 from .inplace import rebind
 from .shape import expand, reshape
 
@@ -211,7 +213,6 @@ def _mask_tensor(op: str, mask) -> Tensor:
 
 def masked_fill(x, mask, value, name=None):
     """``x`` with ``value`` where ``mask`` is True (broadcasting); gradients flow to x and a tensor value."""
-    from .elementwise import where_op
 
     mask = mask if isinstance(mask, Tensor) else constant(mask)
     if mask.dtype != np.bool_:
@@ -710,7 +711,6 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
         )
     value = value if isinstance(value, Tensor) else constant(value, self.dtype)
     if value.dtype != self.dtype:
-        from .elementwise import cast
 
         value = cast(value, self.dtype)
 
@@ -727,3 +727,10 @@ TENSOR_METHODS = [
     "masked_fill", "masked_select", "nonzero", "take_along_axis", "put_along_axis", "topk", "sort", "argsort",
 ]  # fmt: skip
 FUNCTIONAL = ["one_hot"]
+
+
+def where(condition, x=None, y=None, name=None):
+    """Paddle's ``where``: elementwise selection, or with only ``condition`` the indices where it holds."""
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    return ew.where(condition, x, y)

@@ -13,7 +13,7 @@ from ..errors import ShapeError
 from . import elementwise as ew
 from . import reduce
 from ._util import constant, tensor_args, unbroadcast
-from .elementwise import _binary
+from .elementwise import _binary, _needed
 from .index import _as_index, _check_bounds, gather
 from .linalg import matmul
 from .shape import expand, flatten, reshape, transpose
@@ -21,19 +21,19 @@ from .shape import expand, flatten, reshape, transpose
 # ----- elementwise ops ------------------------------------------------------------------------
 
 
-def _atan2_grads(g, a, b, out, needs):
+def _atan2_grads(g, a, b, ctx):
     denom = a * a + b * b
-    denom = np.where(denom == 0, 1, denom)
-    return (g * b / denom if needs[0] else None, -g * a / denom if needs[1] else None)
+    denom = ew.where_op(denom == 0, constant(1, denom.dtype), denom)
+    return _needed(ctx, lambda: g * b / denom, lambda: -g * a / denom)
 
 
 atan2_op = _binary("atan2", np.arctan2, _atan2_grads)
 
 
 def _fext_grads(pick_a):
-    def grads(g, a, b, out, needs):
-        mask = pick_a(a, b) | np.isnan(b)
-        return (g * mask if needs[0] else None, g * ~mask if needs[1] else None)
+    def grads(g, a, b, ctx):
+        mask = pick_a(a, b) | ew.isnan(b)
+        return _needed(ctx, lambda: g * mask, lambda: g * ~mask)
 
     return grads
 

@@ -16,6 +16,7 @@ from ..core.op import OPAQUE, OpDef
 from ..core.shapes import same_as_first
 from ..core.tensor import Tensor
 from . import elementwise as ew
+from . import index
 from ._util import tensor_args
 
 
@@ -70,8 +71,9 @@ def _install() -> None:
     Tensor.__hash__ = object.__hash__
     for name, fn in {**ew.BINARY, **ew.UNARY}.items():
         setattr(Tensor, name, fn)
-    for name in ("pow", "scale", "cast", "clip", "where"):
+    for name in ("pow", "scale", "cast", "clip"):
         setattr(Tensor, name, getattr(ew, name))
+    Tensor.where = index.where
     Tensor.astype = astype
     Tensor.clone = clone
     Tensor.detach = detach

@@ -25,7 +25,6 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core import symbolic
-from ..core.lowering import LOWERINGS
 from ..core.op import REGISTRY, Context
 from ..errors import DTypeError, ShapeError
 from .ir import CONTROL_OPS, SOURCE_OPS, Block, Operation, Program, Value, last_uses
@@ -295,7 +294,8 @@ class Executor:
 
         steps, lowered, mismatched = list(self._steps), {}, set()
         for k, (op, dead) in enumerate(zip(self._ops, self._dead, strict=True)):
-            lower = LOWERINGS.get(op.name)
+            record = REGISTRY.get(op.name)  # control flow (cond, while) has no record
+            lower = record.lower if record is not None else None
             if lower is None:
                 continue
             ins = [None if v is None else concrete(v) for v in op.inputs]
