@@ -14,9 +14,7 @@ whose own gradient is not needed.
 from __future__ import annotations
 
 import weakref
-
-from collections.abc import Callable
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -15,7 +15,10 @@ def _sum_to_infer(x: Spec, shape) -> Spec:
 
 
 def _sum_to_samples(rng):
-    return [Sample((rng.standard_normal((2, 3, 4)),), {"shape": (3, 1)}), Sample((rng.standard_normal((3, 4)),), {"shape": (4,)})]
+    return [
+        Sample((rng.standard_normal((2, 3, 4)),), {"shape": (3, 1)}),
+        Sample((rng.standard_normal((3, 4)),), {"shape": (4,)}),
+    ]
 
 
 sum_to_op = OpDef(

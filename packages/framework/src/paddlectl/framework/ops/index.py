@@ -15,8 +15,8 @@ from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.index import put_add_along, scatter_add_axis
-from ._util import constant, tensor_args, to_tensor_like, unbroadcast
 from . import elementwise as ew
+from ._util import constant, tensor_args, to_tensor_like, unbroadcast
 from .elementwise import cast, where_op
 from .inplace import rebind
 from .shape import expand, reshape
@@ -711,7 +711,6 @@ def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setit
         )
     value = value if isinstance(value, Tensor) else constant(value, self.dtype)
     if value.dtype != self.dtype:
-
         value = cast(value, self.dtype)
 
     def write(before):
