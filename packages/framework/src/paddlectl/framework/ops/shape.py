@@ -9,11 +9,12 @@ import numpy as np
 
 from ..core import symbolic
 from ..core.lowering import lowering
-from ..core.op import BROADCAST, OPAQUE, OpDef, Spec
+from ..core.op import BROADCAST, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
-from ._util import unbroadcast
+from ._util import constant
+from .broadcast import sum_to
 
 
 def _resolve_shape(op: str, in_shape: tuple, shape) -> tuple:
@@ -36,7 +37,6 @@ def _resolve_shape(op: str, in_shape: tuple, shape) -> tuple:
 
 
 def _reshape_forward(ctx, x, shape):
-    ctx.save(x.shape)
     return x.reshape(_resolve_shape("reshape", x.shape, shape))
 
 
@@ -59,7 +59,28 @@ def _reshape_infer(x: Spec, shape) -> Spec:
     return Spec(tuple(symbolic.simplify(d) for d in dims), x.dtype)
 
 
-reshape_op = OpDef("reshape", _reshape_forward, lambda ctx, g: g.reshape(ctx.saved[0]), _reshape_infer, OPAQUE)
+def _reshaped_back(g: Tensor, shape) -> Tensor:
+    """``g`` reshaped to an input's ``shape``: the vjp of every reshape-like op. An empty shape's
+    zero dims would read as "copy" in reshape's rules, and its gradient is empty anyway: a constant."""
+    if 0 in shape:
+        return constant(np.zeros(shape, dtype=g.dtype))
+    return reshape(g, shape)
+
+
+def _x(*shape):
+    """One sample of a one-input op: a float64 array of ``shape`` (the sweep's gradient checks need float64)."""
+    return lambda rng, **attrs: Sample((rng.standard_normal(shape),), attrs)
+
+
+reshape_op = OpDef(
+    "reshape",
+    _reshape_forward,
+    lambda ctx, g: _reshaped_back(g, ctx.input(0).shape),
+    _reshape_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 3, 4)(rng, shape=(0, -1)), _x(6)(rng, shape=(2, 3))],
+)
 
 
 @lowering("reshape")
@@ -86,14 +107,22 @@ def _transpose_forward(ctx, x, perm):
 
 
 def _transpose_vjp(ctx, g):
-    return np.transpose(g, np.argsort(ctx.attrs["perm"]))
+    return transpose_op(g, perm=tuple(int(p) for p in np.argsort(ctx.attrs["perm"])))
 
 
 def _transpose_infer(x: Spec, perm) -> Spec:
     return Spec(tuple(x.shape[p] for p in perm), x.dtype)
 
 
-transpose_op = OpDef("transpose", _transpose_forward, _transpose_vjp, _transpose_infer, OPAQUE)
+transpose_op = OpDef(
+    "transpose",
+    _transpose_forward,
+    _transpose_vjp,
+    _transpose_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 3, 4)(rng, perm=(2, 0, 1)), _x(3, 4)(rng, perm=(1, 0))],
+)
 
 
 def transpose(x, perm, name=None):
@@ -118,7 +147,6 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 
 def _squeeze_forward(ctx, x, axes):
-    ctx.save(x.shape)
     return np.squeeze(x, axis=axes)
 
 
@@ -126,7 +154,15 @@ def _squeeze_infer(x: Spec, axes) -> Spec:
     return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-squeeze_op = OpDef("squeeze", _squeeze_forward, lambda ctx, g: g.reshape(ctx.saved[0]), _squeeze_infer, OPAQUE)
+squeeze_op = OpDef(
+    "squeeze",
+    _squeeze_forward,
+    lambda ctx, g: unsqueeze_op(g, axes=ctx.attrs["axes"]),
+    _squeeze_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 1, 3, 1)(rng, axes=(1, 3)), _x(1, 4)(rng, axes=())],
+)
 
 
 def squeeze(x, axis=None, name=None):
@@ -154,7 +190,13 @@ def _unsqueeze_infer(x: Spec, axes) -> Spec:
 
 
 unsqueeze_op = OpDef(
-    "unsqueeze", _unsqueeze_forward, lambda ctx, g: np.squeeze(g, axis=ctx.attrs["axes"]), _unsqueeze_infer, OPAQUE
+    "unsqueeze",
+    _unsqueeze_forward,
+    lambda ctx, g: squeeze_op(g, axes=ctx.attrs["axes"]),
+    _unsqueeze_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 3)(rng, axes=(0, 2)), _x(3)(rng, axes=(1,))],
 )
 
 
@@ -168,13 +210,20 @@ def unsqueeze(x, axis, name=None):
 
 
 def _concat_forward(ctx, *xs, axis):
-    ctx.save([x.shape[axis] for x in xs])
     return np.concatenate(xs, axis=axis)
 
 
 def _concat_vjp(ctx, g):
-    sizes = ctx.saved[0]
-    return tuple(np.split(g, np.cumsum(sizes)[:-1], axis=ctx.attrs["axis"]))
+    axis = ctx.attrs["axis"]
+    sections = tuple(ctx.input(i).shape[axis] for i in range(len(ctx.needs_input_grad)))
+    return split_op(g, axis=axis, sections=sections)
+
+
+def _concat_samples(rng):
+    return [
+        Sample((rng.standard_normal((2, 3)), rng.standard_normal((4, 3))), {"axis": 0}),
+        Sample((rng.standard_normal((2, 1)), rng.standard_normal((2, 2)), rng.standard_normal((2, 3))), {"axis": 1}),
+    ]
 
 
 def _concat_infer(*xs: Spec, axis) -> Spec:
@@ -184,7 +233,9 @@ def _concat_infer(*xs: Spec, axis) -> Spec:
     return Spec(tuple(shape), np.result_type(*[x.dtype for x in xs]))
 
 
-concat_op = OpDef("concat", _concat_forward, _concat_vjp, _concat_infer, OPAQUE)
+concat_op = OpDef(
+    "concat", _concat_forward, _concat_vjp, _concat_infer, OPAQUE, tensor_vjp=True, samples=_concat_samples
+)
 
 
 def concat(x, axis=0, name=None):
@@ -238,14 +289,22 @@ def _split_forward(ctx, x, axis, sections):
 
 
 def _split_vjp(ctx, *grads):
-    return np.concatenate(grads, axis=ctx.attrs["axis"])
+    return concat_op(*grads, axis=ctx.attrs["axis"])
 
 
 def _split_infer(x: Spec, axis, sections) -> tuple:
     return tuple(Spec(x.shape[:axis] + (s,) + x.shape[axis + 1 :], x.dtype) for s in sections)
 
 
-split_op = OpDef("split", _split_forward, _split_vjp, _split_infer, OPAQUE)
+split_op = OpDef(
+    "split",
+    _split_forward,
+    _split_vjp,
+    _split_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(5, 3)(rng, axis=0, sections=(2, 3)), _x(2, 6)(rng, axis=1, sections=(2, 2, 2))],
+)
 
 
 def _sections(op: str, x: Tensor, num_or_sections, axis: int) -> tuple:
@@ -288,18 +347,18 @@ def unbind(input, axis=0):  # noqa: A002 - Paddle's name
 
 
 def _tile_forward(ctx, x, reps):
-    ctx.save(x.shape)
     return np.tile(x, reps)
 
 
 def _tile_vjp(ctx, g):
+    """Each output dim ``r*d`` split into ``(r, d)``, the copies summed away (``sum_to`` to ``(1, d)``)."""
+    shape = ctx.input(0).shape
     reps = ctx.attrs["reps"]
-    if 0 in reps:
-        return np.zeros(ctx.saved[0], dtype=g.dtype)
-    pairs = []
-    for r, d in zip(reps, g.shape, strict=True):
-        pairs += [r, d // r]
-    return g.reshape(pairs).sum(axis=tuple(range(0, len(pairs), 2)))
+    if 0 in reps or 0 in shape:
+        return _reshaped_back(g, shape)
+    pairs = [n for r, d in zip(reps, shape, strict=True) for n in (r, d)]
+    ones = [n for d in shape for n in (1, d)]
+    return _reshaped_back(sum_to(reshape(g, pairs), ones), shape)
 
 
 def _tile_infer(x: Spec, reps) -> Spec:
@@ -307,7 +366,15 @@ def _tile_infer(x: Spec, reps) -> Spec:
     return Spec(tuple(_scale_dim(d, r) for d, r in zip(shape, reps, strict=True)), x.dtype)
 
 
-tile_op = OpDef("tile", _tile_forward, _tile_vjp, _tile_infer, OPAQUE)
+tile_op = OpDef(
+    "tile",
+    _tile_forward,
+    _tile_vjp,
+    _tile_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 3)(rng, reps=(2, 3)), _x(1, 3)(rng, reps=(3, 1))],
+)
 
 
 def tile(x, repeat_times, name=None):
@@ -328,7 +395,6 @@ def _expanded(x_shape: tuple, shape) -> tuple:
 
 
 def _expand_forward(ctx, x, shape):
-    ctx.save(x.shape)
     return np.array(np.broadcast_to(x, _expanded(x.shape, shape)))
 
 
@@ -336,7 +402,15 @@ def _expand_infer(x: Spec, shape) -> Spec:
     return Spec(_expanded(tuple(x.shape), shape), x.dtype)
 
 
-expand_op = OpDef("expand", _expand_forward, lambda ctx, g: unbroadcast(g, ctx.saved[0]), _expand_infer, BROADCAST)
+expand_op = OpDef(
+    "expand",
+    _expand_forward,
+    lambda ctx, g: sum_to(g, ctx.input(0).shape),
+    _expand_infer,
+    BROADCAST,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(3, 1)(rng, shape=(2, -1, 4)), _x(4)(rng, shape=(3, -1))],
+)
 
 
 def expand(x, shape, name=None):
@@ -372,9 +446,11 @@ def expand_as(x, y, name=None):
 flip_op = OpDef(
     "flip",
     lambda ctx, x, axis: np.flip(x, axis).copy(),
-    lambda ctx, g: np.flip(g, ctx.attrs["axis"]),
+    lambda ctx, g: flip_op(g, axis=ctx.attrs["axis"]),
     lambda x, axis: x,
     OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(3, 4)(rng, axis=(1,)), _x(2, 3, 4)(rng, axis=(0, 2))],
 )
 
 
@@ -390,10 +466,18 @@ def _roll_forward(ctx, x, shifts, axis):
 
 
 def _roll_vjp(ctx, g):
-    return _roll_forward(ctx, g, tuple(-s for s in ctx.attrs["shifts"]), ctx.attrs["axis"])
+    return roll_op(g, shifts=tuple(-s for s in ctx.attrs["shifts"]), axis=ctx.attrs["axis"])
 
 
-roll_op = OpDef("roll", _roll_forward, _roll_vjp, lambda x, shifts, axis: x, OPAQUE)
+roll_op = OpDef(
+    "roll",
+    _roll_forward,
+    _roll_vjp,
+    lambda x, shifts, axis: x,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(3, 4)(rng, shifts=(1, -2), axis=(0, 1)), _x(3, 4)(rng, shifts=(5,), axis=None)],
+)
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -412,7 +496,14 @@ def _triangle(name: str, fn):
     def infer(x: Spec, diagonal) -> Spec:
         return x
 
-    op = OpDef(name, lambda ctx, x, diagonal: fn(x, diagonal), lambda ctx, g: fn(g, ctx.attrs["diagonal"]), infer)
+    op = OpDef(
+        name,
+        lambda ctx, x, diagonal: fn(x, diagonal),
+        lambda ctx, g: op(g, diagonal=ctx.attrs["diagonal"]),
+        infer,
+        tensor_vjp=True,
+        samples=lambda rng: [_x(4, 3)(rng, diagonal=0), _x(2, 3, 5)(rng, diagonal=-1), _x(3, 3)(rng, diagonal=1)],
+    )
 
     def public(x, diagonal=0, name=None, *, out=None):
         if x.ndim < 2:
@@ -433,14 +524,30 @@ triu = _triangle("triu", np.triu)
 
 
 def _strided_forward(ctx, x, index):
-    ctx.save(x.shape)
     return x[tuple(builtins.slice(*s) for s in index)]
 
 
-def _strided_vjp(ctx, g):
-    out = np.zeros(ctx.saved[0], dtype=g.dtype)
-    out[tuple(builtins.slice(*s) for s in ctx.attrs["index"])] = g
+def _strided_grad_forward(ctx, g, shape, index):
+    out = np.zeros(shape, dtype=g.dtype)
+    out[tuple(builtins.slice(*s) for s in index)] = g
     return out
+
+
+strided_slice_grad_op = OpDef(
+    "strided_slice_grad",
+    _strided_grad_forward,
+    lambda ctx, g: strided_slice_op(g, index=ctx.attrs["index"]),
+    lambda g, shape, index: Spec(tuple(shape), g.dtype),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_x(2, 2)(rng, shape=(5, 3), index=((1, None, 2), (None, None, -2)))],
+)
+"""The transpose of ``strided_slice``: ``g`` written into zeros of ``shape`` at ``index``."""
+
+
+def _strided_vjp(ctx, g):
+    shape = tuple(ctx.input(0).shape)
+    return strided_slice_grad_op(g, shape=shape, index=ctx.attrs["index"])
 
 
 def _strided_infer(x: Spec, index) -> Spec:
@@ -453,7 +560,18 @@ def _strided_infer(x: Spec, index) -> Spec:
     return Spec(tuple(shape) + tuple(x.shape[len(index) :]), x.dtype)
 
 
-strided_slice_op = OpDef("strided_slice", _strided_forward, _strided_vjp, _strided_infer, OPAQUE)
+strided_slice_op = OpDef(
+    "strided_slice",
+    _strided_forward,
+    _strided_vjp,
+    _strided_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [
+        _x(5, 3)(rng, index=((1, None, 2), (None, None, -2))),
+        _x(4, 3, 2)(rng, index=((None, None, None), (0, 2, 1))),
+    ],
+)
 """``index`` is one ``(start, stop, step)`` per leading axis, Python slice semantics."""
 
 
@@ -502,7 +620,6 @@ def _pad_source(mode: str, n: int, before: int, after: int) -> np.ndarray:
 
 
 def _pad_forward(ctx, x, pads, mode, value):
-    ctx.save(x.shape)
     if mode == "constant":
         crop = tuple(builtins.slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pads, strict=True))
         grow = [(max(b, 0), max(a, 0)) for b, a in pads]
@@ -513,9 +630,7 @@ def _pad_forward(ctx, x, pads, mode, value):
     return x
 
 
-def _pad_vjp(ctx, g):
-    (shape,) = ctx.saved
-    pads, mode = ctx.attrs["pads"], ctx.attrs["mode"]
+def _pad_grad_forward(ctx, g, shape, pads, mode):
     for axis in reversed(range(len(shape))):
         b, a = pads[axis]
         if not (b or a):
@@ -529,11 +644,39 @@ def _pad_vjp(ctx, g):
     return g
 
 
+pad_grad_op = OpDef(
+    "pad_grad",
+    _pad_grad_forward,
+    lambda ctx, g: pad_op(g, pads=ctx.attrs["pads"], mode=ctx.attrs["mode"], value=0.0),
+    lambda g, shape, pads, mode: Spec(tuple(shape), g.dtype),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [
+        _x(5, 6)(rng, shape=(3, 4), pads=((1, 1), (2, 0)), mode=mode) for mode in ("constant", "reflect", "circular")
+    ],
+)
+"""The transpose of ``pad``: each padded entry's gradient added back onto the entry it copied."""
+
+
 def _pad_infer(x: Spec, pads, mode, value) -> Spec:
     return Spec(tuple(symbolic.add(d, b, a) for d, (b, a) in zip(x.shape, pads, strict=True)), x.dtype)
 
 
-pad_op = OpDef("pad", _pad_forward, _pad_vjp, _pad_infer, OPAQUE)
+def _pad_samples(rng):
+    pads = ((1, 1), (2, 0))
+    samples = [_x(3, 4)(rng, pads=pads, mode=mode, value=0.5) for mode in _PAD_MODES]
+    return samples + [_x(3, 4)(rng, pads=((-1, 2), (0, -2)), mode="constant", value=0.0)]
+
+
+pad_op = OpDef(
+    "pad",
+    _pad_forward,
+    lambda ctx, g: pad_grad_op(g, shape=tuple(ctx.input(0).shape), pads=ctx.attrs["pads"], mode=ctx.attrs["mode"]),
+    _pad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_pad_samples,
+)
 
 
 def _pad_pairs(x: Tensor, pad: list, data_format, pad_from_left_axis: bool) -> list:
