@@ -14,8 +14,8 @@ import re
 import numpy as np
 
 from ..errors import PaddlectlError
-from .ir import Block, Operation, Program, Value, dtype_from_short
-from .printer import DTYPE_WORDS
+from .dtype_words import DTYPE_WORDS, dtype_from_short
+from .ir import Block, Operation, Program, Value
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

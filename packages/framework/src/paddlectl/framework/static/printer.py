@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .ir import _DTYPE_NAMES, Block, Operation, Program, Value, dtype_short
+from .dtype_words import dtype_short
+
+if TYPE_CHECKING:  # the IR imports this module for Program.__str__
+    from .ir import Block, Operation, Program, Value
 
 
 def format_attr(value) -> str:
@@ -109,6 +113,3 @@ def print_program(program: Program) -> str:
         lines += _op_lines(op, "")
     lines.append(f"return {', '.join(_operand(v) for v in program.block.yields)}".rstrip())
     return "\n".join(lines) + "\n"
-
-
-DTYPE_WORDS = frozenset(_DTYPE_NAMES.values())
