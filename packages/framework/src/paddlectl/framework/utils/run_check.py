@@ -16,6 +16,12 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from .. import nn, optimizer
+from ..nn import functional as F
+from ..ops.creation import to_tensor
+
 _PROBE_MODULE = textwrap.dedent(
     """
     import json
@@ -103,19 +109,15 @@ def check_numba(cache_dir: str | os.PathLike | None = None) -> list[CheckResult]
 
 def check_training(steps: int = 20) -> CheckResult:
     """Train a small regression for a few steps, as Paddle's run_check does: the loss must fall."""
-    import numpy as np
-
-    import paddlectl.framework as paddle
-
     try:
         rng = np.random.default_rng(0)
-        x = paddle.to_tensor(rng.standard_normal((32, 8)).astype("float32"))
-        y = paddle.to_tensor((rng.standard_normal((32, 8)) @ rng.standard_normal((8, 1))).astype("float32"))
-        model = paddle.nn.Sequential(paddle.nn.Linear(8, 16), paddle.nn.ReLU(), paddle.nn.Linear(16, 1))
-        opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+        x = to_tensor(rng.standard_normal((32, 8)).astype("float32"))
+        y = to_tensor((rng.standard_normal((32, 8)) @ rng.standard_normal((8, 1))).astype("float32"))
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        opt = optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
         losses = []
         for _ in range(steps):
-            loss = paddle.nn.functional.mse_loss(model(x), y)
+            loss = F.mse_loss(model(x), y)
             loss.backward()
             opt.step()
             opt.clear_grad()
