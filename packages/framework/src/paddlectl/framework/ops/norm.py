@@ -1,5 +1,10 @@
-"""Normalisation: batch, layer, group and instance norm, each one op over fused Numba kernels
-(forward and backward), following Paddle's conventions (momentum 0.9, biased running variance)."""
+"""Normalisation: batch, layer, group and instance norm, each one op over fused Numba kernels,
+following Paddle's conventions (momentum 0.9, biased running variance).
+
+Each vjp runs its fused backward kernel as an op of its own (``<name>_grad``, ops/norm_grad.py) on
+the mean and rstd forward saved, except while ``paddle.grad(create_graph=True)`` records the
+backward: then it is composed of ops from the inputs (statistics recomputed), so it can be
+differentiated again to any order."""
 
 from __future__ import annotations
 
@@ -7,32 +12,24 @@ import math
 
 import numpy as np
 
+from ..core.autograd import is_grad_enabled
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef
+from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
 from ..errors import ShapeError
 from ..kernels import norm as K
+from . import norm_grad as G
+from ._util import constant
 from .activation import require_float
 
 CHANNELS_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
 CHANNELS_LAST = ("NLC", "NHWC", "NDHWC")
 
 
-def _compute_dtype(x: np.ndarray) -> np.dtype:
-    return x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float32)
-
-
 def _affine(weight, bias, n: int, dtype) -> tuple[np.ndarray, np.ndarray]:
     w = np.ones(n, dtype) if weight is None else np.ascontiguousarray(weight, dtype=dtype).reshape(-1)
     b = np.zeros(n, dtype) if bias is None else np.ascontiguousarray(bias, dtype=dtype).reshape(-1)
     return w, b
-
-
-def _param_grads(ctx, dw, db, weight, bias, index: int):
-    """Gradients for the optional (weight, bias) inputs at positions ``index``, ``index + 1``."""
-    gw = dw.astype(weight.dtype).reshape(weight.shape) if weight is not None and ctx.needs_input_grad[index] else None
-    gb = db.astype(bias.dtype).reshape(bias.shape) if bias is not None and ctx.needs_input_grad[index + 1] else None
-    return gw, gb
 
 
 def _check_params(op: str, n: int, **params) -> None:
@@ -45,14 +42,6 @@ def _check_params(op: str, n: int, **params) -> None:
 
 
 # ----- batch norm ------------------------------------------------------------------------------
-
-
-def _bn_view(x: np.ndarray, channels_last: bool) -> np.ndarray:
-    """[outer, C, inner]: per-channel statistics reduce over outer and inner."""
-    dtype = _compute_dtype(x)
-    if channels_last:
-        return np.ascontiguousarray(x, dtype=dtype).reshape(-1, x.shape[-1], 1)
-    return np.ascontiguousarray(x, dtype=dtype).reshape(x.shape[0], x.shape[1], math.prod(x.shape[2:]))
 
 
 def _running(stat: np.ndarray) -> np.ndarray:
@@ -68,19 +57,18 @@ def _bn_forward(
         raise ShapeError(f"batch_norm: expected an input of rank 2 to 5 ([N, C, ...]), got shape {list(x.shape)}")
     c = x.shape[-1] if channels_last else x.shape[1]
     _check_params("batch_norm", c, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
-    view = _bn_view(x, channels_last)
+    view = G.bn_view(x, channels_last)
     w, b = _affine(weight, bias, c, view.dtype)
     count = view.shape[0] * view.shape[2]
     if use_batch_stats and count == 0:
         raise ShapeError(f"batch_norm: training needs at least one value per channel, got shape {list(x.shape)}")
     if use_batch_stats and count == 1 and training:
         # Paddle's kernel passes a single value per channel through unchanged (no statistics update).
-        ctx.save(None, None, None, None, weight, bias, False)
+        ctx.save(None, None, False)
         return x.copy()
     if use_batch_stats and count == 1:
         # ... and outside training, its backward then uses the running statistics.
-        mean, rstd = _running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon)
-        ctx.save(view, mean, rstd, w, weight, bias, False)
+        ctx.save(_running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon), False)
         return x.copy()
     if use_batch_stats:
         mean, var = K.batch_stats(view)
@@ -95,23 +83,46 @@ def _bn_forward(
         # Paddle's quirk: outside training its backward treats the (just updated) running
         # statistics as constants, even when the forward used batch statistics.
         mean, rstd = _running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon)
-    ctx.save(view, mean, rstd, w, weight, bias, use_batch_stats and training)
+    ctx.save(mean, rstd, use_batch_stats and training)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _bn_vjp(ctx, g):
-    view, mean, rstd, w, weight, bias, through_stats = ctx.saved
-    if view is None:  # the single-value pass-through
-        c = weight.size if weight is not None else bias.size if bias is not None else 0
-        zeros = np.zeros(c, dtype=np.float64)
-        return (g, None, None, *_param_grads(ctx, zeros, zeros, weight, bias, 3))
-    gview = _bn_view(g, ctx.attrs.get("channels_last", False))
-    dx, dw, db = K.batch_norm_bwd(view, gview, mean, rstd, w, through_stats)
-    gx = dx.reshape(g.shape).astype(g.dtype, copy=False) if ctx.needs_input_grad[0] else None
-    return (gx, None, None, *_param_grads(ctx, dw, db, weight, bias, 3))
+    """The fused kernel (``batch_norm_grad``), or with ``create_graph`` the same math in ops."""
+    mean, rstd, through_stats = ctx.saved
+    x, weight, bias = ctx.input(0), ctx.input(3), ctx.input(4)
+    needs = ctx.needs_input_grad
+    if mean is None:  # the single-value pass-through
+        return (g, None, None, *G.zero_param_grads(needs, weight, bias, 3))
+    channels_last = ctx.attrs.get("channels_last", False)
+    if is_grad_enabled():
+        dx, dw, db = G.batch_norm_grad_composed(
+            x, g, weight, mean, rstd, channels_last, through_stats, ctx.attrs.get("epsilon", 1e-5)
+        )
+    else:
+        dx, dw, db = G.batch_norm_grad_op(
+            x, g, weight, constant(mean), constant(rstd), channels_last=channels_last, through_stats=through_stats
+        )
+    return (dx if needs[0] else None, None, None, *G.param_grads(needs, dw, db, weight, bias, 3))
 
 
-batch_norm_op = OpDef("batch_norm", _bn_forward, _bn_vjp, same_as_first, OPAQUE)
+def _bn_samples(rng):
+    x4 = rng.standard_normal((2, 3, 2, 2))
+    stats = (rng.standard_normal(3), rng.uniform(0.5, 2.0, 3), rng.uniform(0.5, 2.0, 3), rng.standard_normal(3))
+    return [
+        Sample((x4, *stats), {"use_batch_stats": True, "training": True}),
+        Sample((x4, *stats), {"use_batch_stats": False, "training": False}),
+        Sample(
+            (rng.standard_normal((4, 2, 3)), *(s[:3] for s in stats)), {"use_batch_stats": True, "channels_last": True}
+        ),
+        Sample((rng.standard_normal((5, 3)), stats[0], stats[1], None, None), {"use_batch_stats": True}),
+    ]
+
+
+batch_norm_op = OpDef(
+    "batch_norm", _bn_forward, _bn_vjp, same_as_first, OPAQUE,
+    tensor_vjp=True, samples=_bn_samples,
+)  # fmt: skip
 
 
 def batch_norm(
@@ -142,23 +153,39 @@ def _ln_forward(ctx, x, weight, bias, begin_axis=-1, epsilon=1e-5):
     require_float("layer_norm", x)
     n = math.prod(x.shape[begin_axis:])
     _check_params("layer_norm", n, weight=weight, bias=bias)
-    rows = np.ascontiguousarray(x, dtype=_compute_dtype(x)).reshape(-1, n)
-    affine = weight is not None or bias is not None
+    rows = np.ascontiguousarray(x, dtype=G.compute_dtype(x)).reshape(-1, n)
     w, b = _affine(weight, bias, n, rows.dtype)
-    out, mean, rstd = K.layer_norm_fwd(rows, w, b, epsilon, affine)
-    ctx.save(rows, mean, rstd, w, affine, weight, bias)
+    out, mean, rstd = K.layer_norm_fwd(rows, w, b, epsilon, weight is not None or bias is not None)
+    ctx.save(mean, rstd)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _ln_vjp(ctx, g):
-    rows, mean, rstd, w, affine, weight, bias = ctx.saved
-    grows = np.ascontiguousarray(g, dtype=rows.dtype).reshape(rows.shape)
-    dx, dw, db = K.layer_norm_bwd(rows, grows, mean, rstd, w, affine)
-    gx = dx.reshape(g.shape).astype(g.dtype, copy=False) if ctx.needs_input_grad[0] else None
-    return (gx, *_param_grads(ctx, dw, db, weight, bias, 1))
+    """The fused kernel (``layer_norm_grad``, its mean/rstd saved by forward), or with
+    ``create_graph`` the same math in ops, differentiable again to any order."""
+    x, weight, bias = ctx.input(0), ctx.input(1), ctx.input(2)
+    begin_axis = ctx.attrs.get("begin_axis", -1) % max(x.ndim, 1)
+    if is_grad_enabled():
+        dx, dw, db = G.layer_norm_grad_composed(x, g, weight, begin_axis, ctx.attrs.get("epsilon", 1e-5))
+    else:
+        mean, rstd = (constant(a) for a in ctx.saved)
+        dx, dw, db = G.layer_norm_grad_op(
+            x, g, weight, mean, rstd, begin_axis=begin_axis, affine=weight is not None or bias is not None
+        )
+    needs = ctx.needs_input_grad
+    return (dx if needs[0] else None, *G.param_grads(needs, dw, db, weight, bias, 1))
 
 
-layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE)
+def _ln_samples(rng):
+    x = rng.standard_normal((3, 2, 4))
+    return [
+        Sample((x, rng.uniform(0.5, 2.0, 4), rng.standard_normal(4)), {"begin_axis": 2}),
+        Sample((x, rng.uniform(0.5, 2.0, (2, 4)), None), {"begin_axis": 1, "epsilon": 1e-3}),
+        Sample((x, None, None), {"begin_axis": 2}),
+    ]
+
+
+layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_ln_samples)
 
 
 @lowering("layer_norm")
@@ -203,35 +230,41 @@ def _gn_forward(ctx, x, weight, bias, num_groups=1, epsilon=1e-5, channels_last=
     if num_groups <= 0 or c % num_groups:
         raise ShapeError(f"group_norm: {c} channels cannot be split into {num_groups} groups; use a divisor of {c}")
     _check_params("group_norm", c, weight=weight, bias=bias)
-    dtype = _compute_dtype(x)
+    dtype = G.compute_dtype(x)
     rows = np.ascontiguousarray(first, dtype=dtype).reshape(n * num_groups, -1)
     empty = np.empty(0, dtype)
     xhat, mean, rstd = K.layer_norm_fwd(rows, empty, empty, epsilon, False)
     w, b = _affine(weight, bias, c, dtype)
-    xhat = xhat.reshape(n, c, -1)
-    out = (xhat * w[:, None] + b[:, None]).reshape(first.shape)
-    ctx.save(rows, xhat, mean, rstd, w, weight, bias, first.shape)
+    out = (xhat.reshape(n, c, -1) * w[:, None] + b[:, None]).reshape(first.shape)
+    ctx.save(mean, rstd)
     out = np.moveaxis(out, 1, -1) if channels_last else out
     return out.astype(x.dtype, copy=False)
 
 
 def _gn_vjp(ctx, g):
-    rows, xhat, mean, rstd, w, weight, bias, first_shape = ctx.saved
-    channels_last = ctx.attrs.get("channels_last", False)
-    gfirst = np.moveaxis(g, -1, 1) if channels_last else g
-    g3 = np.asarray(gfirst, dtype=rows.dtype).reshape(xhat.shape)
-    dw = np.einsum("ncs,ncs->c", g3, xhat)
-    db = g3.sum(axis=(0, 2))
-    gx = None
-    if ctx.needs_input_grad[0]:
-        ghat = np.ascontiguousarray(g3 * w[:, None]).reshape(rows.shape)
-        dx, _, _ = K.layer_norm_bwd(rows, ghat, mean, rstd, np.empty(0, rows.dtype), False)
-        dx = dx.reshape(first_shape)
-        gx = (np.moveaxis(dx, 1, -1) if channels_last else dx).astype(g.dtype, copy=False)
-    return (gx, *_param_grads(ctx, dw, db, weight, bias, 1))
+    """The fused kernel (``group_norm_grad``), or with ``create_graph`` the same math in ops."""
+    x, weight, bias = ctx.input(0), ctx.input(1), ctx.input(2)
+    a = ctx.attrs
+    groups, channels_last = a.get("num_groups", 1), a.get("channels_last", False)
+    if is_grad_enabled():
+        dx, dw, db = G.group_norm_grad_composed(x, g, weight, groups, channels_last, a.get("epsilon", 1e-5))
+    else:
+        mean, rstd = (constant(s) for s in ctx.saved)
+        dx, dw, db = G.group_norm_grad_op(x, g, weight, mean, rstd, num_groups=groups, channels_last=channels_last)
+    needs = ctx.needs_input_grad
+    return (dx if needs[0] else None, *G.param_grads(needs, dw, db, weight, bias, 1))
 
 
-group_norm_op = OpDef("group_norm", _gn_forward, _gn_vjp, same_as_first, OPAQUE)
+def _gn_samples(rng):
+    return [
+        Sample((rng.standard_normal((2, 4, 3)), rng.uniform(0.5, 2.0, 4), rng.standard_normal(4)), {"num_groups": 2}),
+        Sample(
+            (rng.standard_normal((2, 3, 2, 4)), None, rng.standard_normal(4)), {"num_groups": 4, "channels_last": True}
+        ),
+    ]
+
+
+group_norm_op = OpDef("group_norm", _gn_forward, _gn_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_gn_samples)
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):
