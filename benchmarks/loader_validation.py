@@ -1,5 +1,5 @@
 """What validation costs the ONNX importer: ``import_onnx`` of the PP-OCRv4 detection model (the file
-shipped in the rapidocr-onnxruntime wheel) with the validation step (``inference.onnx.validate``:
+shipped in the rapidocr-onnxruntime wheel) with the validation step (``onnx.validate``:
 IR/opset range, ``onnx.checker.check_model(full_check=True)``, tensor checks) and without it (the
 opset lookup only), interleaved so that a slow spell of the machine hits both alike. Also times
 the validation step alone. Goal: validation adds under 5% to the import.
@@ -17,7 +17,7 @@ import time
 import onnx
 import rapidocr_onnxruntime
 
-from paddlectl.framework.inference.onnx import importer, validate
+from paddlectl.framework.onnx import importer, validate
 
 GOAL = 0.05
 MODEL = os.path.join(os.path.dirname(rapidocr_onnxruntime.__file__), "models", "ch_PP-OCRv4_det_infer.onnx")

@@ -513,7 +513,7 @@ def _run_model(path: str) -> None:
 def load_case(kind: str, path: str) -> None:
     """What a user does with such a file: load it (and for models, build a predictor and run it)."""
     if kind == "onnx":
-        from paddlectl.framework.inference.onnx import import_onnx
+        from paddlectl.framework.onnx.importer import import_onnx
 
         import_onnx(path)
         _run_model(path)
@@ -544,7 +544,7 @@ def load_case(kind: str, path: str) -> None:
 
 
 def _serve(conn) -> None:
-    import paddlectl.framework.inference.onnx  # noqa: F401 - imported before "ready": not a case's time
+    import paddlectl.framework.onnx.importer  # noqa: F401 - imported before "ready": not a case's time
     from paddlectl.framework.errors import PaddlectlError
 
     conn.send(("ready", ""))

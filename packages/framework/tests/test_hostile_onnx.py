@@ -11,7 +11,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from paddlectl.framework.errors import ConversionError, OnnxImportError  # noqa: E402
-from paddlectl.framework.inference.onnx import import_onnx  # noqa: E402
+from paddlectl.framework.onnx.importer import import_onnx  # noqa: E402
 
 
 def _save(tmp_path, nodes, inits=(), opset=13, ir=8, elem=TensorProto.FLOAT, in_shape=("N", 4), out_shape=("N", 4)):

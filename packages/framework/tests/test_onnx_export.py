@@ -3,6 +3,9 @@ onnxruntime with our outputs (symbolic dims kept as dim_params); ops without an 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -11,9 +14,11 @@ ort = pytest.importorskip("onnxruntime")
 
 import paddlectl.framework as paddle  # noqa: E402
 from paddlectl.framework import jit, nn  # noqa: E402
+from paddlectl.framework.core.op import REGISTRY  # noqa: E402
 from paddlectl.framework.errors import ConversionError  # noqa: E402
 from paddlectl.framework.jit import InputSpec, to_static  # noqa: E402
-from paddlectl.framework.jit.onnx_export import export_model_dir, export_onnx  # noqa: E402
+from paddlectl.framework.onnx.emitters import emits  # noqa: E402
+from paddlectl.framework.onnx.export import export_model_dir, export_onnx  # noqa: E402
 from paddlectl.framework.vision.models import LeNet, mobilenet_v3_small, resnet18, resnet34  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -77,7 +82,7 @@ def test_imported_onnx_exports_back(tmp_path):
     """Import -> export round trip on a single-op graph the importer handles."""
     from onnx import TensorProto, helper
 
-    from paddlectl.framework.inference.onnx import import_onnx
+    from paddlectl.framework.onnx.importer import import_onnx
 
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
              helper.make_node("Resize", ["c", "", "s"], ["y"], mode="nearest",
@@ -129,3 +134,35 @@ def test_ops_without_onnx_form_are_named(tmp_path):
     with pytest.raises(ConversionError, match=r"\['argsort', 'cumsum'\] have no ONNX form"):
         export_onnx(program, tmp_path / "bad")
     assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_the_exporter_reads_each_ops_emitter_from_its_record(tmp_path, monkeypatch):
+    """An op gains an ONNX form by one emitter stored in its record (there was a table, EMITTERS, keyed
+    by op name in the exporter); the records are filled when the framework loads, without onnx."""
+    monkeypatch.setattr(REGISTRY["sin"], "onnx_export", None)  # restored after the test
+
+    def f(x):
+        return paddle.sin(x) * 2.0
+
+    program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    with pytest.raises(ConversionError, match=r"\['sin'\] have no ONNX form"):
+        export_onnx(program, tmp_path / "sin")
+
+    @emits("sin")
+    def _sin(e, op, ins, out):
+        e.node("Sin", ins, out)
+
+    assert REGISTRY["sin"].onnx_export is _sin
+    out = export_onnx(program, tmp_path / "sin")
+    x = RNG.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(_ort(out, x), 2.0 * np.sin(x), rtol=1e-6)
+
+
+def test_the_framework_fills_the_export_rules_without_importing_onnx():
+    code = (
+        "import sys; import paddlectl.framework; from paddlectl.framework.core.op import REGISTRY; "
+        "print(sorted(n for n in ('conv2d', 'matmul', 'relu', 'mean') if REGISTRY[n].onnx_export), 'onnx' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['conv2d',", "'matmul',", "'mean',", "'relu']", "False"]

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 from paddlectl.framework.errors import ConversionError, ShapeError  # noqa: E402
 from paddlectl.framework.inference import Config, create_predictor  # noqa: E402
-from paddlectl.framework.inference.onnx import import_onnx  # noqa: E402
+from paddlectl.framework.onnx.importer import import_onnx  # noqa: E402
 
 MODELS = os.path.join(os.path.dirname(rapidocr.__file__), "models")
 DET = os.path.join(MODELS, "ch_PP-OCRv4_det_infer.onnx")

@@ -67,7 +67,7 @@ def open_model(model: str):
     if not (path.is_file() and path.suffix.lower() == ".onnx"):
         return read_model_dir(model)
     try:
-        from paddlectl.framework.inference.onnx import import_onnx
+        from paddlectl.framework.onnx.importer import import_onnx
     except ImportError as exc:
         raise CheckpointError(f"{model}: {exc}") from None
     saved = import_onnx(model)

@@ -15,6 +15,7 @@ from . import (
     linalg,  # noqa: F401 - paddle.linalg
     metric,
     nn,
+    onnx,  # noqa: F401 - fills each op record's ONNX export rule
     optimizer,
     static,
     utils,

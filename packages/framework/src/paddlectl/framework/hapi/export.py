@@ -90,7 +90,7 @@ FORMATS = ("native", "onnx")
 
 def _onnx_exporter():
     try:
-        from ..jit.onnx_export import export_model_dir
+        from ..onnx.export import export_model_dir
     except ImportError:
         raise DataError("--format onnx needs the onnx package; pip install 'paddlectl-framework[onnx]'") from None
     return export_model_dir

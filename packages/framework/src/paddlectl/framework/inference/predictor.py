@@ -22,7 +22,7 @@ from .threads import call_limited, default_threads
 def _load(path) -> SavedModel:
     """A saved model directory, or an ``.onnx`` file imported on the fly."""
     if os.path.isfile(path) and path.lower().endswith(".onnx"):
-        from .onnx import import_onnx
+        from ..onnx.importer import import_onnx
 
         return import_onnx(path)
     return read_model_dir(path)

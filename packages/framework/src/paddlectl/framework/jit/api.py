@@ -127,7 +127,7 @@ def save(
         "verification": report,
     }
     if format == "onnx":
-        from .onnx_export import export_onnx
+        from ..onnx.export import export_onnx
 
         metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess", "lineage") if meta[k] is not None}
         export_onnx(program, path, [s.name for s in sigs], names, metadata)

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import onnx
 
-from ...errors import ConversionError, OnnxImportError
+from ..errors import ConversionError, OnnxImportError
 from .builder import Builder, is_symbolic, reshape_target
+from .dependency import onnx
 from .validate import tensor_array
 
 INT_BIG = 2**31 - 1

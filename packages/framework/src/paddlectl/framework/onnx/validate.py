@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import onnx
-import onnx.numpy_helper
-from onnx import TensorProto
 
-from ...errors import OnnxImportError
+from ..errors import OnnxImportError
+from .dependency import onnx
+
+TensorProto = onnx.TensorProto
 
 IR_VERSIONS = (3, onnx.IR_VERSION)
 """IR 3 introduced ``opset_import``; newer than the installed onnx package cannot be checked."""

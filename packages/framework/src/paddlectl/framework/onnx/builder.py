@@ -18,12 +18,12 @@ import re
 
 import numpy as np
 
-from ...core import symbolic
-from ...core.op import REGISTRY, Context
-from ...errors import ConversionError
-from ...static.ir import Operation, Program, Value
-from ...static.trace import CONSTANT_INLINE_LIMIT, _normalize_attr
-from ...static.verifier import infer_outputs
+from ..core import symbolic
+from ..core.op import REGISTRY, Context
+from ..errors import ConversionError
+from ..static.ir import Operation, Program, Value
+from ..static.trace import CONSTANT_INLINE_LIMIT, _normalize_attr
+from ..static.verifier import infer_outputs
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 

@@ -14,13 +14,13 @@ import os
 import re
 
 import numpy as np
-import onnx
 
-from ...errors import ConversionError, OnnxImportError, PaddlectlError
-from ...jit.saved_model import SavedModel, write_model_dir
-from ...static.verifier import check_sizes, verify
+from ..errors import ConversionError, OnnxImportError, PaddlectlError
+from ..jit.saved_model import SavedModel, write_model_dir
+from ..static.verifier import check_sizes, verify
 from .builder import Builder, clean_name
 from .converters import RULES, attrs_of, check_graph
+from .dependency import onnx
 from .validate import tensor_array, validate_model
 
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -1,54 +1,34 @@
-"""Program -> ONNX (opset 17): ``program_to_onnx`` and ``export_onnx`` (what ``jit.save(format="onnx")``
-and ``paddlectl export --format onnx`` call).
+"""Each op's ONNX export rule, stored in its record (``REGISTRY[name].onnx_export``) by ``emits``.
 
-Every op of the program is mapped by one entry of ``EMITTERS`` onto standard ONNX nodes; weights
-become initializers, symbolic dims become ``dim_param`` strings (``'N'``, ``'32*H'``), and the
-model metadata (``metadata_props``) carries the program's free-form metadata. Ops with no ONNX
-form here (control flow, training-only ops...) are all named in one ConversionError before
-anything is written. The result is checked with ``onnx.checker`` and written atomically.
+An emitter ``emit(e, op, ins, outs, **attrs)`` writes the ONNX nodes of one program op: ``e`` is the
+exporter's ``Emitter`` (``node``, ``const``, ``tensor``, ``dtype_code``), ``op`` the IR operation (its
+values carry shapes and dtypes), ``ins``/``outs`` the ONNX tensor names. An op it cannot express
+raises ConversionError naming why. This module needs no ``onnx`` package, so the records are complete
+as soon as the framework is imported (the op conformance sweep reads them); ``export.py`` does the
+writing.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
 
+from .. import ops  # noqa: F401 - declares the ops whose records this module fills
+from ..core.op import REGISTRY
 from ..errors import ConversionError
-from ..static.ir import Program
-from ..utils.fileio import atomic_write
-
-OPSET = 17
 
 
-class _Emitter:
-    """Collects nodes and initializers; ``name(value)`` is a value's ONNX tensor name."""
+def emits(*names: str):
+    """Decorator storing an emitter in the records of the ops ``names``, as core/lowering.py's
+    ``lowering`` stores lowerings: the exporter finds it there, so no table keyed by op name exists."""
 
-    def __init__(self, program: Program) -> None:
-        self.program = program
-        self.nodes: list = []
-        self.initializers: list = []
-        self._count = 0
+    def register(emit: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].onnx_export = emit
+        return emit
 
-    @staticmethod
-    def name(value) -> str:
-        return "" if value is None else value.name
-
-    def fresh(self, hint: str) -> str:
-        self._count += 1
-        return f"{hint}__{self._count}"
-
-    def const(self, array, hint: str = "const") -> str:
-        name = self.fresh(hint)
-        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
-        return name
-
-    def node(self, op_type: str, inputs: list, outputs: list | None = None, **attrs) -> list[str]:
-        outputs = outputs or [self.fresh(op_type.lower())]
-        self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs), name=self.fresh(op_type), **attrs))
-        return outputs
+    return register
 
 
 def _same(onnx_op: str):
@@ -58,6 +38,15 @@ def _same(onnx_op: str):
     return emit
 
 
+for _ours, _theirs in (
+    ("add", "Add"), ("subtract", "Sub"), ("multiply", "Mul"), ("divide", "Div"), ("elementwise_pow", "Pow"),
+    ("maximum", "Max"), ("minimum", "Min"), ("relu", "Relu"), ("sigmoid", "Sigmoid"), ("tanh", "Tanh"),
+    ("exp", "Exp"), ("log", "Log"), ("sqrt", "Sqrt"), ("abs", "Abs"), ("neg", "Neg"), ("erf", "Erf"),
+    ("floor", "Floor"), ("ceil", "Ceil"), ("reciprocal", "Reciprocal"), ("sign", "Sign"), ("hardswish", "HardSwish"),
+):  # fmt: skip
+    emits(_ours)(_same(_theirs))
+
+
 def _pads(padding) -> dict:
     if isinstance(padding, str):
         return {"auto_pad": "SAME_UPPER" if padding.upper() == "SAME" else "VALID"}
@@ -65,6 +54,7 @@ def _pads(padding) -> dict:
     return {"pads": [t, l, b, r]}
 
 
+@emits("conv2d", "conv2d_transpose")
 def _conv(e, op, ins, out, stride, padding, dilation, groups, data_format, **rest):
     if data_format != "NCHW":
         raise ConversionError("conv2d: only NCHW exports to ONNX")
@@ -77,6 +67,7 @@ def _conv(e, op, ins, out, stride, padding, dilation, groups, data_format, **res
     e.node("ConvTranspose" if op.name == "conv2d_transpose" else "Conv", [i for i in ins if i], out, **attrs)
 
 
+@emits("batch_norm")
 def _batch_norm(e, op, ins, out, epsilon, momentum, channels_last=False, training=False, use_batch_stats=False):
     if channels_last or training or use_batch_stats:
         raise ConversionError("batch_norm: only NCHW inference (running statistics) exports to ONNX")
@@ -88,6 +79,7 @@ def _batch_norm(e, op, ins, out, epsilon, momentum, channels_last=False, trainin
            momentum=float(momentum))  # fmt: skip
 
 
+@emits("layer_norm")
 def _layer_norm(e, op, ins, out, begin_axis, epsilon):
     x, weight, bias = ins
     shape = op.inputs[0].shape[begin_axis:]
@@ -98,6 +90,7 @@ def _layer_norm(e, op, ins, out, begin_axis, epsilon):
            epsilon=float(epsilon))  # fmt: skip
 
 
+@emits("max_pool2d", "avg_pool2d")
 def _pool(e, op, ins, out, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, output_size,
           data_format):  # fmt: skip
     if data_format != "NCHW" or divisor_override:
@@ -116,6 +109,7 @@ def _pool(e, op, ins, out, kernel_size, stride, padding, ceil_mode, exclusive, d
     e.node("MaxPool" if is_max else "AveragePool", ins, out[:1], **attrs)
 
 
+@emits("matmul")
 def _matmul(e, op, ins, out, transpose_x=False, transpose_y=False):
     args = []
     for name, value, flip in zip(ins, op.inputs, (transpose_x, transpose_y), strict=True):
@@ -127,6 +121,7 @@ def _matmul(e, op, ins, out, transpose_x=False, transpose_y=False):
     e.node("MatMul", args, out)
 
 
+@emits("reshape")
 def _reshape(e, op, ins, out, shape):
     e.node("Reshape", [ins[0], e.const(np.array(shape, np.int64), "shape")], out)
 
@@ -145,16 +140,23 @@ def _reduce(onnx_op: str):
     return emit
 
 
+for _ours, _theirs in (("mean", "ReduceMean"), ("sum", "ReduceSum"), ("max", "ReduceMax"), ("min", "ReduceMin")):
+    emits(_ours)(_reduce(_theirs))
+
+
+@emits("clip")
 def _clip(e, op, ins, out, min=None, max=None):  # noqa: A002 - the op's attr names
     dtype = op.inputs[0].dtype
     bounds = [e.const(np.array(v, dtype), "clip") if v is not None else "" for v in (min, max)]
     e.node("Clip", [ins[0], *bounds], out)
 
 
+@emits("relu6")
 def _relu6(e, op, ins, out, **attrs):
     _clip(e, op, ins, out, 0.0, 6.0)
 
 
+@emits("scale")
 def _scale(e, op, ins, out, scale=1.0, bias=0.0, bias_after_scale=True):
     dtype = op.inputs[0].dtype
     s, b = e.const(np.array(scale, dtype), "scale"), e.const(np.array(bias, dtype), "bias")
@@ -164,6 +166,7 @@ def _scale(e, op, ins, out, scale=1.0, bias=0.0, bias_after_scale=True):
         e.node("Mul", [e.node("Add", [ins[0], b])[0], s], out)
 
 
+@emits("gelu")
 def _gelu(e, op, ins, out, approximate=False):
     dtype = op.inputs[0].dtype
     x = ins[0]
@@ -180,18 +183,22 @@ def _gelu(e, op, ins, out, approximate=False):
     e.node("Mul", [e.node("Mul", [x, half])[0], e.node("Add", [gate, one])[0]], out)
 
 
+@emits("silu")
 def _silu(e, op, ins, out, **attrs):
     e.node("Mul", [ins[0], e.node("Sigmoid", ins)[0]], out)
 
 
+@emits("hardsigmoid")
 def _hardsigmoid(e, op, ins, out, slope=0.1666667, offset=0.5):
     e.node("HardSigmoid", ins, out, alpha=float(slope), beta=float(offset))
 
 
+@emits("leaky_relu")
 def _leaky_relu(e, op, ins, out, negative_slope=0.01):
     e.node("LeakyRelu", ins, out, alpha=float(negative_slope))
 
 
+@emits("square")
 def _square(e, op, ins, out):
     e.node("Mul", [ins[0], ins[0]], out)
 
@@ -203,28 +210,38 @@ def _softmax(onnx_op: str):
     return emit
 
 
+for _ours, _theirs in (("softmax", "Softmax"), ("log_softmax", "LogSoftmax")):
+    emits(_ours)(_softmax(_theirs))
+
+
+@emits("transpose")
 def _transpose(e, op, ins, out, perm):
     e.node("Transpose", ins, out, perm=[int(p) for p in perm])
 
 
+@emits("concat")
 def _concat(e, op, ins, out, axis):
     e.node("Concat", ins, out, axis=int(axis))
 
 
+@emits("cast")
 def _cast(e, op, ins, out, dtype):
-    e.node("Cast", ins, out, to=helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))
+    e.node("Cast", ins, out, to=e.dtype_code(dtype))
 
 
+@emits("full_like")
 def _full_like(e, op, ins, out, value, dtype):
-    fill = numpy_helper.from_array(np.array([value], np.dtype(dtype)))
+    fill = e.tensor(np.array([value], np.dtype(dtype)))
     e.node("ConstantOfShape", e.node("Shape", ins), out, value=fill)
 
 
+@emits("dropout", "detach")
 def _identity(e, op, ins, out, **attrs):
     """Ops that change nothing at inference: dropout (its inference mode), detach (a gradient stop)."""
     e.node("Identity", ins[:1], out)
 
 
+@emits("getitem")
 def _getitem(e, op, ins, out, spec):
     """Basic indexing (slices with steps, ints, None) as Slice + Squeeze + Unsqueeze."""
     starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
@@ -266,6 +283,7 @@ def _getitem(e, op, ins, out, spec):
     e.node("Identity", [x], out)
 
 
+@emits("interpolate")
 def _interpolate(e, op, ins, out, size, scale, mode, align_corners, align_mode, data_format):
     if data_format != "NCHW" or mode not in ("nearest", "bilinear"):
         raise ConversionError(f"interpolate: mode {mode!r} / {data_format} has no ONNX form here")
@@ -281,105 +299,3 @@ def _interpolate(e, op, ins, out, size, scale, mode, align_corners, align_mode, 
         shape = e.node("Shape", [ins[0]], start=0, end=2)[0]
         sizes = e.node("Concat", [shape, e.const(np.array(size, np.int64), "size")], axis=0)[0]
         e.node("Resize", [ins[0], "", "", sizes], out, **attrs)
-
-
-EMITTERS = {
-    "add": _same("Add"), "subtract": _same("Sub"), "multiply": _same("Mul"), "divide": _same("Div"),
-    "elementwise_pow": _same("Pow"), "maximum": _same("Max"), "minimum": _same("Min"),
-    "relu": _same("Relu"), "sigmoid": _same("Sigmoid"), "tanh": _same("Tanh"), "exp": _same("Exp"),
-    "log": _same("Log"), "sqrt": _same("Sqrt"), "abs": _same("Abs"), "neg": _same("Neg"), "erf": _same("Erf"),
-    "floor": _same("Floor"), "ceil": _same("Ceil"), "reciprocal": _same("Reciprocal"), "sign": _same("Sign"),
-    "hardswish": _same("HardSwish"), "square": _square, "relu6": _relu6, "gelu": _gelu, "silu": _silu,
-    "hardsigmoid": _hardsigmoid, "leaky_relu": _leaky_relu, "clip": _clip, "scale": _scale,
-    "softmax": _softmax("Softmax"), "log_softmax": _softmax("LogSoftmax"),
-    "conv2d": _conv, "conv2d_transpose": _conv, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
-    "max_pool2d": _pool, "avg_pool2d": _pool, "matmul": _matmul, "reshape": _reshape, "transpose": _transpose,
-    "concat": _concat, "cast": _cast, "full_like": _full_like, "dropout": _identity, "detach": _identity, "getitem": _getitem,
-    "interpolate": _interpolate, "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
-    "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"),
-}  # fmt: skip
-
-
-def _value_info(name: str, value):
-    dims = [d if isinstance(d, int) else str(d) for d in value.shape]
-    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), dims)
-
-
-def program_to_onnx(program: Program, input_names=None, output_names=None, metadata=None) -> onnx.ModelProto:
-    """The ONNX model of ``program`` (checked with ``onnx.checker``); ConversionError names every op
-    that has no ONNX form."""
-    missing = sorted({op.name for op in program.walk() if op.name not in EMITTERS and op.name not in
-                      ("input", "param", "constant")})  # fmt: skip
-    if missing:
-        where = {
-            name: [op.loc or op.outputs[0].name for op in program.walk() if op.name == name][:3] for name in missing
-        }
-        raise ConversionError(
-            f"export to ONNX: op(s) {missing} have no ONNX form ({where}); keep them out of the exported "
-            f"function or export the paddlectl format instead (jit.save(..., format='paddlectl'))"
-        )
-    e = _Emitter(program)
-    inputs = []
-    feeds = dict(zip(program.input_names, input_names or program.input_names, strict=True))
-    renamed = {}
-    for op in program.block.ops:
-        v = op.outputs[0] if op.outputs else None
-        if op.name == "input":
-            renamed[v.name] = feeds[op.attrs["name"]]
-            v_name = renamed[v.name]
-            inputs.append(_value_info(v_name, v))
-            if v_name != v.name:
-                e.node("Identity", [v_name], [v.name])
-        elif op.name == "param":
-            e.initializers.append(numpy_helper.from_array(np.asarray(program.weights[op.attrs["name"]]), v.name))
-        elif op.name == "constant":
-            e.initializers.append(numpy_helper.from_array(np.asarray(op.attrs["value"]), v.name))
-        else:
-            ins = [e.name(i) for i in op.inputs]
-            outs = [o.name for o in op.outputs]
-            try:
-                EMITTERS[op.name](e, op, ins, outs, **op.attrs)
-            except ConversionError as exc:
-                raise ConversionError(f"export to ONNX: {exc} (at {op.loc or op.outputs[0].name})") from None
-    names = list(output_names or [f"output_{i}" for i in range(len(program.outputs))])
-    outputs = []
-    for name, v in zip(names, program.outputs, strict=True):
-        e.node("Identity", [v.name], [name])
-        outputs.append(_value_info(name, v))
-    graph = helper.make_graph(e.nodes, "paddlectl", inputs, outputs, initializer=e.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="paddlectl")
-    model.ir_version = 8
-    for key, value in (metadata or {}).items():
-        model.metadata_props.add(key=str(key), value=str(value))
-    onnx.checker.check_model(model, full_check=True)
-    return model
-
-
-def export_onnx(program: Program, path, input_names=None, output_names=None, metadata=None) -> str:
-    """Write ``program`` as an ONNX file at ``path`` (``.onnx`` appended when missing), atomically;
-    returns the path written."""
-    path = os.fspath(path)
-    if not path.lower().endswith(".onnx"):
-        path += ".onnx"
-    model = program_to_onnx(program, input_names, output_names, metadata)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with atomic_write(path, "wb") as f:
-        f.write(model.SerializeToString())
-    return path
-
-
-def export_model_dir(model_dir, path) -> str:
-    """A saved model directory (``jit.save``) as an ONNX file, with its input/output names and its
-    pre/post-processing configs and metadata as ``metadata_props`` (``paddlectl export --format onnx``)."""
-    import json
-
-    from .saved_model import ONNX_METADATA_ENTRIES, read_model_dir
-
-    saved = read_model_dir(model_dir)
-    meta = saved.meta
-    metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta.get(k) is not None}
-    metadata.update(meta.get("metadata") or {})
-    return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
-
-
-__all__ = ["EMITTERS", "OPSET", "export_model_dir", "export_onnx", "program_to_onnx"]

@@ -1,0 +1,154 @@
+"""Program -> ONNX (opset 17): ``program_to_onnx`` and ``export_onnx`` (what ``jit.save(format="onnx")``
+and ``paddlectl export --format onnx`` call).
+
+Every op of the program is mapped onto standard ONNX nodes by the emitter in its record
+(``REGISTRY[name].onnx_export``, written in ``emitters.py``); weights
+become initializers, symbolic dims become ``dim_param`` strings (``'N'``, ``'32*H'``), and the
+model metadata (``metadata_props``) carries the program's free-form metadata. Ops with no ONNX
+form here (control flow, training-only ops...) are all named in one ConversionError before
+anything is written. The result is checked with ``onnx.checker`` and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..core.op import REGISTRY
+from ..errors import ConversionError
+from ..jit.saved_model import ONNX_METADATA_ENTRIES, read_model_dir
+from ..static.ir import Program
+from ..utils.fileio import atomic_write
+from .dependency import onnx
+
+helper, numpy_helper = onnx.helper, onnx.numpy_helper
+
+OPSET = 17
+
+
+class Emitter:
+    """What an emitter writes through: collects nodes and initializers; ``name(value)`` is a value's
+    ONNX tensor name."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.nodes: list = []
+        self.initializers: list = []
+        self._count = 0
+
+    @staticmethod
+    def name(value) -> str:
+        return "" if value is None else value.name
+
+    def fresh(self, hint: str) -> str:
+        self._count += 1
+        return f"{hint}__{self._count}"
+
+    def const(self, array, hint: str = "const") -> str:
+        name = self.fresh(hint)
+        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    @staticmethod
+    def tensor(array) -> onnx.TensorProto:
+        """``array`` as an ONNX tensor, for a tensor-valued attribute."""
+        return numpy_helper.from_array(np.asarray(array))
+
+    @staticmethod
+    def dtype_code(dtype) -> int:
+        """The ONNX element type of a NumPy dtype."""
+        return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+    def node(self, op_type: str, inputs: list, outputs: list | None = None, **attrs) -> list[str]:
+        outputs = outputs or [self.fresh(op_type.lower())]
+        self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs), name=self.fresh(op_type), **attrs))
+        return outputs
+
+
+def _emitter(name: str):
+    """The op's ONNX emitter, or None (an op with no record, such as control flow, has none)."""
+    record = REGISTRY.get(name)
+    return None if record is None else record.onnx_export
+
+
+def _value_info(name: str, value):
+    dims = [d if isinstance(d, int) else str(d) for d in value.shape]
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), dims)
+
+
+def program_to_onnx(program: Program, input_names=None, output_names=None, metadata=None) -> onnx.ModelProto:
+    """The ONNX model of ``program`` (checked with ``onnx.checker``); ConversionError names every op
+    that has no ONNX form."""
+    missing = sorted({op.name for op in program.walk() if op.name not in ("input", "param", "constant")
+                      and _emitter(op.name) is None})  # fmt: skip
+    if missing:
+        where = {
+            name: [op.loc or op.outputs[0].name for op in program.walk() if op.name == name][:3] for name in missing
+        }
+        raise ConversionError(
+            f"export to ONNX: op(s) {missing} have no ONNX form ({where}); keep them out of the exported "
+            f"function or export the paddlectl format instead (jit.save(..., format='paddlectl'))"
+        )
+    e = Emitter(program)
+    inputs = []
+    feeds = dict(zip(program.input_names, input_names or program.input_names, strict=True))
+    renamed = {}
+    for op in program.block.ops:
+        v = op.outputs[0] if op.outputs else None
+        if op.name == "input":
+            renamed[v.name] = feeds[op.attrs["name"]]
+            v_name = renamed[v.name]
+            inputs.append(_value_info(v_name, v))
+            if v_name != v.name:
+                e.node("Identity", [v_name], [v.name])
+        elif op.name == "param":
+            e.initializers.append(numpy_helper.from_array(np.asarray(program.weights[op.attrs["name"]]), v.name))
+        elif op.name == "constant":
+            e.initializers.append(numpy_helper.from_array(np.asarray(op.attrs["value"]), v.name))
+        else:
+            ins = [e.name(i) for i in op.inputs]
+            outs = [o.name for o in op.outputs]
+            try:
+                _emitter(op.name)(e, op, ins, outs, **op.attrs)
+            except ConversionError as exc:
+                raise ConversionError(f"export to ONNX: {exc} (at {op.loc or op.outputs[0].name})") from None
+    names = list(output_names or [f"output_{i}" for i in range(len(program.outputs))])
+    outputs = []
+    for name, v in zip(names, program.outputs, strict=True):
+        e.node("Identity", [v.name], [name])
+        outputs.append(_value_info(name, v))
+    graph = helper.make_graph(e.nodes, "paddlectl", inputs, outputs, initializer=e.initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="paddlectl")
+    model.ir_version = 8
+    for key, value in (metadata or {}).items():
+        model.metadata_props.add(key=str(key), value=str(value))
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def export_onnx(program: Program, path, input_names=None, output_names=None, metadata=None) -> str:
+    """Write ``program`` as an ONNX file at ``path`` (``.onnx`` appended when missing), atomically;
+    returns the path written."""
+    path = os.fspath(path)
+    if not path.lower().endswith(".onnx"):
+        path += ".onnx"
+    model = program_to_onnx(program, input_names, output_names, metadata)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_write(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return path
+
+
+def export_model_dir(model_dir, path) -> str:
+    """A saved model directory (``jit.save``) as an ONNX file, with its input/output names and its
+    pre/post-processing configs and metadata as ``metadata_props`` (``paddlectl export --format onnx``)."""
+    saved = read_model_dir(model_dir)
+    meta = saved.meta
+    metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta.get(k) is not None}
+    metadata.update(meta.get("metadata") or {})
+    return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
+
+
+__all__ = ["OPSET", "Emitter", "export_model_dir", "export_onnx", "program_to_onnx"]
