@@ -264,7 +264,7 @@ def test_lenet_shapes_train():
 def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
     """Columns built in many small blocks (rebuilt for the weight gradient) equal one block; wide
     (stride-1) rows included, whose blocks of rows add overlapping halos back in col2im."""
-    from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.kernels import im2col
 
     x, w = randn(3, 4, 9, 8), randn(*w_shape)
 
@@ -275,8 +275,8 @@ def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
         return out.numpy(), xt.grad.numpy(), wt.grad.numpy()
 
     whole = run()
-    monkeypatch.setattr(conv_ops, "_BLOCK_BYTES", 64)
-    monkeypatch.setattr(conv_ops, "_KEEP_COLUMNS_BYTES", 0)
+    monkeypatch.setattr(im2col, "_BLOCK_BYTES", 64)
+    monkeypatch.setattr(im2col, "_KEEP_COLUMNS_BYTES", 0)
     for got, expected in zip(run(), whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
@@ -289,7 +289,7 @@ def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
 )  # fmt: skip
 def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs):
     """Without a weight gradient, small stride-1 convolutions run as shifted GEMMs (no columns)."""
-    from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.kernels import conv_select as conv_ops
 
     calls = []
     shifted = conv_ops._shifted_forward
@@ -319,7 +319,7 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     """Without a weight gradient, 3x3 and kh x 5 layers with few outputs run the direct kernel:
     strides 1 and 2 (phase planes), output counts not a multiple of four, asymmetric padding,
     several bands of rows, a 1x1 image."""
-    from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.kernels import conv_select as conv_ops
 
     calls = []
     direct = conv_ops.conv_direct
@@ -348,9 +348,9 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
 def test_inference_paths_match_paddle(real_paddle, monkeypatch, block_bytes, w_shape, kwargs):
     """Without gradients: 1x1 as one GEMM per image, and column blocks written straight into the
     NCHW output whether a block is rows of one image or several whole images."""
-    from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.kernels import im2col
 
-    monkeypatch.setattr(conv_ops, "_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(im2col, "_BLOCK_BYTES", block_bytes)
     x, w = randn(3, 4, 9, 8), randn(*w_shape)
     with paddle.no_grad():
         got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), **kwargs).numpy()
@@ -381,14 +381,14 @@ def test_one_channel_weight_grad_float32_sums_stay_accurate():
 def test_tap_gemms_equal_columns_on_tiny_planes(x_shape, w_shape, pads):
     """One GEMM per tap over the outputs it reaches (the lowered path for planes of up to 4 outputs)
     equals the column path, asymmetric padding and kernels larger than the image included."""
-    from paddlectl.framework.ops import conv as conv_ops
+    from paddlectl.framework.kernels import conv_select as conv_ops
     from paddlectl.framework.ops import conv_inference
 
     x = rng.standard_normal(x_shape).astype("float32")
     w = rng.standard_normal(w_shape).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - w_shape[2] + 1, x_shape[3] + pads[2] + pads[3] - w_shape[3] + 1)
     assert conv_inference._tap_gemms_pay(w_shape, (1, 1), (1, 1), 1, outs)
-    want = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    want = conv_ops.forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
     got = conv_inference._tap_gemms(x, np.ascontiguousarray(w.transpose(2, 3, 0, 1)), pads, outs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -412,8 +412,8 @@ def test_tap_major_weights_are_kept_only_for_a_read_only_weight_and_dropped_with
 
 def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
     """A batch split into chunks (two images each and a last single one) gives the one-pass result."""
+    from paddlectl.framework.kernels import conv_select as conv_ops
     from paddlectl.framework.kernels import winograd
-    from paddlectl.framework.ops import conv as conv_ops
     from paddlectl.framework.ops import conv_inference
 
     x = rng.standard_normal((5, 8, 10, 7)).astype("float32")
@@ -424,7 +424,7 @@ def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
     monkeypatch.setattr(conv_inference, "_WINOGRAD_CHUNK_BYTES", 2 * per_image)
     chunked = conv_inference._winograd(x, u, pads, outs)
     np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-6 * np.abs(whole).max())
-    plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    plain = conv_ops.forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
     np.testing.assert_allclose(chunked, plain, rtol=1e-4, atol=1e-5 * np.abs(plain).max())
 
 
@@ -438,8 +438,8 @@ def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     """Winograd F(2x2, 3x3) (odd sizes, asymmetric padding, 1x1 images, batches) against a float64
     convolution: within 3x the float32 GEMM path's own error (or a few roundings, 5e-7 of the output's
     scale, on tiny layers) and under 2e-6 of the output's scale."""
+    from paddlectl.framework.kernels import conv_select as conv_ops
     from paddlectl.framework.kernels import winograd
-    from paddlectl.framework.ops import conv as conv_ops
     from paddlectl.framework.ops import conv_inference
 
     monkeypatch.setattr(conv_inference, "_WINOGRAD_MIN_TILES", 1)
@@ -448,9 +448,9 @@ def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     x = local.standard_normal(x_shape).astype("float32")
     w = (local.standard_normal((o, x_shape[1], 3, 3)) / np.sqrt(9 * x_shape[1])).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2)
-    truth = conv_ops._forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
+    truth = conv_ops.forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
     got = conv_inference._winograd_conv(x, w, winograd.weights(w), pads, outs)
-    plain = conv_ops._forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
+    plain = conv_ops.forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
     assert got.shape == truth.shape and got.dtype == np.float32
     scale = np.abs(truth).max()
     err, plain_err = np.abs(got - truth).max(), np.abs(plain - truth).max()

@@ -1,6 +1,6 @@
 """Convolution kernels (NCHW): col2im for the GEMM path's input gradient, and direct depthwise kernels.
 
-Columns are ``[C*kh*kw, rows*CW]`` (see ``ops.conv``: one row per (channel, kernel tap) over a
+Columns are ``[C*kh*kw, rows*CW]`` (see ``kernels.im2col``: one row per (channel, kernel tap) over a
 range of output rows that may span several images, CW the padded input width at stride 1, else
 the output width); building them is a NumPy strided copy, and their adjoint, adding overlapping
 windows back, is ``col2im``.
@@ -50,7 +50,7 @@ def _axpy(dst, k, src):
 
 @parallel_kernel
 def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
-    """The adjoint of the column copy (``ops.conv._block_columns``) for output rows ``q0 <= q < q1``
+    """The adjoint of the column copy (``im2col.block_columns``) for output rows ``q0 <= q < q1``
     (q = image * OH + y), added into ``out`` [N, C, H, W]. Column rows are ``cw`` wide: the padded
     input width at stride 1 along W ("wide" rows, whose junk tail columns are zero), else OW.
 

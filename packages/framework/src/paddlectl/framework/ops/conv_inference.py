@@ -1,7 +1,7 @@
 """Convolution at inference: ``conv2d``'s fixed-shape lowering and the ops inference passes make.
 
 * ``conv2d`` at known shapes: checks and geometry once; planes of at most 4 outputs as one GEMM per
-  kernel tap over the outputs it reaches, everything else ``conv._forward``;
+  kernel tap over the outputs it reaches, everything else ``kernels.conv_select.forward``;
 * ``conv2d_winograd`` (the ``winograd`` pass): Winograd F(2x2, 3x3), in chunks of images;
 * ``conv2d_scaled`` (the ``fold_channel_scale`` pass): a 1x1 conv of a per-channel-scaled input.
 
@@ -15,11 +15,12 @@ import weakref
 import numpy as np
 
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
+from ..kernels.conv_select import forward
 from ._window import out_size
-from .conv import _add_bias, _conv_geometry, _forward
+from .conv import _add_bias, _conv_geometry
 
 # ----- conv2d at known shapes ----------------------------------------------------------------------
 
@@ -79,10 +80,10 @@ def _tap_major(w: np.ndarray) -> np.ndarray:
 
 
 def _lowered_forward(w_shape, stride, pads, dil, groups, outs):
-    """``run(x, w)`` for an NCHW convolution at known shapes: tap GEMMs where they pay, else ``_forward``."""
+    """``run(x, w)`` for an NCHW convolution at known shapes: tap GEMMs where they pay, else ``conv_select.forward``."""
     if _tap_gemms_pay(w_shape, stride, dil, groups, outs):
         return lambda x, w: _tap_gemms(x, _tap_major(w), pads, outs)
-    return lambda x, w: _forward(x, w, stride, pads, dil, groups, outs)[0]
+    return lambda x, w: forward(x, w, stride, pads, dil, groups, outs)[0]
 
 
 @lowering("conv2d")
@@ -127,9 +128,9 @@ def _winograd_pays(x_shape, outs) -> bool:
 
 def _winograd_conv(x, w, u, padding, outs):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
-    where that pays at this size, else ``_forward``."""
+    where that pays at this size, else ``kernels.conv_select.forward``."""
     if not _winograd_pays(x.shape, outs):
-        return _forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
+        return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
     return _winograd(x, u, padding, outs)
 
 
@@ -165,7 +166,19 @@ def _winograd_infer(x: Spec, w: Spec, u: Spec, bias, padding) -> Spec:
     return Spec((x.shape[0], w.shape[0], *_winograd_outs(x.shape, padding)), x.dtype)
 
 
-conv2d_winograd_op = OpDef("conv2d_winograd", _winograd_forward, None, _winograd_infer, OPAQUE)
+def _winograd_samples(rng):
+    """A size where Winograd pays (4 tiles) and one where the op falls back to columns (1 tile)."""
+    w = rng.standard_normal((4, 3, 3, 3))
+    u = winograd.weights(w)
+    return [
+        Sample((rng.standard_normal((2, 3, 4, 5)), w, u, rng.standard_normal(4)), {"padding": (1, 1, 1, 1)}),
+        Sample((rng.standard_normal((1, 3, 4, 4)), w, u, None), {"padding": (0, 0, 0, 0)}),
+    ]
+
+
+conv2d_winograd_op = OpDef(
+    "conv2d_winograd", _winograd_forward, None, _winograd_infer, OPAQUE, samples=_winograd_samples
+)
 
 
 @lowering("conv2d_winograd")
@@ -207,7 +220,15 @@ def _scaled_infer(x: Spec, s: Spec, w: Spec, bias) -> Spec:
     return Spec((x.shape[0], w.shape[0], *x.shape[2:]), x.dtype)
 
 
-conv2d_scaled_op = OpDef("conv2d_scaled", _scaled_forward, None, _scaled_infer, OPAQUE)
+def _scaled_samples(rng):
+    x, w = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((4, 3, 1, 1))
+    return [
+        Sample((x, rng.standard_normal((2, 3, 1, 1)), w, rng.standard_normal(4))),
+        Sample((x, rng.standard_normal((1, 3, 1, 1)), w, None)),
+    ]
+
+
+conv2d_scaled_op = OpDef("conv2d_scaled", _scaled_forward, None, _scaled_infer, OPAQUE, samples=_scaled_samples)
 
 
 @lowering("conv2d_scaled")

@@ -1,0 +1,222 @@
+"""Which algorithm runs a convolution of given shapes: direct kernels, shifted GEMMs or columns.
+
+* one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
+* 1x1 without padding: the (strided) input is already the GEMM operand;
+* small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
+* 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
+  more than one thread) large: a direct Numba kernel;
+* otherwise im2col (``kernels.im2col``): columns of cache-sized blocks of output rows across the
+  batch, one BLAS GEMM per block (per group); at stride 1 their rows are as wide as the padded
+  input, so that each kernel tap of a block is one long run to copy and, in the input gradient,
+  to add back.
+
+Three computations over NCHW arrays serve every conv op (the ops only check arguments and lay
+out data): ``forward`` (conv), ``input_grad`` (its adjoint in x, which is also the transposed
+convolution) and ``weight_grad``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from . import parallel_allowed
+from .conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
+from .direct_conv import conv_direct
+from .im2col import (
+    batch_major,
+    block_columns,
+    block_index,
+    block_ranges,
+    channel_major,
+    gemm,
+    gemm_nt,
+    grad_columns,
+    row_width,
+    window_view,
+)
+
+
+def _one_channel_per_output(w_shape) -> bool:
+    """Each output channel reads one input channel (depthwise, or a single-channel input): direct kernels."""
+    return w_shape[1] == 1
+
+
+def _pointwise(kernel, pads) -> bool:
+    """A 1x1 kernel without padding: the (strided) input itself is the columns."""
+    return tuple(kernel) == (1, 1) and not any(pads)
+
+
+_NARROW_MIN_WORK = 64
+"""Narrow rows pay where ``out_channels * (kw-1) * dw``, the extra GEMM work per column row of wide
+rows, is above this: then the junk columns cost more than the short runs they save copying (ResNet18
+at batch 16: 3x3 convs with 64-256 channels 10-20% faster narrow; LeNet's 16-channel 5x5 conv, at
+64, 10% faster wide)."""
+
+
+def _narrow_pays(w_shape, dil) -> bool:
+    return w_shape[0] * (w_shape[3] - 1) * dil[1] > _NARROW_MIN_WORK
+
+
+_SHIFT_MAX_PADDED_RATIO = 1.6
+_SHIFT_MAX_WIDTH = 32
+"""Stride-1 convolutions with output rows up to this wide (where short column runs are costly to
+copy) and a padded image at most ``_SHIFT_MAX_PADDED_RATIO`` times their output (past it the junk
+positions cost more than columns do) run as shifted GEMMs (``_shifted_forward``)."""
+
+
+def _shifted_forward(x, w, pads, dil, outs):
+    """Stride 1, one group, no columns: the zero-padded batch is laid out channel-major as
+    [C, N*hp*wp], and each kernel tap (i, j) adds the GEMM of ``w[:, :, i, j]`` with that buffer
+    shifted by ``i*dh*wp + j*dw``. Outputs come out at every padded position; those past the valid
+    rows and columns are junk and cropped. For small images this beats building columns (whose
+    short rows cost more to copy than the arithmetic they feed)."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    pt, pb, pl, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    span = n * hp * wp
+    padded = np.zeros((c, span + (kh - 1) * dil[0] * wp + (kw - 1) * dil[1]), dtype=x.dtype)
+    padded[:, :span].reshape(c, n, hp, wp)[:, :, pt : pt + h, pl : pl + wd] = x.transpose(1, 0, 2, 3)
+    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
+    out = np.empty((o, span), dtype=x.dtype)
+    tap_out = np.empty_like(out)
+    for t, (i, j) in enumerate(np.ndindex(kh, kw)):
+        shift = i * dil[0] * wp + j * dil[1]
+        np.matmul(taps[i, j], padded[:, shift : shift + span], out=tap_out if t else out)
+        if t:
+            out += tap_out
+    valid = out.reshape(o, n, hp, wp)[:, :, : outs[0], : outs[1]]
+    return np.ascontiguousarray(valid.transpose(1, 0, 2, 3))
+
+
+def _shifts_pay(x_shape, stride, pads, groups, outs) -> bool:
+    padded = (x_shape[2] + pads[0] + pads[1]) * (x_shape[3] + pads[2] + pads[3])
+    small = outs[1] <= _SHIFT_MAX_WIDTH and padded <= _SHIFT_MAX_PADDED_RATIO * outs[0] * outs[1]
+    return groups == 1 and tuple(stride) == (1, 1) and small
+
+
+_DIRECT_MAX_OUT = 32
+_DIRECT_SERIAL_MAX_OUT = 24
+_DIRECT_MIN_OUTPUTS = 32 * 32
+_DIRECT_TINY_MACS = 1 << 20
+"""Layers with at most ``_DIRECT_MAX_OUT`` output channels, 3x3 (stride 1 or 2) or kh x 5
+(``kernels.direct_conv``), run directly, without columns: 3x3 ones from ``_DIRECT_MIN_OUTPUTS``
+output pixels (on one thread only up to ``_DIRECT_SERIAL_MAX_OUT`` output channels), and any below
+``_DIRECT_TINY_MACS`` multiply-adds. A GEMM with so few rows gains little from a second BLAS thread
+while bands of output rows split evenly. Measured (direct vs columns + GEMM, ms, 1 and 2 threads):
+PP-OCR det's 96 -> 24-channel conv at 184x184 13.4 vs 15.4 and 8.0 vs 15.8, its 3 -> 16-channel
+stride-2 first conv 3.5 vs 4.2 and 1.9 vs 3.3, cls's 3 -> 8 stride-2 one 0.14 vs 0.30; with 32
+outputs (64 -> 32 at 92x92) 3.0 vs 2.8 and 1.6 vs 2.6. A tiny layer costs its calls, not its
+arithmetic: LeNet's 6 -> 16-channel 5x5 conv at batch 1 takes 12 us against 17 us as window view,
+columns, GEMM and crop (at batch 8 both take ~75 us, at 64 direct is 40% slower)."""
+
+
+def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
+    kernel = tuple(w_shape[2:])
+    shape = (kernel == (3, 3) or kernel[1] == 5) and max(stride) <= 2 and tuple(dil) == (1, 1)
+    if not shape or groups != 1 or w_shape[0] > _DIRECT_MAX_OUT:
+        return False
+    if n * math.prod(w_shape) * outs[0] * outs[1] < _DIRECT_TINY_MACS:
+        return True
+    few = w_shape[0] <= _DIRECT_SERIAL_MAX_OUT or _threaded()
+    return kernel == (3, 3) and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS and few
+
+
+def _threaded() -> bool:
+    """Whether parallel kernels run on more than one thread here and now."""
+    return numba.get_num_threads() > 1 and parallel_allowed()
+
+
+def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
+    """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
+    when they were built as one block, else x); ``keep_columns`` asks for one block where it fits."""
+    geometry = (*stride, pads[0], pads[2], *dil)
+    n, o = x.shape[0], w.shape[0]
+    if _one_channel_per_output(w.shape):
+        return depthwise(np.ascontiguousarray(x), np.ascontiguousarray(w), *geometry, *outs), x
+    w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
+    if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
+        return _shifted_forward(x, w, pads, dil, outs), x
+    if not keep_columns and _direct_pays(n, w.shape, stride, dil, groups, outs):
+        return conv_direct(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
+    if pointwise:
+        strided = x[:, :, :: stride[0], :: stride[1]]
+        if tuple(outs) == (1, 1) and groups == 1:  # one pixel per image (squeeze-excite): one GEMM
+            return (strided.reshape(n, -1) @ w2.T).reshape(n, o, 1, 1), x
+        if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
+            return np.matmul(w2, strided.reshape(n, x.shape[1], -1)).reshape(n, o, *outs), x
+        cols = channel_major(strided)
+        return batch_major(gemm(w2, cols, groups), n).reshape(n, o, *outs), cols
+    oh, ow = outs
+    narrow = not keep_columns and _narrow_pays(w.shape, dil)
+    windows = window_view(x, w.shape[2:], stride, pads, dil, outs, narrow)
+    cw = windows.shape[5]
+    out = np.empty((n, o, oh, ow), dtype=x.dtype)
+    for q0, q1 in block_ranges(w2.shape[1] * groups, n, oh, cw, x.itemsize, keep_columns):
+        cols = block_columns(windows, q0, q1)
+        images, rows = block_index(q0, q1, oh)
+        block = out[images, :, rows]
+        res = gemm(w2, cols, groups).reshape(o, block.shape[0], block.shape[2], cw)
+        block[...] = res[..., :ow].transpose(1, 0, 2, 3)
+    if cols.shape[1] != n * oh * cw:
+        cols = x
+    return out, cols
+
+
+def _taps_apart(kernel, stride, pads, dil, outs, sizes) -> bool:
+    """Whether each input pixel is read by exactly one output and tap (the kernel is the stride, no
+    padding or dilation, the input tiles exactly): the adjoint is then one GEMM per image and a
+    placement, with no overlapping windows to add (PP-OCR det's 2x2 stride-2 transposed conv, 24 ->
+    24 channels onto 368x368, with its bias: 4.8 -> 2.8 ms on one thread, 4.1 -> 2.3 on two)."""
+    whole = all(size == out * k for size, out, k in zip(sizes, outs, kernel, strict=True))
+    return tuple(kernel) == tuple(stride) and not any(pads) and tuple(dil) == (1, 1) and whole
+
+
+def input_grad(g, w, x_shape, stride, pads, dil, groups):
+    """The adjoint of ``forward`` in x, from the NCHW output gradient."""
+    n, c, h, wd = x_shape
+    geometry = (*stride, pads[0], pads[2], *dil)
+    if _one_channel_per_output(w.shape) and c > 1:  # one plane, many outputs (a 24->1 transposed
+        # conv, PP-OCR det's last layer): the GEMM path, 2.6x faster than one depthwise task
+        return depthwise_input_grad(np.ascontiguousarray(g), np.ascontiguousarray(w), c, h, wd, *geometry)
+    o = w.shape[0]
+    oh, ow = g.shape[2:]
+    if groups == 1 and _taps_apart(w.shape[2:], stride, pads, dil, (oh, ow), (h, wd)):
+        cols = np.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1))
+        return interleave_taps(cols.reshape(n, c, *w.shape[2:], oh, ow))
+    w_t = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
+    cw = row_width(x_shape, stride, pads, (oh, ow))
+    g2 = grad_columns(g, cw)
+    if _pointwise(w.shape[2:], pads):
+        dx = batch_major(gemm(w_t, g2, groups), n).reshape(n, c, oh, ow)
+        if (oh, ow) == (h, wd):
+            return dx
+        full = np.zeros(x_shape, dtype=g.dtype)
+        full[:, :, :: stride[0], :: stride[1]] = dx
+        return full
+    dx = np.zeros(x_shape, dtype=g.dtype)
+    for q0, q1 in block_ranges(w_t.shape[0], n, oh, cw, g.itemsize):
+        cols = gemm(w_t, g2[:, q0 * cw : q1 * cw], groups)
+        col2im(cols, dx, *w.shape[2:], *geometry, oh, ow, q0, q1)
+    return dx
+
+
+def weight_grad(saved, g, w_shape, stride, pads, dil, groups):
+    """``saved`` is the forward's columns (2-D) or its NCHW input (4-D), whose columns are rebuilt."""
+    geometry = (*stride, pads[0], pads[2], *dil)
+    if _one_channel_per_output(w_shape):
+        return depthwise_weight_grad(np.ascontiguousarray(saved), np.ascontiguousarray(g), *w_shape[2:], *geometry)
+    if saved.ndim == 2:  # the forward's columns, all N*OH rows: their width tells wide from narrow
+        cw = saved.shape[1] // (g.shape[0] * g.shape[2])
+        return gemm_nt(grad_columns(g, cw), saved, groups).reshape(w_shape)
+    oh, ow = g.shape[2:]
+    windows = window_view(saved, w_shape[2:], stride, pads, dil, (oh, ow))
+    cw = windows.shape[5]
+    g2 = grad_columns(g, cw)
+    dw = np.zeros((w_shape[0], int(np.prod(w_shape[1:]))), dtype=g.dtype)
+    for q0, q1 in block_ranges(dw.shape[1] * groups, saved.shape[0], oh, cw, g.itemsize):
+        dw += gemm_nt(g2[:, q0 * cw : q1 * cw], block_columns(windows, q0, q1), groups)
+    return dw.reshape(w_shape)
