@@ -16,12 +16,6 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from .. import nn, optimizer
-from ..nn import functional as F
-from ..ops.creation import to_tensor
-
 _PROBE_MODULE = textwrap.dedent(
     """
     import json
@@ -109,6 +103,14 @@ def check_numba(cache_dir: str | os.PathLike | None = None) -> list[CheckResult]
 
 def check_training(steps: int = 20) -> CheckResult:
     """Train a small regression for a few steps, as Paddle's run_check does: the loss must fall."""
+    # Imported here: low-level modules (kernels, config) import utils.fileio, which runs this
+    # package's __init__ and so this module; the layers above must not load with them.
+    import numpy as np
+
+    from .. import nn, optimizer
+    from ..nn import functional as F
+    from ..ops.creation import to_tensor
+
     try:
         rng = np.random.default_rng(0)
         x = to_tensor(rng.standard_normal((32, 8)).astype("float32"))
