@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, normalize_axis
 from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.index import put_add_along, scatter_add_axis
 from . import elementwise as ew
-from ._util import constant, tensor_args, to_tensor_like, unbroadcast
+from ._util import constant, tensor_args, to_tensor_like
+from .broadcast import sum_to
 from .elementwise import cast, where_op
 from .inplace import rebind
 from .shape import expand, reshape
+
+INT = np.int64
 
 NNZ = "nnz"
 """The symbolic size of a data-dependent dim (a mask's selected count)."""
@@ -53,25 +56,57 @@ def _scatter_add(shape: tuple, key, g: np.ndarray) -> np.ndarray:
 # ----- gather / index_select ------------------------------------------------------------------
 
 
+def _grad_infer(g: Spec, *indices: Spec, shape, **attrs) -> Spec:
+    """A backward op's output: the primary op's input, of ``shape`` (an attr) in the gradient's dtype."""
+    return Spec(tuple(shape), g.dtype)
+
+
+def _xi(rng, x_shape, index, **attrs) -> Sample:
+    """A sample of an op on one float64 input and one integer index array."""
+    return Sample((rng.standard_normal(x_shape), np.asarray(index, dtype=INT)), attrs)
+
+
 def _gather_forward(ctx, x, index, axis):
     _check_bounds("gather", index, x.shape[axis], f"axis {axis} of x{list(x.shape)}")
-    ctx.save(x.shape, index)
     return np.take(x, index, axis=axis)
 
 
-def _gather_vjp(ctx, g):
-    shape, index = ctx.saved
-    axis = ctx.attrs["axis"]
+def _gather_grad_forward(ctx, g, index, shape, axis):
     if index.ndim == 0:
         g = np.expand_dims(g, axis)
-    return scatter_add_axis(shape, axis, index, g), None
+    return scatter_add_axis(shape, axis, index, g)
+
+
+gather_grad_op = OpDef(
+    "gather_grad",
+    _gather_grad_forward,
+    lambda ctx, gg: (gather_op(gg, ctx.input(1), axis=ctx.attrs["axis"]), None),
+    _grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (3, 2), [0, 2, 0], shape=(4, 2), axis=0), _xi(rng, (2,), 1, shape=(2, 3), axis=1)],
+)
+"""The transpose of ``gather``: ``g`` scatter-added into zeros of ``shape`` (the Numba kernel)."""
+
+
+def _gather_vjp(ctx, g):
+    grad = gather_grad_op(g, ctx.input(1), shape=tuple(ctx.input(0).shape), axis=ctx.attrs["axis"])
+    return grad, None
 
 
 def _gather_infer(x: Spec, index: Spec, axis) -> Spec:
     return Spec(x.shape[:axis] + tuple(index.shape) + x.shape[axis + 1 :], x.dtype)
 
 
-gather_op = OpDef("gather", _gather_forward, _gather_vjp, _gather_infer, OPAQUE)
+gather_op = OpDef(
+    "gather",
+    _gather_forward,
+    _gather_vjp,
+    _gather_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (4, 2), [0, 2, 0], axis=0), _xi(rng, (2, 3), 1, axis=1)],
+)
 
 
 def gather(x, index, axis=None, name=None, out=None):
@@ -106,20 +141,36 @@ def _check_nd_bounds(op: str, x: np.ndarray, index: np.ndarray) -> None:
 
 def _gather_nd_forward(ctx, x, index):
     _check_nd_bounds("gather_nd", x, index)
-    ctx.save(x.shape, index)
     return x[_nd_key(index)]
 
 
-def _gather_nd_vjp(ctx, g):
-    shape, index = ctx.saved
-    return _scatter_add(shape, _nd_key(index), g), None
+gather_nd_grad_op = OpDef(
+    "gather_nd_grad",
+    lambda ctx, g, index, shape: _scatter_add(shape, _nd_key(index), g),
+    lambda ctx, gg: (gather_nd_op(gg, ctx.input(1)), None),
+    _grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (3, 2), [[0, 1], [2, 0], [0, 1]], shape=(3, 2, 2))],
+)
+"""The transpose of ``gather_nd``: ``g`` added into zeros of ``shape`` at the index rows."""
 
 
 def _gather_nd_infer(x: Spec, index: Spec) -> Spec:
     return Spec(tuple(index.shape[:-1]) + tuple(x.shape[index.shape[-1] :]), x.dtype)
 
 
-gather_nd_op = OpDef("gather_nd", _gather_nd_forward, _gather_nd_vjp, _gather_nd_infer, OPAQUE)
+_ND_INDEX = [[0, 1], [2, 0], [0, 1]]
+
+gather_nd_op = OpDef(
+    "gather_nd",
+    _gather_nd_forward,
+    lambda ctx, g: (gather_nd_grad_op(g, ctx.input(1), shape=tuple(ctx.input(0).shape)), None),
+    _gather_nd_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (3, 2, 2), _ND_INDEX), _xi(rng, (3, 2), [[1, 1], [0, 0]])],
+)
 
 
 def _check_nd(op: str, x: Tensor, index: Tensor) -> None:
@@ -135,20 +186,28 @@ def gather_nd(x, index, name=None):
 
 def _scatter_nd_add_forward(ctx, x, index, updates):
     _check_nd_bounds("scatter_nd_add", x, index)
-    key = _nd_key(index)
-    ctx.save(key)
     out = x.copy()
-    np.add.at(out, key, updates)
+    np.add.at(out, _nd_key(index), updates)
     return out
 
 
 def _scatter_nd_add_vjp(ctx, g):
-    (key,) = ctx.saved
-    return g, None, (g[key] if ctx.needs_input_grad[2] else None)
+    return g, None, (gather_nd_op(g, ctx.input(1)) if ctx.needs_input_grad[2] else None)
+
+
+def _scatter_nd_add_samples(rng):
+    x, index = rng.standard_normal((3, 2, 2)), np.asarray(_ND_INDEX, dtype=INT)
+    return [Sample((x, index, rng.standard_normal((3, 2))))]
 
 
 scatter_nd_add_op = OpDef(
-    "scatter_nd_add", _scatter_nd_add_forward, _scatter_nd_add_vjp, lambda x, index, updates: x, OPAQUE
+    "scatter_nd_add",
+    _scatter_nd_add_forward,
+    _scatter_nd_add_vjp,
+    lambda x, index, updates: x,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_scatter_nd_add_samples,
 )
 
 
@@ -172,21 +231,36 @@ def _scatter_forward(ctx, x, index, updates, overwrite):
     else:
         out[index] = 0
         np.add.at(out, index, updates)
-    ctx.save(index)
+    if ctx.needs_input_grad[0]:
+        kept = np.ones((x.shape[0],) + (1,) * (x.ndim - 1), dtype=x.dtype)
+        kept[index] = 0
+        ctx.save(kept)
     return out
 
 
 def _scatter_vjp(ctx, g):
-    (index,) = ctx.saved
-    gx = None
-    if ctx.needs_input_grad[0]:
-        gx = g.copy()
-        gx[index] = 0
+    gx = g * constant(ctx.saved[0]) if ctx.needs_input_grad[0] else None  # zero on the written rows
     # Paddle hands every update row its output row's gradient, duplicates included.
-    return gx, None, (g[index] if ctx.needs_input_grad[2] else None)
+    return gx, None, (gather_op(g, ctx.input(1), axis=0) if ctx.needs_input_grad[2] else None)
 
 
-scatter_op = OpDef("scatter", _scatter_forward, _scatter_vjp, lambda x, index, updates, overwrite: x, OPAQUE)
+def _scatter_samples(rng):
+    index = np.asarray([2, 0], dtype=INT)
+    return [
+        Sample((rng.standard_normal((4, 3)), index, rng.standard_normal((2, 3))), {"overwrite": flag})
+        for flag in (True, False)
+    ]
+
+
+scatter_op = OpDef(
+    "scatter",
+    _scatter_forward,
+    _scatter_vjp,
+    lambda x, index, updates, overwrite: x,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_scatter_samples,
+)
 
 
 def scatter(x, index, updates, overwrite=True, name=None, out=None):
@@ -225,19 +299,45 @@ def masked_fill(x, mask, value, name=None):
 def _masked_select_forward(ctx, x, mask):
     shape = np.broadcast_shapes(x.shape, mask.shape)
     mask = np.broadcast_to(mask, shape)
-    ctx.save(x.shape, mask)
+    ctx.save(mask)
     return np.broadcast_to(x, shape)[mask]
 
 
-def _masked_select_vjp(ctx, g):
-    shape, mask = ctx.saved
+def _masked_select_grad_forward(ctx, g, mask):
     full = np.zeros(mask.shape, dtype=g.dtype)
     full[mask] = g
-    return unbroadcast(full, shape), None
+    return full
+
+
+def _mask_samples(rng, first_shape, mask_shape):
+    return [Sample((rng.standard_normal(first_shape), rng.random(mask_shape) < 0.5))]
+
+
+masked_select_grad_op = OpDef(
+    "masked_select_grad",
+    _masked_select_grad_forward,
+    lambda ctx, gg: (masked_select_op(gg, ctx.input(1)), None),
+    lambda g, mask: Spec(tuple(mask.shape), g.dtype),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [Sample((rng.standard_normal(3), np.array([[True, False], [True, True]])))],
+)
+"""The transpose of ``masked_select``: ``g`` written into zeros at the mask's True entries."""
+
+
+def _masked_select_vjp(ctx, g):
+    full = masked_select_grad_op(g, constant(ctx.saved[0]))
+    return sum_to(full, ctx.input(0).shape), None
 
 
 masked_select_op = OpDef(
-    "masked_select", _masked_select_forward, _masked_select_vjp, lambda x, mask: Spec((NNZ,), x.dtype), OPAQUE
+    "masked_select",
+    _masked_select_forward,
+    _masked_select_vjp,
+    lambda x, mask: Spec((NNZ,), x.dtype),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: _mask_samples(rng, (3, 4), (3, 4)) + _mask_samples(rng, (4,), (3, 4)),
 )
 
 
@@ -253,6 +353,7 @@ nonzero_op = OpDef(
     None,
     lambda x: Spec((NNZ, len(x.shape)), np.dtype(np.int64)),
     OPAQUE,
+    samples=lambda rng: [Sample((rng.random((3, 4)) < 0.5,)), Sample((rng.integers(-1, 2, 5),))],
 )
 
 
@@ -276,21 +377,35 @@ def _along_key(index: np.ndarray, axis: int) -> tuple:
 
 def _take_along_forward(ctx, arr, indices, axis):
     _check_bounds("take_along_axis", indices, arr.shape[axis], f"axis {axis} of arr{list(arr.shape)}")
-    ctx.save(arr.shape, indices)
     return np.take_along_axis(arr, indices, axis)
 
 
-def _take_along_vjp(ctx, g):
-    shape, indices = ctx.saved
-    return put_add_along(shape, ctx.attrs["axis"], indices, g), None
+_ALONG_INDEX = [[0, 2], [1, 1], [3, 0]]
+
+take_along_axis_grad_op = OpDef(
+    "take_along_axis_grad",
+    lambda ctx, g, indices, shape, axis: put_add_along(shape, axis, indices, g),
+    lambda ctx, gg: (take_along_axis_op(gg, ctx.input(1), axis=ctx.attrs["axis"]), None),
+    _grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (3, 2), _ALONG_INDEX, shape=(3, 4), axis=1)],
+)
+"""The transpose of ``take_along_axis`` (and of sort/topk's values): ``g`` added back at ``indices``."""
+
+
+def _along_grad(ctx, g, indices: Tensor) -> Tensor:
+    return take_along_axis_grad_op(g, indices, shape=tuple(ctx.input(0).shape), axis=ctx.attrs["axis"])
 
 
 take_along_axis_op = OpDef(
     "take_along_axis",
     _take_along_forward,
-    _take_along_vjp,
+    lambda ctx, g: (_along_grad(ctx, g, ctx.input(1)), None),
     lambda arr, indices, axis: Spec(tuple(indices.shape), arr.dtype),
     OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [_xi(rng, (3, 4), _ALONG_INDEX, axis=1), _xi(rng, (4, 2), [[3, 0]], axis=0)],
 )
 
 
@@ -314,6 +429,8 @@ def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
     return take_along_axis_op(arr, indices, axis=axis)
 
 
+_KERNEL_REDUCE = ("mul", "multiply", "mean", "amin", "amax")
+"""The reductions whose gradient is a NumPy kernel (put_along_axis_grad) rather than ops."""
 _PUT_REDUCE = {
     "assign": None, "add": np.add, "mul": np.multiply, "multiply": np.multiply, "mean": None,
     "amin": np.minimum, "amax": np.maximum,
@@ -332,39 +449,57 @@ def _put_forward(ctx, arr, indices, values, axis, reduce, include_self):
         if not include_self:
             out[key] = 0
         np.add.at(out, key, values)
-        out = np.where(counts > 0, out / (counts + include_self), out).astype(arr.dtype, copy=False)
+        out = np.where(counts > 0, out / np.maximum(counts + include_self, 1), out).astype(arr.dtype, copy=False)
     else:
         ufunc = _PUT_REDUCE[reduce]
         if not include_self:
             out[key] = {np.add: 0, np.multiply: 1}.get(ufunc, values)
         ufunc.at(out, key, values)
-    ctx.save(key, arr, values, out)
     return out
 
 
 def _put_vjp(ctx, g):
-    key, arr, values, out = ctx.saved
-    reduce, include_self = ctx.attrs["reduce"], ctx.attrs["include_self"]
+    """assign/add: gradients through ops; the other reductions: one NumPy backward kernel."""
+    axis, reduce, include_self = ctx.attrs["axis"], ctx.attrs["reduce"], ctx.attrs["include_self"]
+    indices = ctx.input(1)
+    if reduce in _KERNEL_REDUCE:
+        garr, gval = put_along_axis_grad_op(
+            g, ctx.input(0), indices, ctx.input(2), ctx.output(0), axis=axis, reduce=reduce, include_self=include_self
+        )
+        return garr, None, gval
+    garr = None
+    if ctx.needs_input_grad[0]:
+        zeros = constant(np.zeros(indices.shape, dtype=g.dtype))
+        keep = reduce == "add" and include_self
+        garr = g if keep else put_along_axis_op(g, indices, zeros, axis=axis, reduce="assign", include_self=True)
+    return garr, None, take_along_axis_op(g, indices, axis=axis)
+
+
+def _put_grad_sample(rng, sample: Sample) -> Sample:
+    """put_along_axis_grad's inputs for one put_along_axis sample: (g, arr, indices, values, out)."""
+    arr = sample.inputs[0]
+    out = _put_forward(None, *sample.inputs, **sample.attrs)
+    return Sample((rng.standard_normal(arr.shape), *sample.inputs, out), sample.attrs)
+
+
+def _put_grad_forward(ctx, g, arr, indices, values, out, axis, reduce, include_self):
+    key = _along_key(indices, axis)
+    values = np.broadcast_to(values.astype(arr.dtype, copy=False), indices.shape)
     if reduce == "mean":
         denom = _scatter_add(arr.shape, key, np.ones(values.shape, dtype=g.dtype)) + include_self
-        garr = np.where(denom > include_self, g * include_self / denom, g) if ctx.needs_input_grad[0] else None
-        return garr, None, (g / np.maximum(denom, 1))[key]
+        share = g / np.maximum(denom, 1)
+        return np.where(denom > include_self, share * include_self, g), share[key]
     if reduce in ("amin", "amax"):
         return _put_extremum_vjp(g, key, arr, values, out, include_self)
-    if reduce == "assign" or not include_self:
-        garr = g.copy()
-        garr[key] = 0
-    elif reduce == "add":
-        garr = g
-    else:
+    if include_self:
         products = np.ones(arr.shape, dtype=g.dtype)
         np.multiply.at(products, key, values)
         garr = g * products
-    gval = g[key]
-    if reduce in ("mul", "multiply"):
-        safe = np.where(values != 0, values, 1)
-        gval = gval * np.where(values != 0, out[key] / safe, 0)
-    return garr, None, gval
+    else:
+        garr = g.copy()
+        garr[key] = 0
+    safe = np.where(values != 0, values, 1)
+    return garr, g[key] * np.where(values != 0, out[key] / safe, 0)
 
 
 def _put_extremum_vjp(g, key, arr, values, out, include_self):
@@ -377,10 +512,43 @@ def _put_extremum_vjp(g, key, arr, values, out, include_self):
     count = _scatter_add(arr.shape, key, winners.astype(g.dtype)) + self_ties
     share = g / np.maximum(count, 1)
     garr = np.where(written, np.where(self_ties, share, 0) if include_self else 0, g)
-    return garr, None, np.where(winners, share[key], 0)
+    return garr, np.where(winners, share[key], 0)
 
 
-put_along_axis_op = OpDef("put_along_axis", _put_forward, _put_vjp, lambda arr, indices, values, **attrs: arr, OPAQUE)
+put_along_axis_grad_op = OpDef(
+    "put_along_axis_grad",
+    _put_grad_forward,
+    None,
+    lambda g, arr, indices, values, out, **attrs: (arr, Spec(tuple(indices.shape), arr.dtype)),
+    OPAQUE,
+    samples=lambda rng: [
+        _put_grad_sample(rng, sample) for sample in _put_samples(rng) if sample.attrs["reduce"] in _KERNEL_REDUCE
+    ],
+)
+"""The gradients of ``put_along_axis`` for mul/mean/amin/amax, to arr and values (no vjp of its own)."""
+
+
+def _put_samples(rng):
+    # distinct indices per row: where two values land on one entry, assign's gradient is Paddle's (each
+    # value gets the entry's), not the last write's
+    arr, index = rng.standard_normal((3, 4)), np.asarray([[0, 2], [1, 3], [3, 0]], dtype=INT)
+    return [
+        Sample((arr, index, rng.standard_normal((3, 2))), {"axis": 1, "reduce": reduce, "include_self": include})
+        for reduce in ("assign", "add", "mul", "mean", "amin", "amax")
+        for include in (True, False)
+    ]
+
+
+put_along_axis_op = OpDef(
+    "put_along_axis",
+    _put_forward,
+    _put_vjp,
+    lambda arr, indices, values, **attrs: arr,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_put_samples,
+    exempt={"vjp2": "mul/mean/amin/amax: the gradient is one NumPy kernel (put_along_axis_grad) with no vjp"},
+)
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
@@ -412,23 +580,39 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 
 
 def _values_vjp(ctx, g, *unused):
-    shape, order = ctx.saved
-    return put_add_along(shape, ctx.attrs["axis"], order, g)
+    """The values are ``take_along_axis(x, order)``: their gradient goes back to where each came from."""
+    return _along_grad(ctx, g, constant(ctx.saved[0]))
 
 
 def _sort_forward(ctx, x, axis, descending):
     order = _order(x, axis, descending)
-    ctx.save(x.shape, order)
+    ctx.save(order)
     return np.take_along_axis(x, order, axis)
 
 
-sort_op = OpDef("sort", _sort_forward, _values_vjp, lambda x, axis, descending: x, OPAQUE)
+def _sort_samples(rng):
+    return [
+        Sample((rng.standard_normal((3, 4)),), {"axis": 1, "descending": False}),
+        Sample((rng.standard_normal((3, 4)),), {"axis": 0, "descending": True}),
+    ]
+
+
+sort_op = OpDef(
+    "sort",
+    _sort_forward,
+    _values_vjp,
+    lambda x, axis, descending: x,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_sort_samples,
+)
 argsort_op = OpDef(
     "argsort",
     lambda ctx, x, axis, descending: _order(x, axis, descending).astype(np.int64),
     None,
     lambda x, axis, descending: Spec(x.shape, np.dtype(np.int64)),
     OPAQUE,
+    samples=_sort_samples,
 )
 
 
@@ -459,7 +643,7 @@ def _topk_order(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
 
 def _topk_forward(ctx, x, k, axis, largest):
     order = _topk_order(x, k, axis, largest)
-    ctx.save(x.shape, order)
+    ctx.save(order)
     return np.take_along_axis(x, order, axis), order.astype(np.int64)
 
 
@@ -468,7 +652,18 @@ def _topk_infer(x: Spec, k, axis, largest):
     return Spec(shape, x.dtype), Spec(shape, np.dtype(np.int64))
 
 
-topk_op = OpDef("topk", _topk_forward, _values_vjp, _topk_infer, OPAQUE)
+topk_op = OpDef(
+    "topk",
+    _topk_forward,
+    _values_vjp,
+    _topk_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: (
+        [Sample((rng.standard_normal((3, 20)),), {"k": 2, "axis": 1, "largest": largest}) for largest in (True, False)]
+        + [Sample((rng.standard_normal((4, 3)),), {"k": 3, "axis": 0, "largest": True})]
+    ),
+)
 
 
 def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  # noqa: A002 - Paddle's name
@@ -497,6 +692,7 @@ one_hot_op = OpDef(
     None,
     lambda x, num_classes: Spec(tuple(x.shape) + (num_classes,), np.dtype(np.float32)),
     OPAQUE,
+    samples=lambda rng: [Sample((rng.integers(0, 4, (2, 3)),), {"num_classes": 4})],
 )
 
 
@@ -593,23 +789,70 @@ def _indexed(op: str, x: Tensor, index, call):
 
 
 def _getitem_forward(ctx, x, *arrays, spec):
+    return np.asarray(x[_decode(spec, arrays)])
+
+
+def _getitem_grad_forward(ctx, g, *arrays, shape, spec):
     key = _decode(spec, arrays)
-    ctx.save(x.shape, key, len(arrays))
-    return np.asarray(x[key])
-
-
-def _getitem_vjp(ctx, g):
-    shape, key, n_index = ctx.saved
-    spec = ctx.attrs["spec"]
     axis = _single_axis_index(spec, key)
     if _is_basic(spec):
         out = np.zeros(shape, dtype=g.dtype)
         out[key] = g
-    elif axis is not None:
-        out = scatter_add_axis(shape, axis, key[axis], g)
-    else:
-        out = _scatter_add(shape, key, g)
-    return (out,) + (None,) * n_index
+        return out
+    if axis is not None:
+        return scatter_add_axis(shape, axis, key[axis], g)
+    return _scatter_add(shape, key, g)
+
+
+def _index_inputs(ctx, first: int) -> list:
+    """The index tensors an indexing op read after its ``first`` data inputs (constants)."""
+    return [ctx.input(i) for i in range(first, len(ctx.needs_input_grad))]
+
+
+def _getitem_grad_vjp(ctx, gg):
+    indices = _index_inputs(ctx, 1)
+    return (getitem_op(gg, *indices, spec=ctx.attrs["spec"]),) + (None,) * len(indices)
+
+
+# x[1:, ::-2], x[:, [2, 0, 2]] (the fast scatter kernel), x[mask], x[[0, 2], None, 1] (np.add.at)
+_GETITEM_CASES = (
+    ((4, 3), (("slice", 1, None, None), ("slice", None, None, -2)), ()),
+    ((2, 3), (("slice", None, None, None), ("tensor", 0)), ([2, 0, 2],)),
+    ((2, 3), (("tensor", 0),), ([[True, False, True], [False, True, True]],)),
+    ((3, 2), (("tensor", 0), ("none",), ("int", 1)), ([0, 2, 0],)),
+)
+
+
+def _getitem_samples(rng, grad: bool = False):
+    samples = []
+    for shape, spec, indices in _GETITEM_CASES:
+        x = rng.standard_normal(shape)
+        arrays = tuple(np.asarray(i) for i in indices)
+        if grad:
+            samples.append(
+                Sample((rng.standard_normal(x[_decode(spec, arrays)].shape), *arrays), {"shape": shape, "spec": spec})
+            )
+        else:
+            samples.append(Sample((x, *arrays), {"spec": spec}))
+    return samples
+
+
+getitem_grad_op = OpDef(
+    "getitem_grad",
+    _getitem_grad_forward,
+    _getitem_grad_vjp,
+    _grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: _getitem_samples(rng, grad=True),
+)
+"""The transpose of ``getitem``: ``g`` added into zeros of ``shape`` at the index (duplicates accumulate)."""
+
+
+def _getitem_vjp(ctx, g):
+    indices = _index_inputs(ctx, 1)
+    grad = getitem_grad_op(g, *indices, shape=tuple(ctx.input(0).shape), spec=ctx.attrs["spec"])
+    return (grad,) + (None,) * len(indices)
 
 
 class _Symbols:
@@ -658,7 +901,9 @@ def _getitem_infer(x: Spec, *indices: Spec, spec) -> Spec:
     return Spec(_spec_shape(x, indices, spec), x.dtype)
 
 
-getitem_op = OpDef("getitem", _getitem_forward, _getitem_vjp, _getitem_infer, OPAQUE)
+getitem_op = OpDef(
+    "getitem", _getitem_forward, _getitem_vjp, _getitem_infer, OPAQUE, tensor_vjp=True, samples=_getitem_samples
+)
 
 
 def __getitem__(self, index):  # noqa: N807 - installed as Tensor.__getitem__
@@ -676,29 +921,49 @@ def _setitem_forward(ctx, x, value, *arrays, spec):
             f"setitem: value{list(value.shape)} cannot be broadcast to the indexed region {list(out[key].shape)} "
             f"of x{list(x.shape)}"
         ) from None
-    ctx.save(key, value.shape, len(arrays))
+    if ctx.needs_input_grad[1] and not _is_basic(spec):
+        # Duplicate positions keep the last write: only that write's value gets the gradient.
+        ids = np.arange(out[key].size).reshape(out[key].shape)
+        last = np.full(x.shape, -1, dtype=np.int64)
+        last[key] = ids
+        ctx.save((last[key] == ids).astype(x.dtype))
     return out
 
 
 def _setitem_vjp(ctx, g):
-    key, value_shape, n_index = ctx.saved
+    spec = ctx.attrs["spec"]
+    indices = _index_inputs(ctx, 2)
     gx = gv = None
     if ctx.needs_input_grad[0]:
-        gx = g.copy()
-        gx[key] = 0
+        gx = set_value_op(g, constant(np.zeros((), dtype=g.dtype)), *indices, spec=spec)  # zero where written
     if ctx.needs_input_grad[1]:
-        gv = g[key]
-        if not _is_basic(ctx.attrs["spec"]):
-            # Duplicate positions keep the last write: only that write's value gets the gradient.
-            ids = np.arange(gv.size).reshape(gv.shape)
-            last = np.full(g.shape, -1, dtype=np.int64)
-            last[key] = ids
-            gv = np.where(last[key] == ids, gv, 0)
-        gv = unbroadcast(gv, value_shape) if gv.ndim >= len(value_shape) else gv.reshape(value_shape)
-    return (gx, gv) + (None,) * n_index
+        gv = getitem_op(g, *indices, spec=spec)
+        if ctx.saved:
+            gv = gv * constant(ctx.saved[0])
+        value_shape = ctx.input(1).shape
+        gv = sum_to(gv, value_shape) if gv.ndim >= len(value_shape) else reshape(gv, value_shape)
+    return (gx, gv) + (None,) * len(indices)
 
 
-set_value_op = OpDef("set_value", _setitem_forward, _setitem_vjp, lambda x, value, *indices, spec: x, OPAQUE)
+def _set_value_samples(rng):
+    samples = []
+    for sample in _getitem_samples(rng):
+        x, *indices = sample.inputs
+        region = x[_decode(sample.attrs["spec"], indices)].shape
+        value = rng.standard_normal(region[1:])  # broadcast over the region's first dim
+        samples.append(Sample((x, value, *indices), sample.attrs))
+    return samples
+
+
+set_value_op = OpDef(
+    "set_value",
+    _setitem_forward,
+    _setitem_vjp,
+    lambda x, value, *indices, spec: x,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_set_value_samples,
+)
 
 
 def __setitem__(self, index, value):  # noqa: N807 - installed as Tensor.__setitem__
