@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .autograd import Node
+from .dtype import as_array  # noqa: F401 - ops/_util.py and ops/creation.py import it from here
 from .op import Context, OpDef
 from .state import STATE
 
@@ -54,15 +53,3 @@ def apply(op: OpDef, inputs: tuple, attrs: dict):
         results.stop_gradient = False
         results._node = node
     return results
-
-
-def as_array(value, dtype=None) -> np.ndarray:
-    """A Python scalar, list or array as an ndarray, with Paddle's default float dtype for floats."""
-    from .dtype import convert_dtype
-
-    if dtype is not None:
-        return np.asarray(value, dtype=convert_dtype(dtype))
-    array = np.asarray(value)
-    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
-        array = array.astype(convert_dtype(None))
-    return array

@@ -57,3 +57,13 @@ def set_default_dtype(dtype) -> None:
 
 def is_floating(dtype: np.dtype) -> bool:
     return dtype.kind == "f"
+
+
+def as_array(value, dtype=None) -> np.ndarray:
+    """A Python scalar, list or array as an ndarray, with Paddle's default float dtype for floats."""
+    if dtype is not None:
+        return np.asarray(value, dtype=convert_dtype(dtype))
+    array = np.asarray(value)
+    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+        array = array.astype(convert_dtype(None))
+    return array

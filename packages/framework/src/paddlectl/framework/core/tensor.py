@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 
 from .autograd import run_backward
+from .dtype import as_array
 from .state import STATE
 
 _names = itertools.count()
@@ -29,8 +30,6 @@ class Tensor:
     __array_priority__ = 100  # ndarray op Tensor defers to Tensor's reflected operators
 
     def __init__(self, data=None, dtype=None, stop_gradient: bool = True, name: str | None = None) -> None:
-        from .dispatch import as_array
-
         self._data = as_array(np.empty((0,), dtype="float32") if data is None else data, dtype)
         self.stop_gradient = stop_gradient
         self._grad = None
