@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from .shape import pad, reshape, transpose
 
@@ -80,14 +80,11 @@ def _col2im(cols, out_hw, kernel, stride, pads, dil):
 def _unfold_forward(ctx, x, kernel, stride, pads, dil):
     if x.ndim != 4:
         raise ShapeError(f"unfold: x must be 4-D [N, C, H, W], got shape {list(x.shape)}")
-    ctx.save(x.shape[2:])
     return _im2col(x, kernel, stride, pads, dil)
 
 
 def _unfold_vjp(ctx, g):
-    (hw,) = ctx.saved
-    a = ctx.attrs
-    return _col2im(g, hw, a["kernel"], a["stride"], a["pads"], a["dil"])
+    return fold_op(g, out_hw=tuple(ctx.input(0).shape[2:]), **ctx.attrs)
 
 
 def _unfold_infer(x: Spec, kernel, stride, pads, dil) -> Spec:
@@ -105,7 +102,28 @@ def _unfold_infer(x: Spec, kernel, stride, pads, dil) -> Spec:
     return Spec((n, channels, blocks), x.dtype)
 
 
-unfold_op = OpDef("unfold", _unfold_forward, _unfold_vjp, _unfold_infer, OPAQUE)
+# A 3x3 kernel over a 5x6 image, and a strided, dilated, unevenly padded 2x2 one.
+_GEOMETRIES = (
+    ((2, 2, 5, 6), {"kernel": (3, 3), "stride": (1, 1), "pads": (1, 1, 1, 1), "dil": (1, 1)}),
+    ((1, 3, 6, 5), {"kernel": (2, 2), "stride": (2, 1), "pads": (0, 1, 1, 0), "dil": (1, 2)}),
+)
+
+
+def _unfold_samples(rng):
+    return [Sample((rng.standard_normal(shape),), attrs) for shape, attrs in _GEOMETRIES]
+
+
+def _fold_samples(rng):
+    samples = []
+    for shape, attrs in _GEOMETRIES:
+        cols = _im2col(np.zeros(shape), **attrs)
+        samples.append(Sample((rng.standard_normal(cols.shape),), {"out_hw": shape[2:], **attrs}))
+    return samples
+
+
+unfold_op = OpDef(
+    "unfold", _unfold_forward, _unfold_vjp, _unfold_infer, OPAQUE, tensor_vjp=True, samples=_unfold_samples
+)
 
 
 def _fold_forward(ctx, x, out_hw, kernel, stride, pads, dil):
@@ -115,8 +133,7 @@ def _fold_forward(ctx, x, out_hw, kernel, stride, pads, dil):
 
 
 def _fold_vjp(ctx, g):
-    a = ctx.attrs
-    return _im2col(g, a["kernel"], a["stride"], a["pads"], a["dil"])
+    return unfold_op(g, **{k: v for k, v in ctx.attrs.items() if k != "out_hw"})
 
 
 def _fold_infer(x: Spec, out_hw, kernel, stride, pads, dil) -> Spec:
@@ -128,7 +145,7 @@ def _fold_infer(x: Spec, out_hw, kernel, stride, pads, dil) -> Spec:
     return Spec((x.shape[0], c) + tuple(out_hw), x.dtype)
 
 
-fold_op = OpDef("fold", _fold_forward, _fold_vjp, _fold_infer, OPAQUE)
+fold_op = OpDef("fold", _fold_forward, _fold_vjp, _fold_infer, OPAQUE, tensor_vjp=True, samples=_fold_samples)
 
 
 def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
