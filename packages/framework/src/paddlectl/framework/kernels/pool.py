@@ -110,6 +110,19 @@ def max_pool_grad(g, mask, h, w):
     return dx.reshape(p, h, w)
 
 
+@parallel_kernel
+def gather_planes(x, mask):
+    """``out[c, i, j] = x[c].flat[mask[c, i, j]]``: ``max_pool_grad``'s adjoint, values at the maxima."""
+    p, _, w = x.shape
+    out = np.empty(mask.shape, dtype=x.dtype)
+    for c in prange(p):
+        for i in range(mask.shape[1]):
+            for j in range(mask.shape[2]):
+                k = mask[c, i, j]
+                out[c, i, j] = x[c, k // w, k % w]
+    return out
+
+
 @parallel_kernel(fastmath=REASSOC)
 def avg_pool(x, hs, he, ws, we, divisor):
     """Window sums in any order, so a long window row (global pooling) vectorises."""

@@ -1,7 +1,8 @@
 """Resizing (``interpolate`` / ``upsample``): nearest and bilinear with Paddle's coordinate rules.
 
 Both modes are separable: output = A_h @ x @ A_w^T with a small interpolation matrix per axis,
-so forward and backward are two GEMMs each and the gradient is exact by construction. The
+so forward and backward are two GEMMs each and the gradient is exact by construction; backward
+(``interpolate_grad``, A_h^T @ g @ A_w) is linear too, its own adjoint ``interpolate``. The
 matrices are built with Paddle's float32 source-coordinate arithmetic (align_corners, align_mode).
 """
 
@@ -12,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..core import symbolic
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.pool import gather_grid
@@ -64,29 +65,36 @@ def _out_size(spatial, size, scale) -> tuple:
     return tuple(size) if size is not None else tuple(_scaled(n, s) for n, s in zip(spatial, scale, strict=True))
 
 
+def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> list[np.ndarray]:
+    return [_matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)]
+
+
+def _to_nchw(x, data_format):
+    return x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+
+
+def _from_nchw(x, data_format):
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if data_format == "NHWC" else x
+
+
 def _forward(ctx, x, size, scale, mode, align_corners, align_mode, data_format):
     if x.dtype.kind != "f":
         raise DTypeError(f"interpolate: x must be float16/32/64, got {x.dtype}; cast it with .astype('float32')")
-    xc = x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+    xc = _to_nchw(x, data_format)
     size = _out_size(xc.shape[2:], size, scale)
-    mats = [
-        _matrix(xc.shape[2 + i], size[i], scale[i], mode, align_corners, align_mode).astype(x.dtype) for i in range(2)
-    ]
-    ctx.save(*mats)
+    mh, mw = _matrices(xc.shape[2:], size, scale, mode, align_corners, align_mode, x.dtype)
     if mode == "nearest":  # one-hot rows: a gather gives the same values without two dense matmuls
         planes = np.ascontiguousarray(xc).reshape(-1, *xc.shape[2:])
-        out = gather_grid(planes, mats[0].argmax(1), mats[1].argmax(1)).reshape(*xc.shape[:2], *size)
+        out = gather_grid(planes, mh.argmax(1), mw.argmax(1)).reshape(*xc.shape[:2], *size)
     else:
-        out = np.matmul(np.matmul(mats[0], xc), mats[1].T)
-    return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
+        out = np.matmul(np.matmul(mh, xc), mw.T)
+    return _from_nchw(out, data_format)
 
 
 def _vjp(ctx, g):
-    mh, mw = ctx.saved
-    nhwc = ctx.attrs["data_format"] == "NHWC"
-    g = g.transpose(0, 3, 1, 2) if nhwc else g
-    dx = np.matmul(np.matmul(mh.T, g), mw)
-    return np.ascontiguousarray(dx.transpose(0, 2, 3, 1)) if nhwc else dx
+    fmt = ctx.attrs["data_format"]
+    x = ctx.input(0)
+    return interpolate_grad_op(g, in_size=tuple(x.shape[1:3] if fmt == "NHWC" else x.shape[2:]), **ctx.attrs)
 
 
 def _infer(x: Spec, size, scale, mode, align_corners, align_mode, data_format) -> Spec:
@@ -96,7 +104,58 @@ def _infer(x: Spec, size, scale, mode, align_corners, align_mode, data_format) -
     return Spec((x.shape[0], x.shape[1], *size), x.dtype)
 
 
-interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE)
+def _samples(rng):
+    x = rng.standard_normal((2, 3, 4, 5))
+    plain = dict(align_corners=False, align_mode=0, data_format="NCHW")
+    return [
+        Sample((x,), dict(plain, size=(7, 3), scale=(0.0, 0.0), mode="bilinear")),
+        Sample((x,), dict(plain, size=None, scale=(1.5, 2.0), mode="nearest")),
+        Sample((x,), dict(plain, size=(6, 9), scale=(0.0, 0.0), mode="bilinear", align_corners=True)),
+        Sample((x,), dict(plain, size=None, scale=(2.0, 0.5), mode="bilinear", align_mode=1)),
+        Sample(
+            (x.transpose(0, 2, 3, 1).copy(),),
+            dict(plain, size=(5, 5), scale=(0.0, 0.0), mode="bilinear", data_format="NHWC"),
+        ),
+    ]
+
+
+interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE, tensor_vjp=True, samples=_samples)
+
+
+# ----- interpolate_grad: the adjoint, A_h^T @ g @ A_w, whose own adjoint is interpolate -----------
+
+
+def _grad_forward(ctx, g, in_size, size, scale, mode, align_corners, align_mode, data_format):
+    gc = _to_nchw(g, data_format)
+    mh, mw = _matrices(in_size, gc.shape[2:], scale, mode, align_corners, align_mode, g.dtype)
+    return _from_nchw(np.matmul(np.matmul(mh.T, gc), mw), data_format)
+
+
+def _grad_vjp(ctx, a):
+    attrs = dict(ctx.attrs)
+    del attrs["in_size"]
+    return interpolate_op(a, **attrs)
+
+
+def _grad_infer(g: Spec, in_size, size, scale, mode, align_corners, align_mode, data_format) -> Spec:
+    if data_format == "NHWC":
+        return Spec((g.shape[0], *in_size, g.shape[3]), g.dtype)
+    return Spec((g.shape[0], g.shape[1], *in_size), g.dtype)
+
+
+def _grad_samples(rng):
+    samples = []
+    for s in _samples(rng):
+        x = s.inputs[0]
+        out = _infer(Spec(x.shape, x.dtype), **s.attrs).shape
+        in_size = x.shape[1:3] if s.attrs["data_format"] == "NHWC" else x.shape[2:]
+        samples.append(Sample((rng.standard_normal(out),), dict(s.attrs, in_size=in_size)))
+    return samples
+
+
+interpolate_grad_op = OpDef(
+    "interpolate_grad", _grad_forward, _grad_vjp, _grad_infer, OPAQUE, tensor_vjp=True, samples=_grad_samples
+)
 
 
 def _pair(value, what: str):

@@ -12,9 +12,17 @@ import functools
 import numpy as np
 
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
-from ..kernels.pool import avg_pool, avg_pool_grad, max_pool, max_pool_2x2, max_pool_grad, max_pool_values
+from ..kernels.pool import (
+    avg_pool,
+    avg_pool_grad,
+    gather_planes,
+    max_pool,
+    max_pool_2x2,
+    max_pool_grad,
+    max_pool_values,
+)
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 from .shape import squeeze, unsqueeze
 
@@ -123,10 +131,6 @@ def _unplanes(p, nchw, data_format):
     return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
 
 
-def _grad_planes(g, data_format):
-    return _planes(g, data_format)[0]
-
-
 def _infer(op, x: Spec, attrs) -> tuple:
     _check(op, x, attrs["data_format"])
     fmt = attrs["data_format"]
@@ -172,15 +176,13 @@ def _max_forward(ctx, x, **attrs):
     _check("max_pool2d", x, attrs["data_format"])
     planes, nchw = _planes(x, attrs["data_format"])
     out, mask = _max_pooling(*_key(nchw[2:], attrs))(planes)
-    ctx.save(mask, nchw)
     fmt = attrs["data_format"]
     return _unplanes(out, nchw, fmt), _unplanes(mask, nchw, fmt)
 
 
 def _max_vjp(ctx, g, _g_mask):
-    mask, nchw = ctx.saved
     fmt = ctx.attrs["data_format"]
-    return _unplanes(max_pool_grad(_grad_planes(g, fmt), mask, *nchw[2:]), nchw, fmt)
+    return max_pool2d_grad_op(g, ctx.output(1), size=_spatial(ctx.input(0).shape, fmt), data_format=fmt)
 
 
 def _max_infer(x: Spec, **attrs):
@@ -191,23 +193,157 @@ def _max_infer(x: Spec, **attrs):
 def _avg_forward(ctx, x, **attrs):
     _check("avg_pool2d", x, attrs["data_format"])
     planes, nchw = _planes(x, attrs["data_format"])
-    plan = _plan(nchw[2:], attrs)
-    ctx.save(plan, nchw)
-    return _unplanes(avg_pool(planes, *plan), nchw, attrs["data_format"])
+    return _unplanes(avg_pool(planes, *_plan(nchw[2:], attrs)), nchw, attrs["data_format"])
 
 
 def _avg_vjp(ctx, g):
-    plan, nchw = ctx.saved
-    fmt = ctx.attrs["data_format"]
-    return _unplanes(avg_pool_grad(_grad_planes(g, fmt), *plan, *nchw[2:]), nchw, fmt)
+    size = _spatial(ctx.input(0).shape, ctx.attrs["data_format"])
+    return avg_pool2d_grad_op(g, size=size, **ctx.attrs)
 
 
 def _avg_infer(x: Spec, **attrs):
     return Spec(_infer("avg_pool2d", x, attrs), x.dtype)
 
 
-max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE)
-avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE)
+def _pool_samples(rng):
+    """Fixed windows (padding, ceil mode, overlapping, NHWC), 2x2 tiles, and adaptive windows."""
+    x = rng.standard_normal((2, 3, 7, 7))
+    fixed = dict(kernel_size=(3, 2), stride=(2, 2), padding=(1, 1, 0, 0), ceil_mode=True, data_format="NCHW")
+    return [
+        Sample((x,), _fixed("pool2d", **fixed)),
+        Sample((x,), _fixed("pool2d", 3, 1, 1, False, "NCHW", exclusive=False)),
+        Sample((x[:, :, :6, :6],), _fixed("pool2d", 2, 2, 0, False, "NCHW")),
+        Sample((x.transpose(0, 2, 3, 1).copy(),), _fixed("pool2d", 2, 1, 0, False, "NHWC")),
+        Sample((x,), _adaptive("adaptive_pool2d", (3, 4), 2)),
+    ]
+
+
+max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE, tensor_vjp=True, samples=_pool_samples)
+avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, tensor_vjp=True, samples=_pool_samples)
+
+
+# ----- backward ops: linear in the output gradient ------------------------------------------------
+
+
+def _spatial(shape, data_format):
+    return tuple(shape[1:3]) if data_format == "NHWC" else tuple(shape[2:])
+
+
+def _nchw(shape, size, data_format) -> tuple:
+    """The NCHW shape of an image of spatial ``size`` with ``shape``'s batch and channels."""
+    return (shape[0], shape[3] if data_format == "NHWC" else shape[1], *size)
+
+
+def _max_grad_forward(ctx, g, mask, size, data_format):
+    """Each output gradient added at its window's first maximum (``mask``): a scatter."""
+    nchw = _nchw(g.shape, size, data_format)
+    planes = max_pool_grad(_planes(g, data_format)[0], _planes(mask, data_format)[0], *size)
+    return _unplanes(planes, nchw, data_format)
+
+
+def _max_grad_vjp(ctx, a):
+    """The scatter's adjoint: the cotangent gathered at the maxima."""
+    return max_pool2d_gather_op(a, ctx.input(1), data_format=ctx.attrs["data_format"]), None
+
+
+def _max_grad_infer(g: Spec, mask: Spec, size, data_format) -> Spec:
+    n, c = g.shape[0], g.shape[3 if data_format == "NHWC" else 1]
+    return Spec((n, *size, c) if data_format == "NHWC" else (n, c, *size), g.dtype)
+
+
+def _gather_forward(ctx, x, mask, data_format):
+    """``out[n, c, i, j] = x[n, c].flat[mask[n, c, i, j]]``: an image's values at the pooling maxima."""
+    planes, nchw = _planes(x, data_format)
+    mask_planes, mask_nchw = _planes(mask, data_format)
+    return _unplanes(gather_planes(planes, mask_planes), mask_nchw, data_format)
+
+
+def _gather_vjp(ctx, a):
+    fmt = ctx.attrs["data_format"]
+    return max_pool2d_grad_op(a, ctx.input(1), size=_spatial(ctx.input(0).shape, fmt), data_format=fmt), None
+
+
+def _gather_infer(x: Spec, mask: Spec, data_format) -> Spec:
+    return Spec(mask.shape, x.dtype)
+
+
+def _max_masks(rng):
+    """(image, mask) pairs: a random image's max pooling and the mask it gives."""
+    pairs = []
+    for s in _pool_samples(rng):
+        x = s.inputs[0]
+        out, mask = _max_forward(None, x, **s.attrs)
+        pairs.append((x, out, mask, s.attrs["data_format"]))
+    return pairs
+
+
+def _max_grad_samples(rng):
+    return [
+        Sample((rng.standard_normal(out.shape), mask), dict(size=_spatial(x.shape, fmt), data_format=fmt))
+        for x, out, mask, fmt in _max_masks(rng)
+    ]
+
+
+def _gather_samples(rng):
+    return [Sample((x, mask), dict(data_format=fmt)) for x, _, mask, fmt in _max_masks(rng)]
+
+
+max_pool2d_grad_op = OpDef(
+    "max_pool2d_grad",
+    _max_grad_forward,
+    _max_grad_vjp,
+    _max_grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_max_grad_samples,
+)
+max_pool2d_gather_op = OpDef(
+    "max_pool2d_gather",
+    _gather_forward,
+    _gather_vjp,
+    _gather_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_gather_samples,
+)
+
+
+def _avg_grad_forward(ctx, g, size, **attrs):
+    """Each output gradient spread evenly over its window (over the divisor)."""
+    nchw = _nchw(g.shape, size, attrs["data_format"])
+    plan = _plan(tuple(size), attrs)
+    return _unplanes(avg_pool_grad(_planes(g, attrs["data_format"])[0], *plan, *size), nchw, attrs["data_format"])
+
+
+def _avg_grad_vjp(ctx, a):
+    """The spread's adjoint is the pooling itself."""
+    attrs = dict(ctx.attrs)
+    del attrs["size"]
+    return avg_pool2d_op(a, **attrs)
+
+
+def _avg_grad_infer(g: Spec, size, **attrs) -> Spec:
+    return _max_grad_infer(g, None, size, attrs["data_format"])
+
+
+def _avg_grad_samples(rng):
+    samples = []
+    for s in _pool_samples(rng):
+        x, fmt = s.inputs[0], s.attrs["data_format"]
+        out_shape = _infer("avg_pool2d", Spec(x.shape, x.dtype), s.attrs)
+        samples.append(Sample((rng.standard_normal(out_shape),), dict(s.attrs, size=_spatial(x.shape, fmt))))
+    return samples
+
+
+avg_pool2d_grad_op = OpDef(
+    "avg_pool2d_grad",
+    _avg_grad_forward,
+    _avg_grad_vjp,
+    _avg_grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_avg_grad_samples,
+)
 
 
 def _lowered_planes(attrs, in_types, out_types):
