@@ -22,6 +22,12 @@ import os
 
 import numpy as np
 
+from ...ops.activation import softmax_op
+from ...ops.attention import attention_op
+from ...ops.elementwise import add as add_op
+from ...ops.elementwise import multiply as multiply_op
+from ...ops.linalg import matmul_op
+from ...ops.shape import reshape_op, strided_slice_op, transpose_op
 from ..ir import Operation, Program
 from .base import add_param, known_array, producer, sole_reader, users
 from .dce import dce
@@ -29,8 +35,9 @@ from .dce import dce
 _HEAD_PERM = (0, 2, 1, 3)
 
 
-def _is(op, name: str, **attrs) -> bool:
-    return op is not None and op.name == name and all(_attr(op, k) == v for k, v in attrs.items())
+def _is(op, record, **attrs) -> bool:
+    """Whether ``op`` is an op of ``record`` (an OpDef) with these attrs."""
+    return op is not None and op.name == record.name and all(_attr(op, k) == v for k, v in attrs.items())
 
 
 def _attr(op, key):
@@ -41,8 +48,8 @@ def _attr(op, key):
 def _split_heads(value):
     """(x [N, L, E], heads) where ``value`` = transpose(reshape(x -> [N, L, H, E/H]), [0, 2, 1, 3]), else None."""
     split = producer(value)
-    reshape = producer(split.inputs[0]) if _is(split, "transpose", perm=_HEAD_PERM) else None
-    if not _is(reshape, "reshape") or len(reshape.inputs[0].shape) != 3 or len(reshape.outputs[0].shape) != 4:
+    reshape = producer(split.inputs[0]) if _is(split, transpose_op, perm=_HEAD_PERM) else None
+    if not _is(reshape, reshape_op) or len(reshape.inputs[0].shape) != 3 or len(reshape.outputs[0].shape) != 4:
         return None
     x, (n, length, heads, size) = reshape.inputs[0], reshape.outputs[0].shape
     if (n, length) != x.shape[:2] or not all(isinstance(d, int) for d in (heads, size, x.shape[2])):
@@ -53,18 +60,18 @@ def _split_heads(value):
 def _scores(value, program, ctx):
     """(q side, k side, mask, scale) where ``value`` = [q * scale] @ k^T [+ mask], else None."""
     product, mask = producer(value), None
-    if _is(product, "add"):
+    if _is(product, add_op):
         for scores, other in (product.inputs, product.inputs[::-1]):
-            if _is(producer(scores), "matmul") and tuple(scores.shape) == tuple(value.shape):
+            if _is(producer(scores), matmul_op) and tuple(scores.shape) == tuple(value.shape):
                 product, mask = producer(scores), other
                 break
-    if not _is(product, "matmul", transpose_x=False, transpose_y=True) or (
+    if not _is(product, matmul_op, transpose_x=False, transpose_y=True) or (
         mask is not None and mask.dtype != value.dtype
     ):
         return None
     q, scale = product.inputs[0], 1.0
     multiply = producer(q)
-    if _is(multiply, "multiply"):
+    if _is(multiply, multiply_op):
         for side, factor in (multiply.inputs, multiply.inputs[::-1]):
             known = known_array(factor, program, ctx)
             if known is not None and known.size == 1 and tuple(side.shape) == tuple(q.shape):
@@ -80,10 +87,10 @@ def _match(softmax, readers, program, ctx):
         return None
     mixed = sole_reader(softmax.outputs[0], readers)
     merge = (
-        sole_reader(mixed.outputs[0], readers) if _is(mixed, "matmul", transpose_x=False, transpose_y=False) else None
+        sole_reader(mixed.outputs[0], readers) if _is(mixed, matmul_op, transpose_x=False, transpose_y=False) else None
     )
-    merged = sole_reader(merge.outputs[0], readers) if _is(merge, "transpose", perm=_HEAD_PERM) else None
-    if not _is(merged, "reshape") or mixed.inputs[0] is not softmax.outputs[0]:
+    merged = sole_reader(merge.outputs[0], readers) if _is(merge, transpose_op, perm=_HEAD_PERM) else None
+    if not _is(merged, reshape_op) or mixed.inputs[0] is not softmax.outputs[0]:
         return None
     scores = _scores(softmax.inputs[0], program, ctx) if sole_reader(softmax.inputs[0], readers) else None
     if scores is None:
@@ -104,13 +111,13 @@ def _projection(value, attention, readers, program, ctx):
     if sole_reader(value, readers) is not attention:
         return None
     op, bias = producer(value), None
-    if _is(op, "add"):
+    if _is(op, add_op):
         for product, other in (op.inputs, op.inputs[::-1]):
             known = known_array(other, program, ctx)
             if known is not None and known.ndim == 1 and sole_reader(product, readers) is op:
                 op, bias = producer(product), known
                 break
-    if not _is(op, "matmul", transpose_x=False, transpose_y=False) or op.outputs[0].dtype != value.dtype:
+    if not _is(op, matmul_op, transpose_x=False, transpose_y=False) or op.outputs[0].dtype != value.dtype:
         return None
     weight = known_array(op.inputs[1], program, ctx)
     if weight is None or weight.ndim != 2 or weight.dtype != value.dtype:
@@ -132,17 +139,17 @@ def _merge(program, attention, slots, projections) -> None:
     )
     rows = tuple(x.shape[:-1])
     total = program.new_value((*rows, sum(widths)), x.dtype)
-    ops = [Operation("matmul", [x, weight.outputs[0]], [total], {"transpose_x": False, "transpose_y": False})]
+    ops = [Operation(matmul_op.name, [x, weight.outputs[0]], [total], {"transpose_x": False, "transpose_y": False})]
     if any(b is not None for _, _, b, _ in projections):
         bias = np.concatenate([np.zeros(w.shape[1], w.dtype) if b is None else b for _, w, b, _ in projections])
         bias_op = add_param(program, block, at + 1, f"{base}.merged.bias", bias)
         summed = program.new_value(total.shape, x.dtype)
-        ops.append(Operation("add", [total, bias_op.outputs[0]], [summed]))
+        ops.append(Operation(add_op.name, [total, bias_op.outputs[0]], [summed]))
         total = summed
     start, full = 0, ((None, None, None),) * len(rows)
     for slot, width in zip(slots, widths, strict=True):
         part = program.new_value((*rows, width), x.dtype)
-        ops.append(Operation("strided_slice", [total], [part], {"index": (*full, (start, start + width, 1))}))
+        ops.append(Operation(strided_slice_op.name, [total], [part], {"index": (*full, (start, start + width, 1))}))
         attention.inputs[slot], start = part, start + width
     for op in ops:
         op.loc = attention.loc
@@ -152,11 +159,11 @@ def _merge(program, attention, slots, projections) -> None:
 def fuse_attention(program: Program, ctx) -> int:
     readers = users(program)
     fused = []
-    for softmax in [op for op in program.walk() if op.name == "softmax"]:
+    for softmax in [op for op in program.walk() if op.name == softmax_op.name]:
         found = _match(softmax, readers, program, ctx)
         if found is not None:
             op, inputs, attrs = found
-            op.name, op.inputs, op.attrs = "attention", inputs, attrs
+            op.name, op.inputs, op.attrs = attention_op.name, inputs, attrs
             fused.append(op)
     if not fused:
         return 0

@@ -13,6 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.gemm import pack
+from ...ops.activation import relu_op
+from ...ops.elementwise import add as add_op
+from ...ops.fc import fc_op
+from ...ops.linalg import matmul_op
 from ..ir import Program
 from .base import add_param, known_array, producer, sole_reader, users
 from .dce import dce
@@ -30,7 +34,7 @@ def _weight(matmul, program, ctx):
 
 def _bias(add, value, program, ctx, n: int):
     """The [n] float32 vector ``add`` adds to ``value`` without broadcasting it further, else None."""
-    if add is None or add.name != "add" or tuple(add.outputs[0].shape) != tuple(value.shape):
+    if add is None or add.name != add_op.name or tuple(add.outputs[0].shape) != tuple(value.shape):
         return None
     other = add.inputs[1] if add.inputs[0] is value else add.inputs[0]
     b = known_array(other, program, ctx)
@@ -42,7 +46,7 @@ def fuse_fc(program: Program, ctx) -> int:
         return 0
     readers = users(program)
     changed = 0
-    for matmul in [op for op in program.walk() if op.name == "matmul"]:
+    for matmul in [op for op in program.walk() if op.name == matmul_op.name]:
         w = _weight(matmul, program, ctx)
         if w is None:
             continue
@@ -51,13 +55,13 @@ def fuse_fc(program: Program, ctx) -> int:
         bias = _bias(reader, matmul.outputs[0], program, ctx, w.shape[1])
         if bias is not None:
             last, reader = reader, sole_reader(reader.outputs[0], readers)
-        if reader is not None and reader.name == "relu":
+        if reader is not None and reader.name == relu_op.name:
             last, activation = reader, "relu"
         block = last.parent
         name = producer(matmul.inputs[1]).attrs.get("name", "constant")
         packed = add_param(program, block, block.ops.index(last), f"{name}.fc", pack(w, bias))
         x = matmul.inputs[0]
-        last.name, last.inputs = "fc", [x, packed.outputs[0]]
+        last.name, last.inputs = fc_op.name, [x, packed.outputs[0]]
         last.attrs = {"n": int(w.shape[1]), "activation": activation}
         changed += 1
     if changed:

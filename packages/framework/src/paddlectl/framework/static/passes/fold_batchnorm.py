@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops.conv import conv2d_op, conv2d_transpose_op
+from ...ops.elementwise import add as add_op
+from ...ops.linalg import matmul_op
+from ...ops.norm import batch_norm_op
 from ..ir import Operation, Program
 from .base import add_param, known_array, producer, sole_reader, users
 
+_CONVS = (conv2d_op.name, conv2d_transpose_op.name)  # the convolutions whose weights take the scale
+
 
 def _is_inference_bn(op) -> bool:
-    return op.name == "batch_norm" and not op.attrs.get("use_batch_stats", False) and not op.attrs.get("training")
+    return op.name == batch_norm_op.name and not op.attrs.get("use_batch_stats", False) and not op.attrs.get("training")
 
 
 def _vector(value, program: Program, ctx):
@@ -48,7 +54,7 @@ def _affine(op, program: Program, ctx):
 
 
 def _scale_output_channels(conv, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
-    if conv.name == "conv2d":
+    if conv.name == conv2d_op.name:
         return weight * s.reshape(-1, *([1] * (weight.ndim - 1)))
     groups = conv.attrs.get("groups", 1)
     by_group = weight.reshape(groups, weight.shape[0] // groups, *weight.shape[1:])
@@ -84,7 +90,7 @@ def _fold_conv(program, ctx, bn, conv, s, shift) -> bool:
 def _conv_of(add, use_map):
     """The conv2d/conv2d_transpose whose result ``add`` (a bias add) alone reads, else None."""
     conv = producer(add.inputs[0])
-    if conv is None or conv.name not in ("conv2d", "conv2d_transpose"):
+    if conv is None or conv.name not in _CONVS:
         return None
     return conv if sole_reader(conv.outputs[0], use_map) is add else None
 
@@ -110,9 +116,9 @@ def _fold_conv_add(program, ctx, bn, add, conv, s, shift) -> bool:
 
 def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     """``last`` is a matmul, or an add(matmul, bias) whose matmul only it reads."""
-    add = last if last.name == "add" else None
+    add = last if last.name == add_op.name else None
     mm = producer(add.inputs[0]) if add else last
-    if mm is None or mm.name != "matmul" or (add and sole_reader(mm.outputs[0], use_map) is not add):
+    if mm is None or mm.name != matmul_op.name or (add and sole_reader(mm.outputs[0], use_map) is not add):
         return False
     if len(mm.outputs[0].shape) != 2 or bn.attrs.get("channels_last", False):
         return False  # the channel (axis 1 of [N, C]) must be the matmul's last axis
@@ -133,7 +139,7 @@ def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     else:
         out = mm.outputs[0]
         added = program.new_value(out.shape, out.dtype)
-        block.insert(block.ops.index(mm) + 1, Operation("add", [out, pb.outputs[0]], [added], loc=bn.loc))
+        block.insert(block.ops.index(mm) + 1, Operation(add_op.name, [out, pb.outputs[0]], [added], loc=bn.loc))
         program.replace_all_uses(bn.outputs[0], added)
     return True
 
@@ -149,12 +155,12 @@ def fold_batchnorm(program: Program, ctx) -> int:
         if affine is None:
             continue
         s, shift = affine
-        conv = _conv_of(prev, use_map) if prev.name == "add" else None
-        if prev.name in ("conv2d", "conv2d_transpose"):
+        conv = _conv_of(prev, use_map) if prev.name == add_op.name else None
+        if prev.name in _CONVS:
             done = _fold_conv(program, ctx, bn, prev, s, shift)
         elif conv is not None:
             done = _fold_conv_add(program, ctx, bn, prev, conv, s, shift)
-        elif prev.name in ("matmul", "add"):
+        elif prev.name in (matmul_op.name, add_op.name):
             done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
         else:
             continue

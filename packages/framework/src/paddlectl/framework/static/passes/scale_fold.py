@@ -8,6 +8,9 @@ squeeze-excite block's gate) and a 1x1, stride-1, unpadded, single-group NCHW ``
 
 from __future__ import annotations
 
+from ...ops.conv import conv2d_op
+from ...ops.conv_inference import conv2d_scaled_op
+from ...ops.elementwise import multiply as multiply_op
 from ..ir import Program
 from .base import producer, sole_reader, unit_stride_padding, users
 
@@ -30,16 +33,16 @@ def _split_scale(multiply):
 def fold_channel_scale(program: Program, ctx) -> int:
     readers = users(program)
     changed = 0
-    for conv in [op for op in program.walk() if op.name == "conv2d"]:
+    for conv in [op for op in program.walk() if op.name == conv2d_op.name]:
         multiply = producer(conv.inputs[0])
-        if multiply is None or multiply.name != "multiply" or not _pointwise(conv):
+        if multiply is None or multiply.name != multiply_op.name or not _pointwise(conv):
             continue
         if sole_reader(multiply.outputs[0], readers) is not conv or multiply.parent is not conv.parent:
             continue
         pair = _split_scale(multiply)
         if pair is None:
             continue
-        conv.name, conv.attrs = "conv2d_scaled", {}
+        conv.name, conv.attrs = conv2d_scaled_op.name, {}
         conv.inputs = [*pair, conv.inputs[1], (*conv.inputs, None)[2]]
         multiply.parent.remove(multiply)
         changed += 1

@@ -11,6 +11,8 @@ direct kernel on two threads).
 from __future__ import annotations
 
 from ...kernels.winograd import weights
+from ...ops.conv import conv2d_op
+from ...ops.conv_inference import conv2d_winograd_op
 from ..ir import Program
 from .base import add_param, known_array, producer, unit_stride_padding
 
@@ -29,7 +31,7 @@ def _eligible(op, program: Program, ctx):
 
 def winograd(program: Program, ctx) -> int:
     changed = 0
-    for conv in [op for op in program.walk() if op.name == "conv2d"]:
+    for conv in [op for op in program.walk() if op.name == conv2d_op.name]:
         w = _eligible(conv, program, ctx)
         if w is None:
             continue
@@ -37,7 +39,7 @@ def winograd(program: Program, ctx) -> int:
         base = producer(conv.inputs[1]).attrs.get("name", "constant")
         u = add_param(program, block, block.ops.index(conv), f"{base}.winograd", weights(w))
         x, w_value, bias = (*conv.inputs, None)[:3]
-        conv.name, conv.attrs = "conv2d_winograd", {"padding": tuple(conv.attrs["padding"])}
+        conv.name, conv.attrs = conv2d_winograd_op.name, {"padding": tuple(conv.attrs["padding"])}
         conv.inputs = [x, w_value, u.outputs[0], bias]
         changed += 1
     return changed
