@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.dispatch import as_array
 from ..core.dtype import convert_dtype, get_default_dtype
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import random as _random
@@ -76,7 +76,17 @@ def _full_like_infer(x: Spec, value, dtype) -> Spec:
     return Spec(tuple(x.shape), np.dtype(dtype))
 
 
-full_like_op = OpDef("full_like", _full_like_forward, None, _full_like_infer, OPAQUE)
+full_like_op = OpDef(
+    "full_like",
+    _full_like_forward,
+    None,
+    _full_like_infer,
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((rng.standard_normal((3, 4)),), {"value": 1.5, "dtype": np.dtype(np.float64)}),
+        Sample((rng.standard_normal((2,)),), {"value": 7, "dtype": np.dtype(np.int64)}),
+    ],
+)
 
 
 def full_like(x, fill_value, dtype=None, name=None) -> Tensor:

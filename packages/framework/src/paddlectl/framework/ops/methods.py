@@ -12,7 +12,7 @@ import pkgutil
 import numpy as np
 
 from ..core.dtype import convert_dtype
-from ..core.op import OPAQUE, OpDef
+from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
 from ..core.tensor import Tensor
 from . import elementwise as ew
@@ -33,7 +33,14 @@ def astype(self, dtype):
     return self if dtype == self.dtype else ew.cast(self, dtype)
 
 
-detach_op = OpDef("detach", lambda ctx, x: x, None, same_as_first, OPAQUE)
+detach_op = OpDef(
+    "detach",
+    lambda ctx, x: x,
+    None,
+    same_as_first,
+    OPAQUE,
+    samples=lambda rng: [Sample((rng.standard_normal((3, 4)),))],
+)
 """The same array with no gradient: an op (not a bare re-wrap) so a traced program keeps computing
 the detached value instead of freezing the example's."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtype import convert_dtype
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axes, normalize_axis
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
@@ -174,7 +174,19 @@ def _keep_one(x: Spec, axis: int) -> Spec:
     return Spec(tuple(1 if i == axis else d for i, d in enumerate(x.shape)), np.dtype(np.int64))
 
 
-mode_index_op = OpDef("mode_index", _mode_forward, None, _keep_one, OPAQUE)
+def _repeats(rng, shape):
+    """Small whole numbers as float64, so values repeat (what mode and unique are about)."""
+    return rng.integers(0, 3, shape).astype(np.float64)
+
+
+mode_index_op = OpDef(
+    "mode_index",
+    _mode_forward,
+    None,
+    _keep_one,
+    OPAQUE,
+    samples=lambda rng: [Sample((_repeats(rng, (3, 5)),), {"axis": 1}), Sample((_repeats(rng, (4, 2)),), {"axis": 0})],
+)
 """Per slice along ``axis``, the index of the last occurrence of its most frequent value."""
 
 
@@ -208,7 +220,22 @@ def _unique_forward(ctx, x, axis, dtype, flags):
     return results[0] if len(results) == 1 else results
 
 
-unique_op = OpDef("unique", _unique_forward, None, _data_dependent("unique"), OPAQUE)
+_DATA_DEPENDENT = {
+    "infer": "the output's size depends on the input's values: no shape rule exists",
+    "trace": "the output's size depends on the input's values: a traced program refuses the op",
+}
+unique_op = OpDef(
+    "unique",
+    _unique_forward,
+    None,
+    _data_dependent("unique"),
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((_repeats(rng, (6,)),), {"axis": None, "dtype": "int64", "flags": (True, True, True)}),
+        Sample((_repeats(rng, (3, 2)),), {"axis": 0, "dtype": "int32", "flags": (False, True, False)}),
+    ],
+    exempt=_DATA_DEPENDENT,
+)
 
 
 def unique(
@@ -236,7 +263,16 @@ def _unique_consecutive_forward(ctx, x, axis, dtype, flags):
 
 
 unique_consecutive_op = OpDef(
-    "unique_consecutive", _unique_consecutive_forward, None, _data_dependent("unique_consecutive"), OPAQUE
+    "unique_consecutive",
+    _unique_consecutive_forward,
+    None,
+    _data_dependent("unique_consecutive"),
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((_repeats(rng, (8,)),), {"axis": None, "dtype": "int64", "flags": (True, True)}),
+        Sample((_repeats(rng, (4, 2)),), {"axis": 1, "dtype": "int64", "flags": (False, False)}),
+    ],
+    exempt=_DATA_DEPENDENT,
 )
 
 
@@ -260,6 +296,12 @@ searchsorted_op = OpDef(
     None,
     lambda seq, vals, side, dtype: Spec(vals.shape, np.dtype(dtype)),
     OPAQUE,
+    samples=lambda rng: [
+        Sample((np.sort(rng.standard_normal(5)), rng.standard_normal((2, 3))), {"side": "left", "dtype": "int64"}),
+        Sample(
+            (np.sort(rng.standard_normal((2, 4))), rng.standard_normal((2, 3))), {"side": "right", "dtype": "int32"}
+        ),
+    ],
 )
 
 
@@ -289,7 +331,18 @@ def _bincount_forward(ctx, x, weights, minlength):
     return out.astype(np.int64 if weights is None else weights.dtype)
 
 
-bincount_op = OpDef("bincount", _bincount_forward, None, _data_dependent("bincount"), OPAQUE)
+bincount_op = OpDef(
+    "bincount",
+    _bincount_forward,
+    None,
+    _data_dependent("bincount"),
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((rng.integers(0, 4, 7), None), {"minlength": 0}),
+        Sample((rng.integers(0, 4, 7), rng.standard_normal(7)), {"minlength": 6}),
+    ],
+    exempt=_DATA_DEPENDENT,
+)
 
 
 def bincount(x, weights=None, minlength=0, name=None):
@@ -356,6 +409,10 @@ cum_extremum_index_op = OpDef(
     None,
     lambda x, axis, largest: Spec(x.shape, np.dtype(np.int64)),
     OPAQUE,
+    samples=lambda rng: [
+        Sample((_repeats(rng, (3, 5)),), {"axis": 1, "largest": True}),
+        Sample((rng.standard_normal((4, 2)),), {"axis": 0, "largest": False}),
+    ],
 )
 """Per position, the latest index holding the running max (``largest``) or min so far."""
 
