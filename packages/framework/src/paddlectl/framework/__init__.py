@@ -62,6 +62,7 @@ from .hapi import Model, callbacks
 from .hapi.model_summary import flops, summary  # noqa: F401
 from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from .nn.layer.base import ParamAttr
+from .nn.parameter import create_parameter  # noqa: F401
 from .ops.activation import sigmoid, softmax
 from .ops.aliases import TOP_LEVEL as _ALIASES
 from .ops.creation import (
@@ -134,7 +135,7 @@ from .ops.shape import (  # noqa: F401 - Paddle's public names
     unbind,
     unsqueeze,
 )
-from .ops.tensor_api import assign, create_parameter, is_tensor, numel, shape  # noqa: F401
+from .ops.tensor_api import assign, is_tensor, numel, shape  # noqa: F401
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
 

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from ..core.dtype import convert_dtype
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from . import creation
@@ -46,16 +44,6 @@ def assign(x, output=None) -> Tensor:
     if list(result.shape) != output.shape:
         raise ShapeError(f"assign: x has shape {result.shape}, output has shape {output.shape}; they must match")
     return overwrite(output, result)  # a constant value leaves output's stop_gradient (a parameter stays trainable)
-
-
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """A free-standing Parameter, initialised as a layer's would be (``paddle.create_parameter``)."""
-    from ..nn.layer.base import Layer, ParamAttr
-
-    attr = copy.copy(ParamAttr.resolve(attr) or ParamAttr())
-    if name is not None and attr.name is None:
-        attr.name = name
-    return Layer("create_parameter", dtype=dtype).create_parameter(shape, attr, dtype, is_bias, default_initializer)
 
 
 # ----- Tensor methods -------------------------------------------------------------------------
@@ -149,7 +137,17 @@ def _view_dtype_infer(x: Spec, dtype) -> Spec:
     return Spec((*x.shape[:-1], x.shape[-1] * old.itemsize // new.itemsize), new)
 
 
-view_dtype_op = OpDef("view_dtype", _view_dtype_forward, None, _view_dtype_infer, OPAQUE)
+view_dtype_op = OpDef(
+    "view_dtype",
+    _view_dtype_forward,
+    None,
+    _view_dtype_infer,
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((rng.standard_normal((2, 4)),), {"dtype": "int64"}),
+        Sample((rng.standard_normal((2, 3)),), {"dtype": "float32"}),
+    ],
+)
 """The bytes of x reinterpreted as another dtype (the last dim rescaled), sharing memory."""
 
 
