@@ -12,6 +12,13 @@ differ. Reading a traced value into Python (``bool()``, ``.numpy()``, ``.item()`
 value from inside a ``cond`` branch outside it, and writing in place into captured state (a
 parameter, a buffer, a closed-over tensor) raise ConversionError with the user's file:line and
 the way out.
+
+The tape is kept while tracing (in the caller's grad mode), so a function that computes a loss and
+calls ``paddle.grad`` records its backward too: the vjps of ``tensor_vjp`` ops run through
+dispatch, hence through ``record``, and the static program holds the backward ops. A tensor that
+merely re-wraps a traced value's array (``paddle.grad`` returns such) stands for that value. An op
+whose vjp still works on arrays (a legacy vjp) cannot be recorded: backward reaching it raises
+ConversionError naming it.
 """
 
 from __future__ import annotations
@@ -88,11 +95,13 @@ class Tracer:
         self.block_ids: list[list[int]] = [[]]
         self.dead: dict[int, str] = {}  # ids of tensors defined inside a finished branch
         self.sources: dict[int, Value] = {}
+        self.owners: dict[int, int] = {}  # id(array) -> id of the traced tensor holding it
         self.n_const = 0
 
     # ----- values ------------------------------------------------------------------------------
     def bind(self, tensor: Tensor, value: Value) -> None:
         self.values[id(tensor)] = value
+        self.owners[id(tensor._data)] = id(tensor)
         self.keep.append(tensor)
         self.block_ids[-1].append(id(tensor))
 
@@ -105,6 +114,8 @@ class Tracer:
         if not isinstance(tensor, Tensor):
             raise ConversionError(f"{user_location()}: expected a Tensor input to an op, got {type(tensor).__name__}")
         key = id(tensor)
+        if key not in self.values:  # a new wrapper of a traced value's array (paddle.grad's results)
+            key = self.owners.get(id(tensor._data), key)
         if key in self.dead:
             raise ConversionError(
                 f"{user_location()}: a tensor computed inside a {self.dead[key]} is used outside it; "
@@ -173,11 +184,10 @@ class Tracer:
         return out
 
     def _run_eager(self, op, inputs, attrs, loc):
+        """The op on the example values, recorded on the tape in the current grad mode."""
         STATE.tracer = None
-        grad = STATE.grad_enabled
-        STATE.grad_enabled = False
         try:
-            return apply(op, tuple(inputs), attrs)
+            out = apply(op, tuple(inputs), attrs)
         except ValueError as exc:
             if "read-only" in str(exc):
                 raise ConversionError(
@@ -187,8 +197,12 @@ class Tracer:
                 ) from None
             raise
         finally:
-            STATE.grad_enabled = grad
             STATE.tracer = self
+        if op.vjp is not None and not op.tensor_vjp:
+            for t in out if isinstance(out, tuple) else (out,):
+                if t._node is not None:
+                    t._node.op = _UntraceableVjp(op.name, loc)
+        return out
 
     def _check_concrete(self, name, spec, array, loc) -> None:
         want = tuple(symbolic.evaluate(d, self.bindings) for d in spec.shape)
@@ -312,6 +326,23 @@ class Tracer:
         return results
 
 
+class _UntraceableVjp:
+    """Stands in for a legacy op on the tape of a trace: its vjp computes on arrays, outside
+    dispatch, so a traced backward would freeze the example's gradient into the program."""
+
+    tensor_vjp = True
+
+    def __init__(self, name: str, loc: str) -> None:
+        self.name, self.loc = name, loc
+
+    def vjp(self, ctx, *grads):
+        raise ConversionError(
+            f"{self.loc}: the backward of {self.name} cannot be traced: its vjp computes on arrays outside the "
+            f"tape (a legacy vjp), so the static program could not hold it; compute this gradient outside the "
+            f"function given to to_static, or avoid {self.name} on the path to the loss"
+        )
+
+
 def _eager_while(tracer, cond_fn, body_fn, loop_vars):
     """The loop's concrete result during tracing (the tracer is off meanwhile)."""
     STATE.tracer = None
@@ -365,8 +396,8 @@ def trace_once(fn, signatures: list[InputSignature], bindings: dict[str, int], l
         tensors.append(t)
     frozen = [t._data for _, t in tracer.params.values()]
     flags = [a.flags.writeable for a in frozen]
-    previous, grad = STATE.tracer, STATE.grad_enabled
-    STATE.tracer, STATE.grad_enabled = tracer, False
+    previous = STATE.tracer
+    STATE.tracer = tracer
     try:
         for a in frozen:
             a.flags.writeable = False
@@ -375,7 +406,7 @@ def trace_once(fn, signatures: list[InputSignature], bindings: dict[str, int], l
         outs = _as_list(out, user_location(), "the traced function")
         tracer.program.block.yields = [tracer.value_of(t) for t in outs]
     finally:
-        STATE.tracer, STATE.grad_enabled = previous, grad
+        STATE.tracer = previous
         for a, f in zip(frozen, flags, strict=True):
             if f:
                 a.flags.writeable = True
