@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.autograd import is_grad_enabled
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, normalize_axis
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels import ctc as ctc_kernels
 from ..kernels import loss as ce_kernels
-from ._util import constant, tensor_args, to_tensor_like, unbroadcast
+from . import elementwise as ew
+from ._util import constant, tensor_args, to_tensor_like
 from .activation import softmax
+from .broadcast import sum_to
 from .elementwise import isinf, where
 from .reduce import mean, sum
 from .shape import reshape, transpose, unsqueeze
@@ -104,7 +107,7 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
     x2 = _rows(x, axis)
     lab, row_w, counted = _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight)
     rows = x2.shape[0]
-    lse = None
+    lse = (None, None)
     if use_softmax:
         loss = np.empty(rows, x.dtype)
         lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))  # row max, log of the shifted sum
@@ -138,7 +141,7 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
         # 'mean' divides by the summed row weights, which depend on the label too.
         per_row = counted.sum(axis=1) if ignore_index >= 0 else 1.0
         raw = raw - float(out) * per_row
-    ctx.save(x.shape, x2, lab, lse, row_w, scale, raw, weight)
+    ctx.save(lab, row_w, scale, lse, raw)
     return out
 
 
@@ -158,36 +161,116 @@ def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
     return 1.0 / (den if den != 0 else 1.0)
 
 
-def _ce_vjp(ctx, g):
-    shape, x2, lab, lse, row_w, scale, raw, weight = ctx.saved
-    a = ctx.attrs
-    rows = x2.shape[0]
-    g_rows = g.reshape(rows) if a["reduction"] == "none" else np.full(rows, g * scale)
-    axis = a["axis"]
-    moved = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
-    g_label = None
-    if raw is not None:
-        g_label = (g_rows * raw)[:, None] * ((1 - a["smoothing"]) * weight.astype(x2.dtype))[None, :]
-        g_label = np.moveaxis(g_label.reshape(moved), -1, axis)
-    if not ctx.needs_input_grad[0]:
-        return None, g_label, None
-    if row_w is not None:
-        g_rows = g_rows * row_w
-    g_rows = g_rows.astype(np.float64)
-    if a["use_softmax"]:
+def _row_grads(g: np.ndarray, rows: int, scale: float, row_w, reduction: str) -> np.ndarray:
+    """Each row's loss gradient (float64): the output gradient per row, scaled and weighted."""
+    g_rows = g.reshape(rows) if reduction == "none" else np.full(rows, g * scale)
+    return (g_rows if row_w is None else g_rows * row_w).astype(np.float64)
+
+
+def _ce_grad_forward(ctx, x, g, label, weight, top, logsum, *, axis, soft_label, use_softmax, ignore_index, smoothing,
+                     reduction, squeeze, scale):  # fmt: skip
+    x2 = _rows(x, axis)
+    lab, row_w, _ = _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight)
+    g_rows = _row_grads(g, x2.shape[0], scale, row_w, reduction)
+    if use_softmax:
         grad = np.empty_like(x2)
-        if a["soft_label"]:
-            ce_kernels.soft_backward(x2, lab, *lse, g_rows, grad)
+        if soft_label:
+            ce_kernels.soft_backward(x2, lab, top, logsum, g_rows, grad)
         else:
-            ce_kernels.hard_backward(x2, lab, a["ignore_index"], float(a["smoothing"]), *lse, g_rows, grad)
-    elif a["soft_label"]:
+            ce_kernels.hard_backward(x2, lab, ignore_index, float(smoothing), top, logsum, g_rows, grad)
+    elif soft_label:
         grad = -(g_rows[:, None] * lab) / x2
     else:
         grad = np.zeros_like(x2)
-        keep = lab != a["ignore_index"]
-        idx = np.nonzero(keep)[0]
+        idx = np.nonzero(lab != ignore_index)[0]
         grad[idx, lab[idx]] = -g_rows[idx] / x2[idx, lab[idx]]
-    return np.moveaxis(grad.reshape(moved), -1, axis), g_label, None
+    moved = tuple(d for i, d in enumerate(x.shape) if i != axis) + (x.shape[axis],)
+    return np.moveaxis(grad.reshape(moved), -1, axis)
+
+
+def _ce_grad_samples(rng):
+    x = rng.standard_normal((4, 3))
+    top, logsum = x.max(axis=1), np.log(np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1))
+    attrs = {"axis": 1, "soft_label": False, "use_softmax": True, "ignore_index": -100, "smoothing": 0.0,
+             "reduction": "none", "squeeze": True, "scale": 1.0}  # fmt: skip
+    label = np.array([[0], [2], [1], [2]])
+    return [
+        Sample((x, rng.standard_normal(4), label, None, top, logsum), attrs),
+        Sample((x, rng.standard_normal(()), label, rng.uniform(0.5, 2.0, 3), top, logsum), {**attrs, "reduction": "mean", "scale": 0.25}),
+    ]  # fmt: skip
+
+
+softmax_cross_entropy_grad_op = OpDef(
+    "softmax_cross_entropy_grad",
+    _ce_grad_forward,
+    None,
+    lambda x, *rest, **attrs: x,
+    OPAQUE,
+    samples=_ce_grad_samples,
+)
+"""The logits' gradient of softmax_cross_entropy by its fused kernels (``softmax - target`` per row);
+no gradient of its own: under ``create_graph`` softmax_cross_entropy's vjp composes ops instead."""
+
+
+def _ce_targets_dense(lab: np.ndarray, classes: int, a: dict, dtype) -> np.ndarray:
+    """The [rows, classes] target the kernels subtract: the soft label, or the (smoothed) one-hot
+    of each kept hard label, zero rows for ignored ones."""
+    if a["soft_label"]:
+        return lab
+    keep = lab != a["ignore_index"]
+    smoothing = a["smoothing"] if a["use_softmax"] else 0.0
+    target = np.zeros((lab.shape[0], classes), dtype)
+    target[keep] = smoothing / classes
+    idx = np.nonzero(keep)[0]
+    target[idx, lab[idx]] += 1.0 - smoothing
+    return target
+
+
+def _ce_grad_composed(ctx, g, lab, row_w, scale):
+    """The logits' gradient in ops (softmax of the logits, targets constant), for ``create_graph``."""
+    a = ctx.attrs
+    x = ctx.input(0)
+    axis = a["axis"]
+    perm = [i for i in range(x.ndim) if i != axis] + [axis]
+    moved = transpose(x, perm) if axis != x.ndim - 1 else x
+    x2 = reshape(moved, [-1, x.shape[axis]])
+    rows, classes = x2.shape
+    coef = np.ones(rows) if row_w is None else row_w.astype(np.float64)
+    if not a["soft_label"]:
+        coef = coef * (lab != a["ignore_index"])
+    target = constant(_ce_targets_dense(lab, classes, a, x.dtype))
+    local = softmax(x2, -1) - target if a["use_softmax"] else -target / x2
+    g_rows = reshape(g, [rows, 1]) if a["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
+    grad = reshape(g_rows * constant(coef[:, None], x.dtype) * local, moved.shape)
+    return transpose(grad, _axis_back(x.ndim, axis)) if axis != x.ndim - 1 else grad
+
+
+def _ce_vjp(ctx, g):
+    """The fused kernel (``softmax_cross_entropy_grad``), or with ``create_graph`` the same math in
+    ops. A soft label's gradient (through the class weight) treats the per-row loss as a constant."""
+    lab, row_w, scale, (top, logsum), raw = ctx.saved
+    a = ctx.attrs
+    g_label = None
+    if raw is not None:
+        x = ctx.input(0)
+        rows = raw.shape[0]
+        g_rows = reshape(g, [rows, 1]) if a["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
+        weight = ctx.input(2)._data.astype(x.dtype)
+        per_class = constant(raw[:, None] * ((1 - a["smoothing"]) * weight)[None, :], x.dtype)
+        moved = [d for i, d in enumerate(x.shape) if i != a["axis"]] + [x.shape[a["axis"]]]
+        g_label = transpose(reshape(g_rows * per_class, moved), _axis_back(x.ndim, a["axis"]))
+    if not ctx.needs_input_grad[0]:
+        return None, g_label, None
+    if is_grad_enabled():
+        return _ce_grad_composed(ctx, g, lab, row_w, scale), g_label, None
+    consts = tuple(None if t is None else constant(t) for t in (top, logsum))
+    grad = softmax_cross_entropy_grad_op(ctx.input(0), g, ctx.input(1), ctx.input(2), *consts, **a, scale=scale)
+    return grad, g_label, None
+
+
+def _axis_back(ndim: int, axis: int) -> list:
+    """The permutation that moves the last axis back to ``axis``."""
+    return [*range(axis), ndim - 1, *range(axis, ndim - 1)]
 
 
 def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **attrs) -> Spec:
@@ -197,7 +280,23 @@ def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **
     return Spec(tuple(d for i, d in enumerate(shape) if i != axis) if squeeze else shape, x.dtype)
 
 
-softmax_cross_entropy_op = OpDef("softmax_cross_entropy", _ce_forward, _ce_vjp, _ce_infer, OPAQUE)
+def _ce_samples(rng):
+    x = rng.standard_normal((4, 3))
+    hard = np.array([[0], [2], [1], [2]])
+    attrs = {"axis": 1, "soft_label": False, "use_softmax": True, "ignore_index": -100, "smoothing": 0.0,
+             "reduction": "mean", "squeeze": True}  # fmt: skip
+    return [
+        Sample((x, hard, None), attrs),
+        Sample((x, hard, rng.uniform(0.5, 2.0, 3)), {**attrs, "ignore_index": 2, "reduction": "sum"}),
+        Sample((x, hard, None), {**attrs, "smoothing": 0.1, "reduction": "none", "squeeze": False}),
+        Sample((rng.standard_normal((2, 3, 2)), np.array([[[1, 0]], [[2, 2]]]), None), {**attrs, "axis": 1}),
+        Sample((rng.uniform(0.2, 1.0, (4, 3)), hard, None), {**attrs, "use_softmax": False}),
+    ]
+
+
+softmax_cross_entropy_op = OpDef(
+    "softmax_cross_entropy", _ce_forward, _ce_vjp, _ce_infer, OPAQUE, tensor_vjp=True, samples=_ce_samples
+)
 
 
 def _ce_label(op: str, input: Tensor, label: Tensor, axis: int, soft_label: bool) -> tuple[Tensor, bool]:
@@ -303,25 +402,35 @@ def _nll_forward(ctx, x, label, weight, *, ignore_index, reduction):
     if reduction == "mean":
         total = float(row_w.sum())
         scale = 1.0 / total if total != 0 else 0.0
-    ctx.save(x.shape, safe, row_w, scale)
+    ctx.save(safe, row_w, scale)
     if reduction == "none":
         return loss
     return np.asarray(loss.sum(dtype=x.dtype) * x.dtype.type(scale), dtype=x.dtype)
 
 
 def _nll_vjp(ctx, g):
-    shape, safe, row_w, scale = ctx.saved
-    g_rows = g if ctx.attrs["reduction"] == "none" else np.full(row_w.shape, g * scale, row_w.dtype)
-    grad = np.zeros(shape, row_w.dtype)
-    np.put_along_axis(grad, safe[:, None], (-g_rows * row_w)[:, None], 1)
-    return grad, None, None
+    """Linear in the input: ``g`` times a constant [rows, C] matrix of ``-weight`` at each label."""
+    safe, row_w, scale = ctx.saved
+    x = ctx.input(0)
+    picks = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(picks, safe[:, None], -row_w[:, None], 1)
+    g_rows = reshape(g, [-1, 1]) if ctx.attrs["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
+    return g_rows * constant(picks), None, None
 
 
 def _nll_infer(x: Spec, label: Spec, weight=None, *, reduction, **attrs) -> Spec:
     return Spec(label.shape if reduction == "none" else (), x.dtype)
 
 
-nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE)
+def _nll_samples(rng):
+    x, label = rng.standard_normal((4, 3)), np.array([0, 2, 1, 2])
+    return [
+        Sample((x, label, None), {"ignore_index": -100, "reduction": "mean"}),
+        Sample((x, label, rng.uniform(0.5, 2.0, 3)), {"ignore_index": 1, "reduction": "none"}),
+    ]
+
+
+nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE, tensor_vjp=True, samples=_nll_samples)
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
@@ -349,10 +458,10 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
 # ----- pointwise losses ----------------------------------------------------------------------
 
 
-def _pointwise(name: str, loss_fn, grad_fn, check=None):
+def _pointwise(name: str, loss_fn, grad_fn, check=None, *, samples, exempt=None):
     """A broadcasting loss of (input, label[, extra]); ``grad_fn(x, y, extra, **attrs)`` gives the
-    local derivatives (dx, dy or None). ``extra`` (a weight-like constant) gets no gradient;
-    ``check(x)`` validates the input's values each time the op runs."""
+    local derivatives (dx, dy or None) as Tensors, through ops. ``extra`` (a weight-like constant)
+    gets no gradient; ``check(x)`` validates the input's values each time the op runs."""
 
     def forward(ctx, x, y, extra=None, **attrs):
         if check is not None:
@@ -363,24 +472,58 @@ def _pointwise(name: str, loss_fn, grad_fn, check=None):
             raise ShapeError(
                 f"{name}: input {list(x.shape)} and label {list(y.shape)} cannot be broadcast together"
             ) from None
-        ctx.save(x, y, extra)
         return out.astype(np.result_type(x.dtype, y.dtype), copy=False)
 
     def vjp(ctx, g):
-        x, y, extra = ctx.saved
+        x, y = ctx.input(0), ctx.input(1)
+        extra = ctx.input(2) if len(ctx.needs_input_grad) > 2 else None
         dx, dy = grad_fn(x, y, extra, **ctx.attrs)
-        gx = unbroadcast(g * dx, x.shape) if ctx.needs_input_grad[0] else None
-        gy = unbroadcast(g * dy, y.shape) if dy is not None and ctx.needs_input_grad[1] else None
+        gx = sum_to(g * dx, x.shape) if ctx.needs_input_grad[0] else None
+        gy = sum_to(g * dy, y.shape) if dy is not None and ctx.needs_input_grad[1] else None
         return gx, gy, None
 
     def infer(x: Spec, y: Spec, extra=None, **attrs) -> Spec:
         return Spec(broadcast_shapes(name, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
 
-    return OpDef(name, forward, vjp, infer, OPAQUE)
+    return OpDef(name, forward, vjp, infer, OPAQUE, tensor_vjp=True, samples=samples, exempt=exempt or {})
 
 
-mse_op = _pointwise("mse_loss", lambda x, y, e: np.square(x - y), lambda x, y, e: (2 * (x - y), -2 * (x - y)))
-l1_op = _pointwise("l1_loss", lambda x, y, e: np.abs(x - y), lambda x, y, e: (np.sign(x - y), -np.sign(x - y)))
+def _pair_samples(low: float = -2.0, high: float = 2.0, **attrs):
+    """Samples of a (3, 4) input against a (3, 4) and a broadcast (4,) label."""
+
+    def samples(rng):
+        x = rng.uniform(low, high, (3, 4))
+        return [
+            Sample((x, rng.uniform(low, high, (3, 4)), None), attrs),
+            Sample((x, rng.uniform(low, high, 4), None), attrs),
+        ]
+
+    return samples
+
+
+_NO_LABEL_GRAD = {
+    check: "as in Paddle the label gets no gradient, where finite differences would find one"
+    for check in ("vjp", "vjp2")
+}
+
+
+def _mask(t: Tensor, dtype) -> Tensor:
+    """A comparison's result as 0/1 values: a constant factor for differentiation (piecewise)."""
+    return t.astype(dtype)
+
+
+mse_op = _pointwise(
+    "mse_loss",
+    lambda x, y, e: np.square(x - y),
+    lambda x, y, e: (2.0 * (x - y), -2.0 * (x - y)),
+    samples=_pair_samples(),
+)
+l1_op = _pointwise(
+    "l1_loss",
+    lambda x, y, e: np.abs(x - y),
+    lambda x, y, e: (ew.sign(x - y), -ew.sign(x - y)),
+    samples=_pair_samples(),
+)
 
 
 def _smooth_l1(x, y, e, delta, is_huber):
@@ -392,12 +535,15 @@ def _smooth_l1(x, y, e, delta, is_huber):
 
 def _smooth_l1_grad(x, y, e, delta, is_huber):
     d = x - y
-    inside = np.abs(d) < delta
-    dx = np.where(inside, d, delta * np.sign(d)) if is_huber else np.where(inside, d / delta, np.sign(d))
+    inside = _mask(ew.abs(d) < delta, d.dtype)
+    outside = 1.0 - inside
+    dx = inside * d + outside * (delta * ew.sign(d)) if is_huber else inside * d / delta + outside * ew.sign(d)
     return dx, -dx
 
 
-smooth_l1_op = _pointwise("smooth_l1_loss", _smooth_l1, _smooth_l1_grad)
+smooth_l1_op = _pointwise(
+    "smooth_l1_loss", _smooth_l1, _smooth_l1_grad, samples=_pair_samples(delta=1.0, is_huber=True)
+)
 
 
 def _bce(x, y, e):
@@ -406,7 +552,7 @@ def _bce(x, y, e):
 
 
 def _bce_grad(x, y, e):
-    return (x - y) / np.maximum(x * (1 - x), 1e-12), None
+    return (x - y) / ew.maximum(x * (1.0 - x), constant(1e-12, x.dtype)), None
 
 
 def _check_probabilities(x):
@@ -414,7 +560,14 @@ def _check_probabilities(x):
         raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; apply sigmoid first")
 
 
-bce_op = _pointwise("binary_cross_entropy", _bce, _bce_grad, _check_probabilities)
+bce_op = _pointwise(
+    "binary_cross_entropy",
+    _bce,
+    _bce_grad,
+    _check_probabilities,
+    samples=_pair_samples(0.1, 0.9),
+    exempt=_NO_LABEL_GRAD,
+)
 
 
 def _bce_logits(x, y, pos_weight, ignore_index=-100):
@@ -425,12 +578,18 @@ def _bce_logits(x, y, pos_weight, ignore_index=-100):
 
 
 def _bce_logits_grad(x, y, pos_weight, ignore_index=-100):
-    log_w = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
-    sig_neg = 0.5 * (1 - np.tanh(0.5 * x))  # sigmoid(-x), stable for large |x|
-    return np.where(y == ignore_index, 0, (1 - y) - log_w * sig_neg), None
+    log_w = 1.0 if pos_weight is None else 1.0 + (pos_weight - 1.0) * y
+    sig_neg = 0.5 * (1.0 - ew.tanh(0.5 * x))  # sigmoid(-x), stable for large |x|
+    return _mask(y != float(ignore_index), x.dtype) * ((1.0 - y) - log_w * sig_neg), None
 
 
-bce_logits_op = _pointwise("binary_cross_entropy_with_logits", _bce_logits, _bce_logits_grad)
+bce_logits_op = _pointwise(
+    "binary_cross_entropy_with_logits",
+    _bce_logits,
+    _bce_logits_grad,
+    samples=_pair_samples(0.0, 1.0),
+    exempt=_NO_LABEL_GRAD,
+)
 
 
 def _kl(x, y, e, log_target):
@@ -441,11 +600,10 @@ def _kl(x, y, e, log_target):
 
 
 def _kl_grad(x, y, e, log_target):
-    dx = -np.exp(y) if log_target else -np.where(y > 0, y, 0)
-    return np.broadcast_to(dx, np.broadcast_shapes(x.shape, y.shape)), None
+    return (-ew.exp(y) if log_target else -(y * _mask(y > 0.0, y.dtype))), None
 
 
-kl_op = _pointwise("kl_div", _kl, _kl_grad)
+kl_op = _pointwise("kl_div", _kl, _kl_grad, samples=_pair_samples(0.1, 1.0, log_target=False), exempt=_NO_LABEL_GRAD)
 
 
 def _float_pair(op: str, input, label) -> tuple[Tensor, Tensor]:
@@ -533,15 +691,36 @@ def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, no
 
 
 def _ctc_vjp(ctx, g):
+    """The gradient warp-ctc computed with the loss, scaled by ``g``; it has no derivative of its own."""
+    if is_grad_enabled():
+        raise RuntimeError(
+            "paddle.grad(create_graph=True): ctc_loss's gradient is computed by warp-ctc in the forward pass "
+            "and cannot be differentiated again; differentiate it once"
+        )
     (grad,) = ctx.saved
-    return grad * g[None, :, None], None, None, None
+    return constant(grad) * reshape(g, [1, -1, 1]), None, None, None
 
 
 def _ctc_infer(logits: Spec, labels: Spec, input_lengths: Spec, label_lengths: Spec, **attrs) -> Spec:
     return Spec((logits.shape[1],), logits.dtype)
 
 
-ctc_op = OpDef("warpctc", _ctc_forward, _ctc_vjp, _ctc_infer, OPAQUE)
+def _ctc_samples(rng):
+    # norm_by_times scales only the gradient (as in Paddle), which finite differences cannot see: not sampled.
+    labels, lengths = np.array([[1, 2], [3, 0]]), (np.array([5, 4]), np.array([2, 1]))
+    return [Sample((rng.standard_normal((5, 2, 4)), labels, *lengths), {"blank": 0, "norm_by_times": False})]
+
+
+ctc_op = OpDef(
+    "warpctc",
+    _ctc_forward,
+    _ctc_vjp,
+    _ctc_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_ctc_samples,
+    exempt={"vjp2": "warp-ctc computes the gradient inside the forward pass; it has no derivative of its own"},
+)
 
 
 def _check_ctc(log_probs, labels, input_lengths, label_lengths, blank) -> None:
