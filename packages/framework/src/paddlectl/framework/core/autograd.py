@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..errors import ShapeError
 from .op import Context, OpDef
 from .state import STATE
+from .tensor import Tensor, _apply_hooks
 
 
 class Node:
@@ -43,8 +47,6 @@ class no_grad:
         STATE.grad_enabled = self._previous
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with no_grad():
@@ -62,8 +64,6 @@ class enable_grad(no_grad):
         return self
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with enable_grad():
@@ -86,16 +86,6 @@ class set_grad_enabled:
 
 def is_grad_enabled() -> bool:
     return STATE.grad_enabled
-
-
-def _apply_hooks(hooks, grad):
-    from .tensor import Tensor
-
-    for hook in hooks:
-        result = hook(grad)
-        if result is not None:
-            grad = result if isinstance(result, Tensor) else Tensor._wrap(np.asarray(result, dtype=grad.dtype))
-    return grad
 
 
 def _collect(roots: list) -> dict[Node, int]:
@@ -199,8 +189,6 @@ def _propagate(roots, root_grads, retain_graph, capture, create_graph):
 
 
 def _vjp(node: Node, buf: list, create_graph: bool) -> tuple:
-    from .tensor import Tensor
-
     op = node.op
     if op.vjp is None:
         raise RuntimeError(f"op '{op.name}' has no gradient; call .detach() on its inputs or outputs")
@@ -236,6 +224,25 @@ def _fit(grad, tensor, edge: tuple):
     return grad
 
 
+def _backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (Paddle: ``Tensor.backward``)."""
+    if self.stop_gradient:
+        raise RuntimeError(
+            "backward() on a tensor with stop_gradient=True: nothing it depends on requires a gradient; "
+            "set stop_gradient=False on the inputs (parameters have it already)"
+        )
+    if grad_tensor is None:
+        grad = np.ones_like(self._data)
+    else:
+        grad = np.asarray(grad_tensor._data if isinstance(grad_tensor, Tensor) else grad_tensor, dtype=self.dtype)
+        if grad.shape != self._data.shape:
+            raise ShapeError(f"backward: grad_tensor has shape {list(grad.shape)}, expected {self.shape}")
+    run_backward([self], [Tensor._wrap(grad)], retain_graph)
+
+
+Tensor.backward = _backward
+
+
 def grad(
     outputs,
     inputs,
@@ -247,8 +254,6 @@ def grad(
     no_grad_vars=None,
 ):
     """Gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad`` (``paddle.grad``)."""
-    from .tensor import Tensor
-
     single = isinstance(outputs, Tensor)
     outputs = [outputs] if single else list(outputs)
     single_in = isinstance(inputs, Tensor)

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from .autograd import run_backward
+from ..errors import ShapeError
 from .dtype import as_array
 from .state import STATE
 
@@ -14,7 +14,8 @@ _names = itertools.count()
 
 
 class Tensor:
-    """A value in the dynamic graph. Operators and most methods are attached by ``ops``."""
+    """A value in the dynamic graph. Operators and most methods are attached by ``ops``, and
+    ``backward`` by ``core.autograd`` (the engine it runs makes Tensors, so it sits above this module)."""
 
     __slots__ = (
         "_data",
@@ -154,27 +155,8 @@ class Tensor:
         )
 
     # ----- autograd --------------------------------------------------------------
-    def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (Paddle: ``Tensor.backward``)."""
-        if self.stop_gradient:
-            raise RuntimeError(
-                "backward() on a tensor with stop_gradient=True: nothing it depends on requires a gradient; "
-                "set stop_gradient=False on the inputs (parameters have it already)"
-            )
-        if grad_tensor is None:
-            grad = np.ones_like(self._data)
-        else:
-            grad = np.asarray(grad_tensor._data if isinstance(grad_tensor, Tensor) else grad_tensor, dtype=self.dtype)
-            if grad.shape != self._data.shape:
-                from ..errors import ShapeError
-
-                raise ShapeError(f"backward: grad_tensor has shape {list(grad.shape)}, expected {self.shape}")
-        run_backward([self], [Tensor._wrap(grad)], retain_graph)
-
     def _accumulate_grad(self, grad: Tensor) -> None:
         if self._hooks:
-            from .autograd import _apply_hooks
-
             grad = _apply_hooks(self._hooks, grad)
         if grad._node is not None:  # a differentiable gradient (create_graph): keep its place in the graph
             grad = grad if self._grad is None else self._grad + grad
@@ -221,12 +203,18 @@ class Tensor:
 
     def set_value(self, value) -> None:
         """Overwrite the data in place (shape and dtype kept), as parameters loading weights do."""
-        from ..errors import ShapeError
-
         array = np.asarray(value._data if isinstance(value, Tensor) else value)
         if array.shape != self._data.shape:
             raise ShapeError(f"set_value on {self.name}: got shape {list(array.shape)}, expected {self.shape}")
         self._data = array.astype(self._data.dtype, copy=True)
+
+
+def _apply_hooks(hooks, grad):
+    for hook in hooks:
+        result = hook(grad)
+        if result is not None:
+            grad = result if isinstance(result, Tensor) else Tensor._wrap(np.asarray(result, dtype=grad.dtype))
+    return grad
 
 
 class _HookHandle:
