@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from .autograd import Node
+from typing import TYPE_CHECKING
+
+from .autograd import Context, Node
 from .dtype import as_array  # noqa: F401 - ops/_util.py and ops/creation.py import it from here
-from .op import Context, OpDef
 from .state import STATE
+from .tensor import Tensor
+
+if TYPE_CHECKING:  # op.py imports this module for OpDef.__call__
+    from .op import OpDef
 
 
 def apply(op: OpDef, inputs: tuple, attrs: dict):
     """Run ``op`` on Tensors (None allowed for optional inputs) and record it on the tape if needed."""
-    from .tensor import Tensor
-
     if STATE.tracer is not None:
         return STATE.tracer.record(op, inputs, attrs)
     grad_on = STATE.grad_enabled

@@ -13,69 +13,19 @@ whose own gradient is not needed.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+# ``forward(ctx, ...)`` and ``vjp(ctx, ...)`` receive a Context (it lives with the tape it links to)
+from .autograd import Context as Context
+from .dispatch import apply
 
 ELEMENTWISE = "elementwise"
 BROADCAST = "broadcast"
 REDUCE = "reduce"
 OPAQUE = "opaque"
 KINDS = (ELEMENTWISE, BROADCAST, REDUCE, OPAQUE)
-
-
-class Context:
-    """What ``forward`` leaves for ``vjp``; ``needs_input_grad`` lets both skip needless work."""
-
-    __slots__ = ("needs_input_grad", "saved", "attrs", "outputs", "_arrays", "_node", "_results", "__dict__")
-
-    def __init__(self, needs_input_grad: tuple[bool, ...], attrs: dict[str, Any]) -> None:
-        self.needs_input_grad = needs_input_grad
-        self.attrs = attrs
-        self.saved = ()
-
-    def save(self, *values) -> None:
-        self.saved = values
-
-    def link(self, node, arrays: tuple, outputs: tuple, results: tuple) -> None:
-        """Dispatch records where the op sits in the graph, for ``input``/``output``."""
-        self._node = weakref.ref(node)
-        self._arrays = arrays
-        self.outputs = outputs
-        self._results = tuple(weakref.ref(r) for r in results)
-
-    def input(self, i: int):
-        """Input ``i`` as the op read it: graph-connected where it needs a gradient, else a constant."""
-        from .tensor import Tensor
-
-        array = self._arrays[i]
-        if array is None:
-            return None
-        node = self._node()
-        tensor = node.inputs[i]
-        if tensor is None:
-            return Tensor._wrap(array)
-        source, index = node.edges[i]
-        if source is None or (tensor._data is array and tensor._node is source and tensor._out_index == index):
-            return tensor
-        view = Tensor._wrap(array)  # rebound in place since: the value this op read, where it was
-        view.stop_gradient = False
-        view._node, view._out_index = source, index
-        return view
-
-    def output(self, i: int = 0):
-        """Output ``i`` as a Tensor connected to this op, so a vjp built on it is differentiable."""
-        from .tensor import Tensor
-
-        node, array = self._node(), self.outputs[i]
-        live = self._results[i]()  # the very Tensor the op returned, if still unchanged (a tracer knows it)
-        if live is not None and live._data is array and live._node is node and live._out_index == i:
-            return live
-        view = Tensor._wrap(array)
-        view.stop_gradient = False
-        view._node, view._out_index = node, i
-        return view
 
 
 @dataclass(frozen=True)
@@ -127,8 +77,6 @@ class OpDef:
         REGISTRY[self.name] = self
 
     def __call__(self, *inputs, **attrs):
-        from .dispatch import apply
-
         return apply(self, inputs, attrs)
 
 
