@@ -26,6 +26,10 @@ INT = np.int64
 
 NNZ = "nnz"
 """The symbolic size of a data-dependent dim (a mask's selected count)."""
+_NNZ_EXEMPT = {
+    "infer": "the output's size is the count of selected entries (symbol nnz), known only from the values",
+    "trace": "the output's size is the count of selected entries: no input's dims bind the symbol nnz",
+}
 
 
 class IndexOutOfRangeError(ShapeError, IndexError):
@@ -321,6 +325,7 @@ masked_select_grad_op = OpDef(
     OPAQUE,
     tensor_vjp=True,
     samples=lambda rng: [Sample((rng.standard_normal(3), np.array([[True, False], [True, True]])))],
+    exempt={"trace": "g holds one entry per True of the mask: a data-dependent size no traced shape carries"},
 )
 """The transpose of ``masked_select``: ``g`` written into zeros at the mask's True entries."""
 
@@ -338,6 +343,7 @@ masked_select_op = OpDef(
     OPAQUE,
     tensor_vjp=True,
     samples=lambda rng: _mask_samples(rng, (3, 4), (3, 4)) + _mask_samples(rng, (4,), (3, 4)),
+    exempt=_NNZ_EXEMPT,
 )
 
 
@@ -354,6 +360,7 @@ nonzero_op = OpDef(
     lambda x: Spec((NNZ, len(x.shape)), np.dtype(np.int64)),
     OPAQUE,
     samples=lambda rng: [Sample((rng.random((3, 4)) < 0.5,)), Sample((rng.integers(-1, 2, 5),))],
+    exempt=_NNZ_EXEMPT,
 )
 
 
@@ -814,18 +821,20 @@ def _getitem_grad_vjp(ctx, gg):
     return (getitem_op(gg, *indices, spec=ctx.attrs["spec"]),) + (None,) * len(indices)
 
 
-# x[1:, ::-2], x[:, [2, 0, 2]] (the fast scatter kernel), x[mask], x[[0, 2], None, 1] (np.add.at)
+# x[1:, ::-2], x[:, [2, 0, 2]] (the fast scatter kernel), x[[0, 2], None, 1] (np.add.at). Not x[mask]:
+# its size is the mask's count, which no traced shape carries (masked_select's record says so);
+# set_value, whose output keeps x's shape, is swept on a mask too.
 _GETITEM_CASES = (
     ((4, 3), (("slice", 1, None, None), ("slice", None, None, -2)), ()),
     ((2, 3), (("slice", None, None, None), ("tensor", 0)), ([2, 0, 2],)),
-    ((2, 3), (("tensor", 0),), ([[True, False, True], [False, True, True]],)),
     ((3, 2), (("tensor", 0), ("none",), ("int", 1)), ([0, 2, 0],)),
 )
+_MASK_CASE = ((2, 3), (("tensor", 0),), ([[True, False, True], [False, True, True]],))
 
 
-def _getitem_samples(rng, grad: bool = False):
+def _getitem_samples(rng, grad: bool = False, cases=_GETITEM_CASES):
     samples = []
-    for shape, spec, indices in _GETITEM_CASES:
+    for shape, spec, indices in cases:
         x = rng.standard_normal(shape)
         arrays = tuple(np.asarray(i) for i in indices)
         if grad:
@@ -902,7 +911,14 @@ def _getitem_infer(x: Spec, *indices: Spec, spec) -> Spec:
 
 
 getitem_op = OpDef(
-    "getitem", _getitem_forward, _getitem_vjp, _getitem_infer, OPAQUE, tensor_vjp=True, samples=_getitem_samples
+    "getitem",
+    _getitem_forward,
+    _getitem_vjp,
+    _getitem_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_getitem_samples,
+    exempt={"onnx": "only int/slice/None indexing exports; tensor indices are refused with a ConversionError"},
 )
 
 
@@ -947,10 +963,10 @@ def _setitem_vjp(ctx, g):
 
 def _set_value_samples(rng):
     samples = []
-    for sample in _getitem_samples(rng):
+    for sample in _getitem_samples(rng, cases=(*_GETITEM_CASES, _MASK_CASE)):
         x, *indices = sample.inputs
         region = x[_decode(sample.attrs["spec"], indices)].shape
-        value = rng.standard_normal(region[1:])  # broadcast over the region's first dim
+        value = rng.standard_normal((1, *region[1:]))  # broadcast over the region's first dim
         samples.append(Sample((x, value, *indices), sample.attrs))
     return samples
 
