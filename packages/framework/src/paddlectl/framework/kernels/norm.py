@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
+from numba import njit, prange
 
 from . import parallel_kernel
 from .fastmath import REASSOC
@@ -19,24 +19,31 @@ from .fastmath import REASSOC
 _CHUNKS = 16  # row blocks whose partial parameter gradients are summed at the end
 
 
+@njit(cache=True, inline="always", fastmath=REASSOC)
+def _row_moments(xr, eps):
+    """A row's float64 mean and 1 / sqrt(variance + eps) (sums vectorised, in any order)."""
+    n = xr.shape[0]
+    s = 0.0
+    for j in range(n):
+        s += xr[j]
+    mu = s / n if n else 0.0
+    v = 0.0
+    for j in range(n):
+        d = xr[j] - mu
+        v += d * d
+    return mu, 1.0 / math.sqrt((v / n if n else 0.0) + eps)
+
+
 @parallel_kernel(fastmath=REASSOC)
 def layer_norm_fwd(x, weight, bias, eps, affine):
-    """Each row's float64 mean and variance (sums vectorised, in any order), then its output in x's dtype."""
+    """Each row's float64 mean and rstd, then its output in x's dtype."""
     rows, n = x.shape
     out = np.empty_like(x)
     mean = np.empty(rows, dtype=np.float64)
     rstd = np.empty(rows, dtype=np.float64)
     for r in prange(rows):
         xr, o = x[r], out[r]
-        s = 0.0
-        for j in range(n):
-            s += xr[j]
-        mu = s / n if n else 0.0
-        v = 0.0
-        for j in range(n):
-            d = xr[j] - mu
-            v += d * d
-        inv = 1.0 / math.sqrt((v / n if n else 0.0) + eps)
+        mu, inv = _row_moments(xr, eps)
         mean[r] = mu
         rstd[r] = inv
         shift, scale = o.dtype.type(mu), o.dtype.type(inv)
@@ -47,6 +54,17 @@ def layer_norm_fwd(x, weight, bias, eps, affine):
             for j in range(n):
                 o[j] = (xr[j] - shift) * scale
     return out, mean, rstd
+
+
+@parallel_kernel(fastmath=REASSOC)
+def layer_norm_stats(x, eps):
+    """Each row's float64 mean and rstd alone: what the backward kernel needs, recomputed from x."""
+    rows = x.shape[0]
+    mean = np.empty(rows, dtype=np.float64)
+    rstd = np.empty(rows, dtype=np.float64)
+    for r in prange(rows):
+        mean[r], rstd[r] = _row_moments(x[r], eps)
+    return mean, rstd
 
 
 @parallel_kernel

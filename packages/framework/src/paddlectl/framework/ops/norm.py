@@ -1,8 +1,8 @@
 """Normalisation: batch, layer, group and instance norm, each one op over fused Numba kernels,
 following Paddle's conventions (momentum 0.9, biased running variance).
 
-Each vjp runs its fused backward kernel as an op of its own (``<name>_grad``, ops/norm_grad.py) on
-the mean and rstd forward saved, except while ``paddle.grad(create_graph=True)`` records the
+Each vjp runs its fused backward kernel as an op of its own (``<name>_grad``, ops/norm_grad.py),
+except while ``paddle.grad(create_graph=True)`` records the
 backward: then it is composed of ops from the inputs (statistics recomputed), so it can be
 differentiated again to any order."""
 
@@ -19,7 +19,6 @@ from ..core.shapes import same_as_first
 from ..errors import ShapeError
 from ..kernels import norm as K
 from . import norm_grad as G
-from ._util import constant
 from .activation import require_float
 
 CHANNELS_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
@@ -62,13 +61,9 @@ def _bn_forward(
     count = view.shape[0] * view.shape[2]
     if use_batch_stats and count == 0:
         raise ShapeError(f"batch_norm: training needs at least one value per channel, got shape {list(x.shape)}")
-    if use_batch_stats and count == 1 and training:
-        # Paddle's kernel passes a single value per channel through unchanged (no statistics update).
-        ctx.save(None, None, False)
-        return x.copy()
     if use_batch_stats and count == 1:
-        # ... and outside training, its backward then uses the running statistics.
-        ctx.save(_running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon), False)
+        # Paddle's kernel passes a single value per channel through unchanged (no statistics
+        # update); outside training its backward then uses the running statistics.
         return x.copy()
     if use_batch_stats:
         mean, var = K.batch_stats(view)
@@ -79,31 +74,30 @@ def _bn_forward(
         mean, var = _running(running_mean), _running(running_var)
     rstd = 1.0 / np.sqrt(var + epsilon)
     out = K.batch_norm_apply(view, mean, rstd, w, b)
-    if use_batch_stats and not training:
-        # Paddle's quirk: outside training its backward treats the (just updated) running
-        # statistics as constants, even when the forward used batch statistics.
-        mean, rstd = _running(running_mean), 1.0 / np.sqrt(_running(running_var) + epsilon)
-    ctx.save(mean, rstd, use_batch_stats and training)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _bn_vjp(ctx, g):
-    """The fused kernel (``batch_norm_grad``), or with ``create_graph`` the same math in ops."""
-    mean, rstd, through_stats = ctx.saved
+    """The fused kernel (``batch_norm_grad``), or with ``create_graph`` the same math in ops.
+
+    Paddle's quirk: outside training its backward treats the (just updated) running statistics as
+    constants, even when the forward used batch statistics."""
+    a = ctx.attrs
     x, weight, bias = ctx.input(0), ctx.input(3), ctx.input(4)
     needs = ctx.needs_input_grad
-    if mean is None:  # the single-value pass-through
-        return (g, None, None, *G.zero_param_grads(needs, weight, bias, 3))
-    channels_last = ctx.attrs.get("channels_last", False)
+    channels_last, training = a.get("channels_last", False), a.get("training", True)
+    batch = a.get("use_batch_stats", False)
+    if batch and training and x.size // (x.shape[-1] if channels_last else x.shape[1]) == 1:
+        return (g, None, None, *G.zero_param_grads(needs, weight, bias, 3))  # the single-value pass-through
+    stats = (ctx.input(1), ctx.input(2), channels_last, batch and training, a.get("epsilon", 1e-5))
     if is_grad_enabled():
-        dx, dw, db = G.batch_norm_grad_composed(
-            x, g, weight, mean, rstd, channels_last, through_stats, ctx.attrs.get("epsilon", 1e-5)
-        )
+        dx, dw, db = G.batch_norm_grad_composed(x, g, weight, *stats)
     else:
-        dx, dw, db = G.batch_norm_grad_op(
-            x, g, weight, constant(mean), constant(rstd), channels_last=channels_last, through_stats=through_stats
-        )
+        dx, dw, db = G.batch_norm_grad_op(x, g, weight, *stats[:2], **dict(zip(_BN_GRAD_ATTRS, stats[2:], strict=True)))
     return (dx if needs[0] else None, None, None, *G.param_grads(needs, dw, db, weight, bias, 3))
+
+
+_BN_GRAD_ATTRS = ("channels_last", "through_stats", "epsilon")
 
 
 def _bn_samples(rng):
@@ -155,23 +149,21 @@ def _ln_forward(ctx, x, weight, bias, begin_axis=-1, epsilon=1e-5):
     _check_params("layer_norm", n, weight=weight, bias=bias)
     rows = np.ascontiguousarray(x, dtype=G.compute_dtype(x)).reshape(-1, n)
     w, b = _affine(weight, bias, n, rows.dtype)
-    out, mean, rstd = K.layer_norm_fwd(rows, w, b, epsilon, weight is not None or bias is not None)
-    ctx.save(mean, rstd)
+    out, _, _ = K.layer_norm_fwd(rows, w, b, epsilon, weight is not None or bias is not None)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _ln_vjp(ctx, g):
-    """The fused kernel (``layer_norm_grad``, its mean/rstd saved by forward), or with
-    ``create_graph`` the same math in ops, differentiable again to any order."""
+    """The fused kernel (``layer_norm_grad``), or with ``create_graph`` the same math in ops,
+    differentiable again to any order."""
     x, weight, bias = ctx.input(0), ctx.input(1), ctx.input(2)
     begin_axis = ctx.attrs.get("begin_axis", -1) % max(x.ndim, 1)
+    epsilon = ctx.attrs.get("epsilon", 1e-5)
     if is_grad_enabled():
-        dx, dw, db = G.layer_norm_grad_composed(x, g, weight, begin_axis, ctx.attrs.get("epsilon", 1e-5))
+        dx, dw, db = G.layer_norm_grad_composed(x, g, weight, begin_axis, epsilon)
     else:
-        mean, rstd = (constant(a) for a in ctx.saved)
-        dx, dw, db = G.layer_norm_grad_op(
-            x, g, weight, mean, rstd, begin_axis=begin_axis, affine=weight is not None or bias is not None
-        )
+        affine = weight is not None or bias is not None
+        dx, dw, db = G.layer_norm_grad_op(x, g, weight, begin_axis=begin_axis, epsilon=epsilon, affine=affine)
     needs = ctx.needs_input_grad
     return (dx if needs[0] else None, *G.param_grads(needs, dw, db, weight, bias, 1))
 
@@ -233,10 +225,9 @@ def _gn_forward(ctx, x, weight, bias, num_groups=1, epsilon=1e-5, channels_last=
     dtype = G.compute_dtype(x)
     rows = np.ascontiguousarray(first, dtype=dtype).reshape(n * num_groups, -1)
     empty = np.empty(0, dtype)
-    xhat, mean, rstd = K.layer_norm_fwd(rows, empty, empty, epsilon, False)
+    xhat, _, _ = K.layer_norm_fwd(rows, empty, empty, epsilon, False)
     w, b = _affine(weight, bias, c, dtype)
     out = (xhat.reshape(n, c, -1) * w[:, None] + b[:, None]).reshape(first.shape)
-    ctx.save(mean, rstd)
     out = np.moveaxis(out, 1, -1) if channels_last else out
     return out.astype(x.dtype, copy=False)
 
@@ -246,11 +237,11 @@ def _gn_vjp(ctx, g):
     x, weight, bias = ctx.input(0), ctx.input(1), ctx.input(2)
     a = ctx.attrs
     groups, channels_last = a.get("num_groups", 1), a.get("channels_last", False)
+    epsilon = a.get("epsilon", 1e-5)
     if is_grad_enabled():
-        dx, dw, db = G.group_norm_grad_composed(x, g, weight, groups, channels_last, a.get("epsilon", 1e-5))
+        dx, dw, db = G.group_norm_grad_composed(x, g, weight, groups, channels_last, epsilon)
     else:
-        mean, rstd = (constant(s) for s in ctx.saved)
-        dx, dw, db = G.group_norm_grad_op(x, g, weight, mean, rstd, num_groups=groups, channels_last=channels_last)
+        dx, dw, db = G.group_norm_grad_op(x, g, weight, num_groups=groups, channels_last=channels_last, epsilon=epsilon)
     needs = ctx.needs_input_grad
     return (dx if needs[0] else None, *G.param_grads(needs, dw, db, weight, bias, 1))
 

@@ -1,7 +1,9 @@
 """The gradients of ops/norm.py's normalisations, in two forms.
 
-``<name>_grad`` ops run the fused Numba backward kernels on the mean and rstd forward saved: one
-op where a chain of small ones would cost passes over big arrays, used by ordinary backward. The
+``<name>_grad`` ops run the fused Numba backward kernels, the statistics recomputed from the input
+(one cheap pass) rather than saved by forward, so a traced backward computes them from its own
+input: one op where a chain of small ones would cost passes over big arrays, used by ordinary
+backward. The
 ``*_composed`` functions are the same math in differentiable ops, statistics recomputed from the
 input, used while ``paddle.grad(create_graph=True)`` records the backward so it can be
 differentiated again (second, third... derivatives).
@@ -42,7 +44,7 @@ def _ones_or(weight, n: int, dtype) -> np.ndarray:
 def _grad_infer(params: int):
     """(dx like g, dweight and dbias of ``params(x spec, attrs)`` values)."""
 
-    def infer(x: Spec, g: Spec, weight, mean: Spec, rstd: Spec, **attrs):
+    def infer(x: Spec, g: Spec, weight, *stats, **attrs):
         dtype = x.dtype if np.dtype(x.dtype) in (np.float32, np.float64) else np.dtype(np.float32)
         n = params(x, attrs)
         return Spec(x.shape, g.dtype), Spec((n,), dtype), Spec((n,), dtype)
@@ -57,20 +59,21 @@ def _prod(dims):
 # ----- fused backward ops ---------------------------------------------------------------------------
 
 
-def _ln_grad_forward(ctx, x, g, weight, mean, rstd, begin_axis, affine):
+def _ln_grad_forward(ctx, x, g, weight, begin_axis, epsilon, affine):
     n = math.prod(x.shape[begin_axis:])
     rows = np.ascontiguousarray(x, dtype=compute_dtype(x)).reshape(-1, n)
+    mean, rstd = K.layer_norm_stats(rows, epsilon)
     grows = np.ascontiguousarray(g, dtype=rows.dtype).reshape(rows.shape)
     dx, dw, db = K.layer_norm_bwd(rows, grows, mean, rstd, _ones_or(weight, n, rows.dtype), affine)
     return dx.reshape(x.shape).astype(g.dtype, copy=False), dw.astype(rows.dtype), db.astype(rows.dtype)
 
 
 def _ln_grad_samples(rng):
-    x = rng.standard_normal((3, 4))
-    stats = (rng.standard_normal(3), rng.uniform(0.5, 2.0, 3))
+    x, g = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    attrs = {"begin_axis": 1, "epsilon": 1e-5, "affine": True}
     return [
-        Sample((x, rng.standard_normal((3, 4)), rng.uniform(0.5, 2.0, 4), *stats), {"begin_axis": 1, "affine": True}),
-        Sample((x, rng.standard_normal((3, 4)), None, *stats), {"begin_axis": 1, "affine": False}),
+        Sample((x, g, rng.uniform(0.5, 2.0, 4)), attrs),
+        Sample((x, g, None), {**attrs, "affine": False}),
     ]
 
 
@@ -86,8 +89,13 @@ layer_norm_grad_op = OpDef(
 (layer_norm's vjp composes ops instead when the backward is to be differentiated)."""
 
 
-def _bn_grad_forward(ctx, x, g, weight, mean, rstd, channels_last, through_stats):
+def _bn_grad_forward(ctx, x, g, weight, running_mean, running_var, channels_last, through_stats, epsilon):
     view = bn_view(x, channels_last)
+    if through_stats:
+        mean, var = K.batch_stats(view)
+    else:
+        mean, var = (s.astype(np.float64).reshape(-1) for s in (running_mean, running_var))
+    rstd = 1.0 / np.sqrt(var + epsilon)
     w = _ones_or(weight, view.shape[1], view.dtype)
     dx, dw, db = K.batch_norm_bwd(view, bn_view(g, channels_last), mean, rstd, w, through_stats)
     return dx.reshape(x.shape).astype(g.dtype, copy=False), dw.astype(view.dtype), db.astype(view.dtype)
@@ -97,9 +105,10 @@ def _bn_grad_samples(rng):
     x = rng.standard_normal((2, 3, 4))
     stats = (rng.standard_normal(3), rng.uniform(0.5, 2.0, 3))
     w = rng.uniform(0.5, 2.0, 3)
+    attrs = {"channels_last": False, "through_stats": True, "epsilon": 1e-5}
     return [
-        Sample((x, rng.standard_normal(x.shape), w, *stats), {"channels_last": False, "through_stats": True}),
-        Sample((x.transpose(0, 2, 1), rng.standard_normal((2, 4, 3)), None, *stats), {"channels_last": True, "through_stats": False}),
+        Sample((x, rng.standard_normal(x.shape), w, *stats), attrs),
+        Sample((x.transpose(0, 2, 1), rng.standard_normal((2, 4, 3)), None, *stats), {**attrs, "channels_last": True, "through_stats": False}),
     ]  # fmt: skip
 
 
@@ -111,16 +120,18 @@ batch_norm_grad_op = OpDef(
     OPAQUE,
     samples=_bn_grad_samples,
 )
-"""(dx, dweight, dbias) of batch_norm; ``through_stats``: the statistics were the batch's, so dx
-also flows through them."""
+"""(dx, dweight, dbias) of batch_norm; ``through_stats``: the statistics were the batch's (recomputed
+here), so dx also flows through them; else the running ones were used, as constants."""
 
 
-def _gn_grad_forward(ctx, x, g, weight, mean, rstd, num_groups, channels_last):
+def _gn_grad_forward(ctx, x, g, weight, num_groups, channels_last, epsilon):
     first, gfirst = (np.moveaxis(a, -1, 1) for a in (x, g)) if channels_last else (x, g)
     n, c = first.shape[:2]
     dtype = compute_dtype(x)
     rows = np.ascontiguousarray(first, dtype=dtype).reshape(n * num_groups, -1)
-    xhat = ((rows - mean[:, None]) * rstd[:, None]).astype(dtype).reshape(n, c, -1)
+    empty = np.empty(0, dtype)
+    xhat, mean, rstd = K.layer_norm_fwd(rows, empty, empty, epsilon, False)
+    xhat = xhat.reshape(n, c, -1)
     g3 = np.asarray(gfirst, dtype=dtype).reshape(n, c, -1)
     w = _ones_or(weight, c, dtype)
     ghat = np.ascontiguousarray(g3 * w[:, None]).reshape(rows.shape)
@@ -149,7 +160,7 @@ group_norm_grad_op = OpDef(
     OPAQUE,
     samples=_gn_grad_samples,
 )
-"""(dx, dweight, dbias) of group_norm, its per-(sample, group) mean and rstd given."""
+"""(dx, dweight, dbias) of group_norm over its per-(sample, group) statistics."""
 
 
 # ----- the same math in ops (differentiable again) --------------------------------------------------
@@ -180,8 +191,8 @@ def layer_norm_grad_composed(x, g, weight, begin_axis: int, epsilon: float):
     return _normalized_grad(gh, xhat, rstd, axes), _sum_over(g * xhat, lead), _sum_over(g, lead)
 
 
-def batch_norm_grad_composed(x, g, weight, mean, rstd, channels_last: bool, through_stats: bool, epsilon: float):
-    """``mean``/``rstd`` (arrays) are the constant statistics used unless ``through_stats``."""
+def batch_norm_grad_composed(x, g, weight, running_mean, running_var, channels_last, through_stats, epsilon):
+    """The running statistics (tensors) are the constants used unless ``through_stats``."""
     c = x.shape[-1] if channels_last else x.shape[1]
     view = [-1, c, 1] if channels_last else [x.shape[0], c, -1]
     v, gv = reshape(x, view), reshape(g, view)
@@ -189,8 +200,10 @@ def batch_norm_grad_composed(x, g, weight, mean, rstd, channels_last: bool, thro
     if through_stats:
         xhat, r = _standardize(v, axes, epsilon)
     else:
-        r = constant(rstd.reshape(1, c, 1), x.dtype)
-        xhat = (v - constant(mean.reshape(1, c, 1), x.dtype)) * r
+        stat = [1, c, 1]
+        mean, var = (reshape(s.detach().astype(x.dtype), stat) for s in (running_mean, running_var))
+        r = rsqrt(var + float(epsilon))
+        xhat = (v - mean) * r
     gh = gv if weight is None else gv * reshape(weight, [1, c, 1])
     dx = _normalized_grad(gh, xhat, r, axes) if through_stats else gh * r
     return reshape(dx, x.shape), reduce_sum(gv * xhat, axis=axes), reduce_sum(gv, axis=axes)
