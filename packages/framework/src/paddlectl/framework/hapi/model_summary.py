@@ -12,6 +12,8 @@ from .. import nn
 from ..core.autograd import no_grad
 from ..core.tensor import Tensor
 from ..ops import creation
+from ..static.trace import InputSignature, trace_once
+from .flop_counts import program_flops
 
 
 def _all_numbers(items) -> bool:
@@ -156,56 +158,49 @@ def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002
 # ----- flops ----------------------------------------------------------------------------------
 
 
-def _conv_ops(layer, x, y) -> int:
-    kernel = int(np.prod(layer.weight.shape[2:]))
-    bias = 1 if getattr(layer, "bias", None) is not None else 0
-    return abs(int(y.size * (x.shape[1] / layer._groups * kernel + bias)))
+COUNTED = (
+    "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "BatchNorm2D", "BatchNorm",
+    "LeakyReLU", "Linear", "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D",
+)  # fmt: skip
+"""The layers Paddle counts (``paddle.hapi.dynamic_flops``); every other layer counts zero (Paddle
+lists ReLU, ReLU6, Dropout and average pooling as zero, and computes average pooling's count but
+never adds it). A counted layer counts the ops its forward runs, by their records' flop rules."""
 
 
-def _adaptive_avg_ops(layer, x, y) -> int:
-    kernel = np.array(x.shape[2:]) // np.array(y.shape[2:])
-    return abs(int((int(np.prod(kernel)) + 1) * y.size))
-
-
-def _counters():
-    """Paddle's counting rules (``paddle.hapi.dynamic_flops``); layers not listed count zero. Paddle
-    computes average pooling's count but never adds it, so it counts zero here too."""
-
-    def zero(layer, x, y):
-        return 0
-
-    rules = {
-        ("Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"): _conv_ops,
-        ("BatchNorm2D", "BatchNorm"): lambda layer, x, y: 2 * x.size,
-        ("ReLU", "ReLU6", "Dropout", "AvgPool1D", "AvgPool2D", "AvgPool3D"): zero,
-        ("LeakyReLU",): lambda layer, x, y: x.size,
-        ("Linear",): lambda layer, x, y: layer.weight.shape[0] * y.size,
-        ("AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D"): _adaptive_avg_ops,
-    }
-    return {getattr(nn, n): fn for names, fn in rules.items() for n in names if hasattr(nn, n)}
+def _layer_flops(layer, inputs) -> int:
+    """The flop count of the ops ``layer.forward`` runs on ``inputs``, traced once at their shapes
+    (in eval mode: a training BatchNorm's statistics update cannot be traced, and counts the same)."""
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    signatures = [InputSignature(f"x{i}", tuple(t.shape), np.dtype(t.dtype)) for i, t in enumerate(tensors)]
+    was_training = layer.training
+    layer.eval()
+    try:
+        program, _ = trace_once(layer.forward, signatures, {}, layer, [t.numpy() for t in tensors])
+    finally:
+        if was_training:
+            layer.train()
+    return program_flops(program)
 
 
 def flops(net, input_size, custom_ops=None, print_detail=False):
     """Multiply-accumulate count of one forward pass on an input of ``input_size``, by Paddle's rules;
     ``custom_ops`` maps a layer class to ``fn(layer, inputs, output)`` adding to ``layer.total_ops``."""
-    counters = _counters()
-    counters.update(custom_ops or {})
+    custom_ops = custom_ops or {}
+    counted = {getattr(nn, n) for n in COUNTED if hasattr(nn, n)}
     records = []
 
     def make_hook(layer):
-        rule = counters.get(type(layer))
-
         def hook(layer, inputs, outputs):
             if layer.sublayers():
                 return
             x = inputs[0] if inputs else None
             y = outputs[0] if isinstance(outputs, list | tuple) else outputs
-            if type(layer) in (custom_ops or {}):
+            if type(layer) in custom_ops:
                 layer.total_ops = 0
-                rule(layer, inputs, outputs)
+                custom_ops[type(layer)](layer, inputs, outputs)
                 ops = int(layer.total_ops)
             else:
-                ops = int(rule(layer, x, y)) if rule is not None else 0
+                ops = _layer_flops(layer, inputs) if type(layer) in counted else 0
             params = sum(int(np.prod(p.shape)) for p in layer.parameters())
             records.append((layer._full_name, list(x.shape) if x is not None else [], list(y.shape), params, ops))
 
