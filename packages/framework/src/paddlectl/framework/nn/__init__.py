@@ -10,12 +10,13 @@ from .layer.base import Layer, ParamAttr
 from .layer.common import *  # noqa: F403
 from .layer.containers import *  # noqa: F403
 from .layer.conv import *  # noqa: F403
+from .layer.distance import *  # noqa: F403
 from .layer.dropout import *  # noqa: F403
 from .layer.embedding import *  # noqa: F403
-from .layer.extra import *  # noqa: F403
 from .layer.loss import *  # noqa: F403
 from .layer.norm import *  # noqa: F403
 from .layer.padding import *  # noqa: F403
+from .layer.patches import *  # noqa: F403
 from .layer.pool import *  # noqa: F403
 from .layer.resize import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403

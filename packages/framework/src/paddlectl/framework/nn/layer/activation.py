@@ -1,14 +1,18 @@
-"""Activation layers: thin Layer wrappers over ``ops.activation`` with Paddle's constructors and reprs."""
+"""Activation layers: thin Layer wrappers over ``ops.activation`` and ``ops.activation_extra`` with
+Paddle's constructors and reprs."""
 
 from __future__ import annotations
 
+from ...errors import ShapeError
 from ...ops import activation as A
+from ...ops import activation_extra as AX
 from .. import initializer as init
 from .base import Layer
 
 __all__ = [
     "ReLU", "ReLU6", "GELU", "Silu", "Swish", "Sigmoid", "Tanh", "Hardswish", "Hardsigmoid", "LeakyReLU",
-    "ELU", "Softplus", "Softmax", "LogSoftmax", "Mish", "PReLU",
+    "ELU", "Softplus", "Softmax", "LogSoftmax", "Mish", "PReLU", "Hardtanh", "SiLU", "Tanhshrink", "Softsign",
+    "SELU", "CELU", "GLU", "Hardshrink", "Softshrink", "LogSigmoid", "ThresholdedReLU", "Softmax2D",
 ]  # fmt: skip
 
 
@@ -49,6 +53,17 @@ Softplus = _activation_layer("Softplus", A.softplus, beta=1, threshold=20)
 Softmax = _activation_layer("Softmax", A.softmax, axis=-1)
 LogSoftmax = _activation_layer("LogSoftmax", A.log_softmax, axis=-1)
 Mish = _activation_layer("Mish", A.mish)
+Hardtanh = _activation_layer("Hardtanh", AX.hardtanh, min=-1.0, max=1.0)
+SiLU = _activation_layer("SiLU", A.silu, inplace=False)
+Tanhshrink = _activation_layer("Tanhshrink", AX.tanhshrink)
+Softsign = _activation_layer("Softsign", AX.softsign)
+SELU = _activation_layer("SELU", AX.selu, scale=1.0507009873554805, alpha=1.6732632423543772)
+CELU = _activation_layer("CELU", AX.celu, alpha=1.0)
+GLU = _activation_layer("GLU", AX.glu, axis=-1)
+Hardshrink = _activation_layer("Hardshrink", AX.hardshrink, threshold=0.5)
+Softshrink = _activation_layer("Softshrink", AX.softshrink, threshold=0.5)
+LogSigmoid = _activation_layer("LogSigmoid", AX.log_sigmoid)
+ThresholdedReLU = _activation_layer("ThresholdedReLU", AX.thresholded_relu, threshold=1.0, value=0.0)
 
 
 class PReLU(Layer):
@@ -71,3 +86,12 @@ class PReLU(Layer):
 
 def _constant(value):
     return init.Constant(float(value))
+
+
+class Softmax2D(Layer):
+    """Softmax over the channel dim of [N, C, H, W] (or [C, H, W]) inputs."""
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            raise ShapeError(f"Softmax2D: expected a 3-D or 4-D input, got shape {x.shape}")
+        return A.softmax(x, axis=-3)

@@ -1,12 +1,14 @@
-"""Linear, Flatten and Identity: the layers every model uses."""
+"""Linear, Flatten, Unflatten and Identity: the layers every model uses."""
 
 from __future__ import annotations
 
+from ...errors import ShapeError
 from ...ops.linalg import matmul
+from ...ops.math_extra import unflatten
 from ...ops.shape import flatten
 from .base import Layer
 
-__all__ = ["Linear", "Flatten", "Identity"]
+__all__ = ["Linear", "Flatten", "Unflatten", "Identity"]
 
 
 class Linear(Layer):
@@ -23,8 +25,6 @@ class Linear(Layer):
         self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        from ...errors import ShapeError
-
         if x.shape[-1] != self.in_features:
             raise ShapeError(
                 f"Linear: input's last dim is {x.shape[-1]} (shape {x.shape}), expected {self.in_features}"
@@ -43,6 +43,15 @@ class Flatten(Layer):
 
     def forward(self, x):
         return flatten(x, self.start_axis, self.stop_axis)
+
+
+class Unflatten(Layer):
+    def __init__(self, axis: int, shape, name=None) -> None:
+        super().__init__()
+        self.axis, self.shape = axis, shape
+
+    def forward(self, x):
+        return unflatten(x, self.axis, self.shape)
 
 
 class Identity(Layer):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ...ops import loss as F
+from ...ops import loss_extra as LX
 from .base import Layer
 
 __all__ = [
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
-    "KLDivLoss", "CTCLoss",
+    "KLDivLoss", "CTCLoss", "MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss",
+    "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
 ]  # fmt: skip
 
 
@@ -123,3 +125,50 @@ class CTCLoss(Layer):
             log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction, norm_by_times,
             self.zero_infinity,
         )  # fmt: skip
+
+
+class MarginRankingLoss(Layer):
+    def __init__(self, margin=0.0, reduction="mean", name=None) -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input, other, label):  # noqa: A002
+        return LX.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class SoftMarginLoss(Layer):
+    def __init__(self, reduction="mean", name=None) -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, label):  # noqa: A002
+        return LX.soft_margin_loss(input, label, self.reduction)
+
+
+def _loss_layer(name: str, fn, n_inputs: int, **defaults) -> type:
+    """A loss Layer: constructor keywords are Paddle's (with its defaults), forward takes the tensors."""
+
+    def __init__(self, *args, name=None, **kwargs):
+        Layer.__init__(self)
+        self._config = {**defaults, **dict(zip(defaults, args, strict=False)), **kwargs}
+
+    def forward(self, *tensors):
+        if len(tensors) != n_inputs:
+            raise TypeError(f"{name}.forward takes {n_inputs} tensors, got {len(tensors)}")
+        return fn(*tensors, **self._config)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+
+CosineEmbeddingLoss = _loss_layer("CosineEmbeddingLoss", LX.cosine_embedding_loss, 3, margin=0, reduction="mean")
+HingeEmbeddingLoss = _loss_layer("HingeEmbeddingLoss", LX.hinge_embedding_loss, 2, margin=1.0, reduction="mean")
+TripletMarginLoss = _loss_layer(
+    "TripletMarginLoss", LX.triplet_margin_loss, 3, margin=1.0, p=2.0, epsilon=1e-6, swap=False, reduction="mean"
+)
+PoissonNLLLoss = _loss_layer(
+    "PoissonNLLLoss", LX.poisson_nll_loss, 2, log_input=True, full=False, epsilon=1e-8, reduction="mean"
+)
+GaussianNLLLoss = _loss_layer("GaussianNLLLoss", LX.gaussian_nll_loss, 3, full=False, epsilon=1e-6, reduction="mean")
+MultiLabelSoftMarginLoss = _loss_layer(
+    "MultiLabelSoftMarginLoss", LX.multi_label_soft_margin_loss, 2, weight=None, reduction="mean"
+)
