@@ -64,7 +64,6 @@ from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from .nn.layer.base import ParamAttr
 from .nn.parameter import create_parameter  # noqa: F401
 from .ops.activation import sigmoid, softmax
-from .ops.aliases import TOP_LEVEL as _ALIASES
 from .ops.creation import (
     arange,
     empty,
@@ -107,11 +106,27 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
 )
 from .ops.inplace import TOP_LEVEL as _INPLACE
 from .ops.linalg import bmm, dot, matmul, mm, t
-from .ops.linalg_ext import TOP_LEVEL as _LINALG_TOP
-from .ops.math_extra import TOP_LEVEL as _MATH_TOP
 from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
-from .ops.reduce import all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, prod, std, sum, var
+from .ops.reduce import (  # noqa: F401 - Paddle's public names
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    count_nonzero,
+    logsumexp,
+    max,
+    mean,
+    min,
+    nanmean,
+    nansum,
+    std,
+    sum,
+    var,
+)
+from .ops.scan import cumsum, prod
 from .ops.search import TOP_LEVEL as _SEARCH_TOP
 from .ops.shape import (  # noqa: F401 - Paddle's public names
     broadcast_to,
@@ -143,9 +158,11 @@ _retain_freed_memory()
 globals().update(_BINARY)
 globals().update(_UNARY)
 globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})
-globals().update({_n: getattr(_ops.linalg_ext, _n) for _n in _LINALG_TOP})
-globals().update({_n: getattr(_ops.math_extra, _n) for _n in _MATH_TOP})
 globals().update({_n: getattr(_ops.search, _n) for _n in _SEARCH_TOP})
-globals().update({_n: getattr(_ops.aliases, _n) for _n in _ALIASES})
+for _family in (
+    _ops.construct, _ops.diagonal, _ops.gather_scatter, _ops.lapack, _ops.norms, _ops.pointwise, _ops.predicates,
+    _ops.products, _ops.rearrange, _ops.scan,
+):  # fmt: skip
+    globals().update({_n: getattr(_family, _n) for _n in _family.TOP_LEVEL})
 
 __version__ = version("paddlectl-framework")

@@ -1,27 +1,13 @@
-"""``paddle.linalg``: matrix functions (ops/linalg_ext.py) plus the products and helpers Paddle
-also lists here."""
+"""``paddle.linalg``: the matrix functions (ops/lapack.py), norms (ops/norms.py) and products
+(ops/products.py) Paddle lists here, plus matmul, diagonal and matrix_transpose."""
 
+from .ops import lapack as _lapack
+from .ops import norms as _norms
+from .ops import products as _products
+from .ops.diagonal import diagonal  # noqa: F401
 from .ops.linalg import matmul  # noqa: F401
-from .ops.linalg_ext import LINALG as _LINALG
-from .ops.linalg_ext import (  # noqa: F401
-    cholesky,
-    cond,
-    det,
-    eigh,
-    eigvalsh,
-    inv,
-    matrix_norm,
-    matrix_power,
-    multi_dot,
-    norm,
-    pinv,
-    qr,
-    slogdet,
-    solve,
-    svd,
-    vector_norm,
-)  # fmt: skip
-from .ops.math_extra import cross, diagonal  # noqa: F401
+
+globals().update({_n: getattr(_family, _n) for _family in (_lapack, _norms, _products) for _n in _family.LINALG})
 
 
 def matrix_transpose(x, name=None):
@@ -29,4 +15,4 @@ def matrix_transpose(x, name=None):
     return x.mT
 
 
-__all__ = [*_LINALG, "matmul", "cross", "diagonal", "matrix_transpose"]
+__all__ = [*_lapack.LINALG, *_norms.LINALG, *_products.LINALG, "matmul", "diagonal", "matrix_transpose"]

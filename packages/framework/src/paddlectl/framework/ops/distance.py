@@ -8,7 +8,7 @@ from . import elementwise as ew
 from . import reduce
 from .einsum import einsum
 from .linalg import matmul
-from .linalg_ext import vector_norm
+from .norms import vector_norm
 
 
 def linear(x, weight, bias=None, name=None):

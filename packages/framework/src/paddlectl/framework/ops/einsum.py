@@ -1,12 +1,16 @@
-"""``paddle.einsum``: NumPy's einsum forward; each operand's gradient is another einsum that
-contracts the output gradient with the other operands into that operand's subscripts."""
+"""``paddle.einsum``: NumPy's einsum forward; each operand's gradient is another einsum op that
+contracts the output gradient with the other operands into that operand's subscripts, so every
+order of derivative is an einsum."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
+from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ._util import constant
+from .shape import reshape
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -40,7 +44,6 @@ def _parse(equation: str, shapes: list[tuple]) -> tuple[list[str], str]:
 
 def _einsum_forward(ctx, *xs, equation):
     terms, out = _parse(equation, [x.shape for x in xs])
-    ctx.save(xs, terms, out)
     try:
         result = np.einsum(f"{','.join(terms)}->{out}", *xs, optimize=len(xs) > 2)
     except ValueError as exc:
@@ -49,7 +52,9 @@ def _einsum_forward(ctx, *xs, equation):
 
 
 def _einsum_vjp(ctx, g):
-    xs, terms, out = ctx.saved
+    xs = [ctx.input(i) for i in range(len(ctx.needs_input_grad))]
+    terms, out = _parse(ctx.attrs["equation"], [x.shape for x in xs])
+    sizes = {c: d for t, x in zip(terms, xs, strict=True) for c, d in zip(t, x.shape, strict=True)}
     grads = []
     for i, x in enumerate(xs):
         if not ctx.needs_input_grad[i]:
@@ -57,27 +62,28 @@ def _einsum_vjp(ctx, g):
             continue
         others = [t for j, t in enumerate(terms) if j != i]
         target = terms[i]
-        # letters of x that appear nowhere else (summed out in forward) are broadcast back; a repeated
-        # letter in x (a diagonal) is rebuilt by multiplying with an identity.
-        sizes = {c: d for t, a in zip(terms, xs, strict=True) for c, d in zip(t, a.shape, strict=True)}
+        # letters of x that appear nowhere else (summed out in forward) are broadcast back by ones
         unique_target = "".join(dict.fromkeys(target))
         avail = set(out).union(*others) if others else set(out)
         missing = [c for c in unique_target if c not in avail]
-        operands = [g] + [a for j, a in enumerate(xs) if j != i]
-        subs = [out] + others
-        for c in missing:
-            operands.append(np.ones(sizes[c], dtype=g.dtype))
-            subs.append(c)
-        compact = np.einsum(f"{','.join(subs)}->{unique_target}", *operands, optimize=len(operands) > 2)
+        operands = [g, *(a for j, a in enumerate(xs) if j != i)]
+        operands += [constant(np.ones(sizes[c], dtype=g.dtype)) for c in missing]
+        subs = [out, *others, *missing]
+        grad = einsum_op(*operands, equation=f"{','.join(subs)}->{unique_target}")
         if unique_target != target:
-            full = np.zeros(x.shape, dtype=g.dtype)
-            idx = np.indices(x.shape)
-            pos = {c: target.index(c) for c in unique_target}
-            on_diag = np.all([idx[k] == idx[pos[c]] for k, c in enumerate(target)], axis=0)
-            full[on_diag] = compact[tuple(idx[pos[c]][on_diag] for c in unique_target)]
-            compact = full
-        grads.append(compact.astype(x.dtype, copy=False))
+            grad = _onto_diagonal(grad, target, x.shape)
+        grads.append(grad)
     return tuple(grads)
+
+
+def _onto_diagonal(compact, target: str, shape) -> Tensor:
+    """A gradient over x's distinct letters placed on the diagonal a repeated letter (``'ii'``) reads:
+    each letter's axis sits at its first position, size 1 at the repeats, times the diagonal mask."""
+    first = [target.index(c) == k for k, c in enumerate(target)]
+    spread = reshape(compact, [d if f else 1 for d, f in zip(shape, first, strict=True)])
+    idx = np.indices(shape)
+    on_diag = np.all([idx[k] == idx[target.index(c)] for k, c in enumerate(target)], axis=0)
+    return spread * constant(on_diag, compact.dtype)
 
 
 def _einsum_infer(*xs: Spec, equation) -> Spec:
@@ -90,7 +96,24 @@ def _einsum_infer(*xs: Spec, equation) -> Spec:
     return Spec(tuple(sizes[c] for c in out), np.result_type(*[x.dtype for x in xs]))
 
 
-einsum_op = OpDef("einsum", _einsum_forward, _einsum_vjp, _einsum_infer, OPAQUE)
+def _einsum_samples(rng):
+    def sample(equation, *shapes):
+        return Sample(tuple(rng.standard_normal(s) for s in shapes), {"equation": equation})
+
+    return [
+        sample("ij,jk->ik", (3, 4), (4, 2)),
+        sample("bij,bjk", (2, 3, 4), (2, 4, 2)),
+        sample("i,i->", (4,), (4,)),
+        sample("ii->i", (3, 3)),
+        sample("ij->", (3, 4)),
+        sample("...ij,jk->...ik", (2, 3, 4), (4, 2)),
+        sample("bi,oij,bj->bo", (2, 3), (4, 3, 2), (2, 2)),
+    ]
+
+
+einsum_op = OpDef(
+    "einsum", _einsum_forward, _einsum_vjp, _einsum_infer, OPAQUE, tensor_vjp=True, samples=_einsum_samples
+)
 
 
 def einsum(equation, *operands):

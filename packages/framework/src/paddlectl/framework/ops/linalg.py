@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
+from ..core.tensor import Tensor
 from ..errors import ShapeError
-from ._util import unbroadcast
+from .broadcast import sum_to
+from .reduce import sum as reduce_sum
+from .shape import reshape, transpose
 
 
 def _t(a: np.ndarray) -> np.ndarray:
@@ -23,7 +26,6 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
             f"matmul: the contracted dims differ: x{list(x.shape)} (transpose_x={transpose_x}) and "
             f"y{list(y.shape)} (transpose_y={transpose_y}); x's last dim must equal y's second-to-last"
         )
-    ctx.save(a, b)
     return _gemm(a, b)
 
 
@@ -34,29 +36,38 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+def _as_matrix(t: Tensor, row: bool) -> Tensor:
+    """A 1-D operand as the matrix matmul treats it: a row (x) or a column (y)."""
+    return reshape(t, [1, -1] if row else [-1, 1]) if t.ndim == 1 else t
+
+
+def _fit_operand(grad: Tensor, t: Tensor, t2: Tensor) -> Tensor:
+    """A gradient computed for the matrix form ``t2`` summed over broadcast batch dims, in ``t``'s shape."""
+    grad = sum_to(grad, t2.shape)
+    return reshape(grad, t.shape) if t.ndim == 1 else grad
+
+
 def _matmul_vjp(ctx, g):
-    a, b = ctx.saved
-    tx, ty = ctx.attrs.get("transpose_x", False), ctx.attrs.get("transpose_y", False)
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    g2 = g
-    if a.ndim == 1:
-        g2 = np.expand_dims(g2, -2)
-    if b.ndim == 1:
-        g2 = np.expand_dims(g2, -1)
-    ga = gb = None
+    """With ``C = op(x) @ op(y)``: ``dA = g B^T`` and ``dB = A^T g``, each written as one matmul whose
+    transpose flags absorb the transposes, so the vjp is bilinear in (g, x, y) and differentiates again."""
+    x, y = ctx.input(0), ctx.input(1)
+    tx = ctx.attrs.get("transpose_x", False) and x.ndim > 1
+    ty = ctx.attrs.get("transpose_y", False) and y.ndim > 1
+    x2, y2 = _as_matrix(x, True), _as_matrix(y, False)
+    if x.ndim == 1 or y.ndim == 1:  # give g the rows/columns a vector operand dropped
+        batch = g.shape[: g.ndim - (x.ndim > 1) - (y.ndim > 1)]
+        g = reshape(g, [*batch, x2.shape[-1] if tx else x2.shape[-2], y2.shape[-2] if ty else y2.shape[-1]])
+    gx = gy = None
     if ctx.needs_input_grad[0]:
-        ga = unbroadcast(_gemm(np.ascontiguousarray(g2), _t(b2)), a2.shape).reshape(a.shape)
-        ga = _t(ga) if tx else ga
+        gx = matmul_op(y2, g, transpose_x=ty, transpose_y=True) if tx else matmul_op(g, y2, transpose_y=not ty)
+        gx = _fit_operand(gx, x, x2)
     if ctx.needs_input_grad[1]:
-        if b2.ndim == 2 and a2.ndim > 2:
-            # Weight gradient of a batched input: one GEMM over all rows instead of a batch of
-            # GEMMs summed afterwards.
-            gb = (a2.reshape(-1, a2.shape[-1]).T @ g2.reshape(-1, g2.shape[-1])).reshape(b.shape)
-        else:
-            gb = unbroadcast(np.matmul(_t(a2), g2), b2.shape).reshape(b.shape)
-        gb = _t(gb) if ty else gb
-    return ga, gb
+        if y2.ndim == 2 and x2.ndim > 2 and not tx:
+            # The weight gradient of a batched input: one GEMM over all rows, not a batch summed after.
+            x2, g = reshape(x2, [-1, x2.shape[-1]]), reshape(g, [-1, g.shape[-1]])
+        gy = matmul_op(g, x2, transpose_x=True, transpose_y=tx) if ty else matmul_op(x2, g, transpose_x=not tx)
+        gy = _fit_operand(gy, y, y2)
+    return gx, gy
 
 
 def _matmul_infer(x: Spec, y: Spec, transpose_x=False, transpose_y=False) -> Spec:
@@ -75,7 +86,25 @@ def _matmul_infer(x: Spec, y: Spec, transpose_x=False, transpose_y=False) -> Spe
     return Spec(tuple(batch) + rows + cols, np.result_type(x.dtype, y.dtype))
 
 
-matmul_op = OpDef("matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE)
+def _matmul_samples(rng):
+    def pair(xs, ys, **attrs):
+        return Sample((rng.standard_normal(xs), rng.standard_normal(ys)), attrs)
+
+    return [
+        pair((3, 4), (4, 5)),
+        pair((4, 3), (5, 4), transpose_x=True, transpose_y=True),
+        pair((2, 3, 4), (4, 5)),
+        pair((2, 3, 4), (5, 4), transpose_y=True),
+        pair((2, 4, 3), (1, 4, 5), transpose_x=True),
+        pair((4,), (2, 4, 3)),
+        pair((2, 3, 4), (4,)),
+        pair((4,), (4,)),
+    ]
+
+
+matmul_op = OpDef(
+    "matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, tensor_vjp=True, samples=_matmul_samples
+)
 
 
 @lowering("matmul")
@@ -102,14 +131,10 @@ def bmm(x, y, name=None):
 
 
 def dot(x, y, name=None):
-    from .reduce import sum as reduce_sum
-
     return reduce_sum(x * y, axis=-1)
 
 
 def t(input, name=None):  # noqa: A002
-    from .shape import transpose
-
     if input.ndim < 2:
         return input
     return transpose(input, [1, 0])

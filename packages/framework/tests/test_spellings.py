@@ -1,4 +1,5 @@
-"""Alternative spellings and small compositions (ops/aliases.py) against real Paddle."""
+"""Alternative spellings and small compositions (ops/pointwise.py, predicates.py, rearrange.py,
+construct.py) against real Paddle."""
 
 from __future__ import annotations
 

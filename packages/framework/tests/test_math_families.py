@@ -1,5 +1,5 @@
-"""More math (ops/math_extra.py): outputs and gradients against real Paddle, finite differences,
-edge shapes and typed errors."""
+"""More math (ops/pointwise.py, scan.py, products.py, diagonal.py, gather_scatter.py): outputs and
+gradients against real Paddle, finite differences, edge shapes and typed errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from _parity import compare
 import paddlectl.framework as ours
 from paddlectl.framework.core.op import Spec
 from paddlectl.framework.errors import DTypeError, ShapeError
-from paddlectl.framework.ops import math_extra
+from paddlectl.framework.ops import diagonal, gather_scatter, pointwise, products, scan
 
 RNG = np.random.default_rng(0)
 
@@ -162,11 +162,11 @@ def test_errors_are_typed():
 
 def test_shape_rules_on_symbolic_dims():
     f = np.dtype("float32")
-    assert math_extra.diagonal_op.infer(Spec(("N", 3, 3), f), offset=0, axis1=1, axis2=2).shape == ("N", 3)
-    assert math_extra.cross_op.infer(Spec(("N", 3), f), Spec((1, 3), f), axis=1).shape == ("N", 3)
-    assert math_extra.cumprod_op.infer(Spec(("N", 4), f), axis=1).shape == ("N", 4)
-    assert math_extra.atan2_op.infer(Spec(("N", 1), f), Spec((1, "M"), f)).shape == ("N", "M")
-    assert math_extra.index_add_op.infer(Spec(("N", 4), f), None, None, axis=1, alpha=1.0).shape == ("N", 4)
+    assert diagonal.diagonal_op.infer(Spec(("N", 3, 3), f), offset=0, axis1=1, axis2=2).shape == ("N", 3)
+    assert products.cross_op.infer(Spec(("N", 3), f), Spec((1, 3), f), axis=1).shape == ("N", 3)
+    assert scan.cumprod_op.infer(Spec(("N", 4), f), axis=1).shape == ("N", 4)
+    assert pointwise.atan2_op.infer(Spec(("N", 1), f), Spec((1, "M"), f)).shape == ("N", "M")
+    assert gather_scatter.index_add_op.infer(Spec(("N", 4), f), None, None, axis=1, alpha=1.0).shape == ("N", 4)
 
 
 @pytest.mark.parametrize(

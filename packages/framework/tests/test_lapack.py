@@ -10,7 +10,7 @@ from _parity import compare
 import paddlectl.framework as ours
 from paddlectl.framework.core.op import Spec
 from paddlectl.framework.errors import ShapeError
-from paddlectl.framework.ops import linalg_ext
+from paddlectl.framework.ops import lapack, norms
 
 RNG = np.random.default_rng(0)
 
@@ -155,14 +155,14 @@ def test_bad_shapes_raise_typed_errors():
 
 def test_shape_rules_on_symbolic_dims():
     f = np.dtype("float32")
-    assert linalg_ext.inv_op.infer(Spec(("N", 3, 3), f)).shape == ("N", 3, 3)
-    assert linalg_ext.det_op.infer(Spec(("N", 3, 3), f)).shape == ("N",)
-    assert linalg_ext.slogdet_op.infer(Spec(("N", 3, 3), f)).shape == (2, "N")
-    assert [s.shape for s in linalg_ext.svd_op.infer(Spec(("N", 4, 3), f))] == [("N", 4, 3), ("N", 3), ("N", 3, 3)]
-    assert linalg_ext.p_norm_op.infer(Spec(("N", 4), f), p=2.0, axis=(1,), keepdim=False).shape == ("N",)
-    assert linalg_ext.solve_op.infer(Spec(("N", 3, 3), f), Spec((1, 3, 2), f)).shape == ("N", 3, 2)
+    assert lapack.inv_op.infer(Spec(("N", 3, 3), f)).shape == ("N", 3, 3)
+    assert lapack.det_op.infer(Spec(("N", 3, 3), f)).shape == ("N",)
+    assert lapack.slogdet_op.infer(Spec(("N", 3, 3), f)).shape == (2, "N")
+    assert [s.shape for s in lapack.svd_op.infer(Spec(("N", 4, 3), f))] == [("N", 4, 3), ("N", 3), ("N", 3, 3)]
+    assert norms.p_norm_op.infer(Spec(("N", 4), f), p=2.0, axis=(1,), keepdim=False).shape == ("N",)
+    assert lapack.solve_op.infer(Spec(("N", 3, 3), f), Spec((1, 3, 2), f)).shape == ("N", 3, 2)
     with pytest.raises(ShapeError):
-        linalg_ext.inv_op.infer(Spec(("N", 2, 3), f))
+        lapack.inv_op.infer(Spec(("N", 2, 3), f))
 
 
 EINSUM = [
