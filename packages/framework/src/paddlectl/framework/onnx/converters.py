@@ -137,32 +137,23 @@ def _softmax(b, node, a, opset):
 # ----- convolution, normalisation, pooling, resizing --------------------------------------------------
 
 
-def _conv(b, node, a, opset):
+def _conv(b, node, a, opset, op_name="conv2d", **extra):
     inputs = list(node.input) + [""] * (3 - len(node.input))
     return b.op(
-        "conv2d",
+        op_name,
         inputs[:3],
         stride=list(a.get("strides", [1, 1])),
         padding=_pads2d(a),
         dilation=list(a.get("dilations", [1, 1])),
         groups=int(a.get("group", 1)),
         data_format="NCHW",
+        **extra,
     )
 
 
 def _conv_transpose(b, node, a, opset):
-    inputs = list(node.input) + [""] * (3 - len(node.input))
-    return b.op(
-        "conv2d_transpose",
-        inputs[:3],
-        stride=list(a.get("strides", [1, 1])),
-        padding=_pads2d(a),
-        dilation=list(a.get("dilations", [1, 1])),
-        groups=int(a.get("group", 1)),
-        data_format="NCHW",
-        output_padding=list(a.get("output_padding", [0, 0])),
-        output_size=None,
-    )
+    output_padding = list(a.get("output_padding", [0, 0]))
+    return _conv(b, node, a, opset, "conv2d_transpose", output_padding=output_padding, output_size=None)
 
 
 def _check_conv_transpose(a, opset):
