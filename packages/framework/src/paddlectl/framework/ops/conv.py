@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.op import OPAQUE, OpDef, Sample, Spec
+from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ..kernels.conv_select import forward, input_grad, weight_grad
@@ -110,6 +111,13 @@ def _bias_grad(ctx, g, index: int):
     return g.sum(axis=[0, 1, 2] if ctx.attrs["data_format"] == "NHWC" else [0, 2, 3])
 
 
+def _kept_columns(ctx):
+    """The columns conv2d's forward built from x, for the weight gradient: a function of x, so no
+    gradient flows to them. Not while tracing: the program would hold the example's columns as a
+    constant, and its weight gradient would be the example's (the program rebuilds them from x)."""
+    return Tensor._wrap(ctx.saved[0]) if ctx.saved and STATE.tracer is None else None
+
+
 def _conv2d_vjp(ctx, g):
     x, w = ctx.input(0), ctx.input(1)
     a = ctx.attrs
@@ -120,7 +128,7 @@ def _conv2d_vjp(ctx, g):
     if ctx.needs_input_grad[0]:
         dx = _input_grad(g, w, _spatial(x.shape, fmt), geometry)
     if ctx.needs_input_grad[1]:
-        cols = Tensor._wrap(ctx.saved[0]) if ctx.saved else None  # a function of x, so no gradient flows to it
+        cols = _kept_columns(ctx)
         dw = conv2d_weight_grad_op(x, g, cols, w_shape=tuple(w.shape), **geometry)
     return dx, dw, _bias_grad(ctx, g, 2)
 
