@@ -99,3 +99,10 @@ def soft_backward(x, label, top, logsum, g, grad):
         out = grad[i]
         for c in range(classes):
             out[c] = gi * (math.exp(max(row[c] - m, CLIP) - ls) - label[i, c])
+
+
+@parallel_kernel
+def row_stats(x, top, logsum):
+    """Each row's max and log-sum-exp alone, recomputed by the backward pass from the logits."""
+    for i in prange(x.shape[0]):
+        top[i], logsum[i] = _row_stats(x[i])

@@ -19,7 +19,7 @@ from ..kernels import ctc as ctc_kernels
 from ..kernels import loss as ce_kernels
 from . import elementwise as ew
 from ._util import constant, tensor_args, to_tensor_like
-from .activation import softmax
+from .activation import log_softmax, softmax
 from .broadcast import sum_to
 from .elementwise import isinf, where
 from .reduce import mean, sum
@@ -73,14 +73,14 @@ def _rows(x: np.ndarray, axis: int) -> np.ndarray:
     return np.ascontiguousarray(moved).reshape(-1, x.shape[axis])
 
 
-def _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight):
+def _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight):
     """Labels as rows, each row's class weight (None without ``weight``) and the mask's count for 'mean'."""
-    classes = x2.shape[1]
+    classes, dtype = x.shape[axis], x.dtype
     if soft_label:
-        lab = _rows(label, axis).astype(x2.dtype, copy=False)
+        lab = _rows(label, axis).astype(dtype, copy=False)
         if smoothing:
-            lab = (1 - smoothing) * lab + x2.dtype.type(smoothing / classes)
-        row_w = None if weight is None else lab @ weight.astype(x2.dtype)
+            lab = (1 - smoothing) * lab + dtype.type(smoothing / classes)
+        row_w = None if weight is None else lab @ weight.astype(dtype)
         counted = lab != ignore_index
         return lab, row_w, counted
     lab = np.moveaxis(label, axis, -1).reshape(-1).astype(np.int64, copy=False)
@@ -88,14 +88,14 @@ def _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight):
     keep = lab != ignore_index
     row_w = None
     if weight is not None:
-        w = weight.astype(x2.dtype, copy=False)
+        w = weight.astype(dtype, copy=False)
         if smoothing:
             row_w = (1 - smoothing) * w[lab] + w.sum() * (smoothing / classes)
         else:
-            row_w = np.where(keep, w[np.where(keep, lab, 0)], 0).astype(x2.dtype)
+            row_w = np.where(keep, w[np.where(keep, lab, 0)], 0).astype(dtype)
     if smoothing:
         # Paddle smooths into a soft label and counts its entries that differ from ignore_index.
-        low, high = x2.dtype.type(smoothing / classes), x2.dtype.type(1 - smoothing + smoothing / classes)
+        low, high = dtype.type(smoothing / classes), dtype.type(1 - smoothing + smoothing / classes)
         equal = (classes - 1) * (low == ignore_index) + (high == ignore_index)
         counted = np.full(lab.shape, classes - equal)
     else:
@@ -103,11 +103,15 @@ def _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight):
     return lab, row_w, counted
 
 
+def _ce_scale(x, counted, row_w, ignore_index, reduction) -> float:
+    """The factor 'mean' divides the summed loss by (1 for 'sum' and 'none')."""
+    return _ce_mean_scale(x, counted, row_w, ignore_index) if reduction == "mean" else 1.0
+
+
 def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_index, smoothing, reduction, squeeze):
     x2 = _rows(x, axis)
-    lab, row_w, counted = _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight)
+    lab, row_w, counted = _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight)
     rows = x2.shape[0]
-    lse = (None, None)
     if use_softmax:
         loss = np.empty(rows, x.dtype)
         lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))  # row max, log of the shifted sum
@@ -122,27 +126,13 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
             else:
                 picked = np.take_along_axis(x2, np.where(lab == ignore_index, 0, lab)[:, None], 1)[:, 0]
                 loss = np.where(lab == ignore_index, 0, -np.log(picked)).astype(x.dtype)
-    # Paddle weights soft labels through ``label @ weight``, the one path by which the label gets a gradient.
-    raw = loss if soft_label and weight is not None and ctx.needs_input_grad[1] else None
     if row_w is not None:
         loss = loss * row_w
-    scale = 1.0
     if reduction == "none":
-        out_shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
-        out = loss.reshape(out_shape)
-        if not squeeze:
-            out = np.expand_dims(out, axis)
-    else:
-        out = np.asarray(loss.sum(dtype=x.dtype))
-        if reduction == "mean":
-            scale = _ce_mean_scale(x, counted, row_w, ignore_index)
-            out = np.asarray(out * x.dtype.type(scale), dtype=x.dtype)
-    if raw is not None and reduction == "mean":
-        # 'mean' divides by the summed row weights, which depend on the label too.
-        per_row = counted.sum(axis=1) if ignore_index >= 0 else 1.0
-        raw = raw - float(out) * per_row
-    ctx.save(lab, row_w, scale, lse, raw)
-    return out
+        out = loss.reshape(tuple(d for i, d in enumerate(x.shape) if i != axis))
+        return out if squeeze else np.expand_dims(out, axis)
+    scale = _ce_scale(x, counted, row_w, ignore_index, reduction)
+    return np.asarray(loss.sum(dtype=x.dtype) * x.dtype.type(scale), dtype=x.dtype)
 
 
 def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
@@ -161,23 +151,26 @@ def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
     return 1.0 / (den if den != 0 else 1.0)
 
 
-def _row_grads(g: np.ndarray, rows: int, scale: float, row_w, reduction: str) -> np.ndarray:
-    """Each row's loss gradient (float64): the output gradient per row, scaled and weighted."""
-    g_rows = g.reshape(rows) if reduction == "none" else np.full(rows, g * scale)
-    return (g_rows if row_w is None else g_rows * row_w).astype(np.float64)
-
-
-def _ce_grad_forward(ctx, x, g, label, weight, top, logsum, *, axis, soft_label, use_softmax, ignore_index, smoothing,
-                     reduction, squeeze, scale):  # fmt: skip
+def _ce_grad_forward(ctx, x, g, label, weight, *, axis, soft_label, use_softmax, ignore_index, smoothing, reduction,
+                     squeeze):  # fmt: skip
+    """The row statistics and targets recomputed from the inputs, then the fused backward kernel."""
     x2 = _rows(x, axis)
-    lab, row_w, _ = _ce_targets(x2, label, axis, soft_label, ignore_index, smoothing, weight)
-    g_rows = _row_grads(g, x2.shape[0], scale, row_w, reduction)
+    lab, row_w, counted = _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight)
+    rows = x2.shape[0]
+    g_rows = (
+        g.reshape(rows)
+        if reduction == "none"
+        else np.full(rows, g * _ce_scale(x, counted, row_w, ignore_index, reduction))
+    )
+    g_rows = (g_rows if row_w is None else g_rows * row_w).astype(np.float64)
     if use_softmax:
         grad = np.empty_like(x2)
+        lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))
+        ce_kernels.row_stats(x2, *lse)
         if soft_label:
-            ce_kernels.soft_backward(x2, lab, top, logsum, g_rows, grad)
+            ce_kernels.soft_backward(x2, lab, *lse, g_rows, grad)
         else:
-            ce_kernels.hard_backward(x2, lab, ignore_index, float(smoothing), top, logsum, g_rows, grad)
+            ce_kernels.hard_backward(x2, lab, ignore_index, float(smoothing), *lse, g_rows, grad)
     elif soft_label:
         grad = -(g_rows[:, None] * lab) / x2
     else:
@@ -188,16 +181,54 @@ def _ce_grad_forward(ctx, x, g, label, weight, top, logsum, *, axis, soft_label,
     return np.moveaxis(grad.reshape(moved), -1, axis)
 
 
-def _ce_grad_samples(rng):
+def _ce_targets_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_index, smoothing, reduction,
+                        squeeze):  # fmt: skip
+    """[rows, classes] targets (the soft label, or the smoothed one-hot of each kept hard label) and
+    [rows, 1] factors (class weight, kept or not, 'mean' scale): what the gradient subtracts and
+    scales by, from the labels alone."""
+    lab, row_w, counted = _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight)
+    rows, classes = lab.shape[0], x.shape[axis]
+    coef = np.ones(rows) if row_w is None else row_w.astype(np.float64)
+    if soft_label:
+        target = lab
+    else:
+        keep = lab != ignore_index
+        coef = coef * keep
+        smooth = smoothing if use_softmax else 0.0
+        target = np.zeros((rows, classes), x.dtype)
+        target[keep] = smooth / classes
+        idx = np.nonzero(keep)[0]
+        target[idx, lab[idx]] += 1.0 - smooth
+    coef = coef * _ce_scale(x, counted, row_w, ignore_index, reduction)
+    return target, coef[:, None].astype(x.dtype)
+
+
+def _ce_targets_infer(x: Spec, label: Spec, weight=None, *, axis, **attrs):
+    rows = _prod([d for i, d in enumerate(x.shape) if i != axis])
+    return Spec((rows, x.shape[axis]), x.dtype), Spec((rows, 1), x.dtype)
+
+
+def _prod(dims):
+    return int(np.prod(dims)) if all(isinstance(d, int) for d in dims) else "N"
+
+
+def _ce_samples(rng, grad: bool = False):
+    """Hard-label calls (soft labels get no gradient, as in Paddle, which finite differences would find)."""
     x = rng.standard_normal((4, 3))
-    top, logsum = x.max(axis=1), np.log(np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1))
+    hard = np.array([[0], [2], [1], [2]])
     attrs = {"axis": 1, "soft_label": False, "use_softmax": True, "ignore_index": -100, "smoothing": 0.0,
-             "reduction": "none", "squeeze": True, "scale": 1.0}  # fmt: skip
-    label = np.array([[0], [2], [1], [2]])
-    return [
-        Sample((x, rng.standard_normal(4), label, None, top, logsum), attrs),
-        Sample((x, rng.standard_normal(()), label, rng.uniform(0.5, 2.0, 3), top, logsum), {**attrs, "reduction": "mean", "scale": 0.25}),
-    ]  # fmt: skip
+             "reduction": "mean", "squeeze": True}  # fmt: skip
+    calls = [
+        ((x, hard, None), attrs),
+        ((x, hard, rng.uniform(0.5, 2.0, 3)), {**attrs, "ignore_index": 2, "reduction": "sum"}),
+        ((x, hard, None), {**attrs, "smoothing": 0.1, "reduction": "none", "squeeze": False}),
+        ((rng.standard_normal((2, 3, 2)), np.array([[[1, 0]], [[2, 2]]]), None), {**attrs, "axis": 1}),
+        ((rng.uniform(0.2, 1.0, (4, 3)), hard, None), {**attrs, "use_softmax": False}),
+    ]
+    if not grad:
+        return [Sample(inputs, a) for inputs, a in calls]
+    g = {"mean": (), "sum": (), "none": (4, 1)}
+    return [Sample((ins[0], rng.standard_normal(g[a["reduction"]]), *ins[1:]), a) for ins, a in calls[:3]]
 
 
 softmax_cross_entropy_grad_op = OpDef(
@@ -206,66 +237,61 @@ softmax_cross_entropy_grad_op = OpDef(
     None,
     lambda x, *rest, **attrs: x,
     OPAQUE,
-    samples=_ce_grad_samples,
+    samples=lambda rng: _ce_samples(rng, grad=True),
 )
 """The logits' gradient of softmax_cross_entropy by its fused kernels (``softmax - target`` per row);
 no gradient of its own: under ``create_graph`` softmax_cross_entropy's vjp composes ops instead."""
 
-
-def _ce_targets_dense(lab: np.ndarray, classes: int, a: dict, dtype) -> np.ndarray:
-    """The [rows, classes] target the kernels subtract: the soft label, or the (smoothed) one-hot
-    of each kept hard label, zero rows for ignored ones."""
-    if a["soft_label"]:
-        return lab
-    keep = lab != a["ignore_index"]
-    smoothing = a["smoothing"] if a["use_softmax"] else 0.0
-    target = np.zeros((lab.shape[0], classes), dtype)
-    target[keep] = smoothing / classes
-    idx = np.nonzero(keep)[0]
-    target[idx, lab[idx]] += 1.0 - smoothing
-    return target
+cross_entropy_targets_op = OpDef(
+    "cross_entropy_targets", _ce_targets_forward, None, _ce_targets_infer, OPAQUE, samples=_ce_samples
+)
 
 
-def _ce_grad_composed(ctx, g, lab, row_w, scale):
-    """The logits' gradient in ops (softmax of the logits, targets constant), for ``create_graph``."""
+def _ce_grad_composed(ctx, g):
+    """The logits' gradient in ops (softmax of the logits; targets and factors from the labels)."""
     a = ctx.attrs
     x = ctx.input(0)
     axis = a["axis"]
-    perm = [i for i in range(x.ndim) if i != axis] + [axis]
-    moved = transpose(x, perm) if axis != x.ndim - 1 else x
+    last = axis == x.ndim - 1
+    moved = x if last else transpose(x, [i for i in range(x.ndim) if i != axis] + [axis])
     x2 = reshape(moved, [-1, x.shape[axis]])
-    rows, classes = x2.shape
-    coef = np.ones(rows) if row_w is None else row_w.astype(np.float64)
-    if not a["soft_label"]:
-        coef = coef * (lab != a["ignore_index"])
-    target = constant(_ce_targets_dense(lab, classes, a, x.dtype))
+    target, coef = cross_entropy_targets_op(x, ctx.input(1), ctx.input(2), **a)
     local = softmax(x2, -1) - target if a["use_softmax"] else -target / x2
-    g_rows = reshape(g, [rows, 1]) if a["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
-    grad = reshape(g_rows * constant(coef[:, None], x.dtype) * local, moved.shape)
-    return transpose(grad, _axis_back(x.ndim, axis)) if axis != x.ndim - 1 else grad
+    g_rows = reshape(g, [-1, 1] if a["reduction"] == "none" else [1, 1])
+    grad = reshape(g_rows * coef * local, moved.shape)
+    return grad if last else transpose(grad, _axis_back(x.ndim, axis))
+
+
+def _ce_label_grad(ctx, g):
+    """A soft label's gradient through the class weight (Paddle's one path for it): each row's
+    unweighted loss times ``(1 - smoothing) * weight``; 'mean' also divides by the summed row
+    weights and takes the share of the divisor, which depends on the label too."""
+    a = ctx.attrs
+    x, label = ctx.input(0), ctx.input(1)
+    axis, classes, smoothing = a["axis"], x.shape[a["axis"]], a["smoothing"]
+    weight = reshape(ctx.input(2), [classes if i == axis else 1 for i in range(x.ndim)])
+    logp = log_softmax(x, axis) if a["use_softmax"] else ew.log(x)
+    smoothed = label * (1.0 - smoothing) + smoothing / classes if smoothing else label
+    raw = -sum(smoothed * logp, axis=axis, keepdim=True)
+    if a["reduction"] == "mean":
+        row_w = sum(smoothed * weight, axis=axis, keepdim=True)
+        counted = 1.0
+        if a["ignore_index"] >= 0:
+            counted = sum((smoothed != float(a["ignore_index"])).astype(x.dtype), axis=axis, keepdim=True)
+        raw = (raw - ctx.output(0) * counted) / sum(row_w * counted)
+    g_full = unsqueeze(g, axis) if a["reduction"] == "none" and a["squeeze"] else g
+    return g_full * raw * (weight * (1.0 - smoothing))
 
 
 def _ce_vjp(ctx, g):
-    """The fused kernel (``softmax_cross_entropy_grad``), or with ``create_graph`` the same math in
-    ops. A soft label's gradient (through the class weight) treats the per-row loss as a constant."""
-    lab, row_w, scale, (top, logsum), raw = ctx.saved
-    a = ctx.attrs
-    g_label = None
-    if raw is not None:
-        x = ctx.input(0)
-        rows = raw.shape[0]
-        g_rows = reshape(g, [rows, 1]) if a["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
-        weight = ctx.input(2)._data.astype(x.dtype)
-        per_class = constant(raw[:, None] * ((1 - a["smoothing"]) * weight)[None, :], x.dtype)
-        moved = [d for i, d in enumerate(x.shape) if i != a["axis"]] + [x.shape[a["axis"]]]
-        g_label = transpose(reshape(g_rows * per_class, moved), _axis_back(x.ndim, a["axis"]))
-    if not ctx.needs_input_grad[0]:
+    """The fused kernel (``softmax_cross_entropy_grad``), or with ``create_graph`` the same math in ops."""
+    needs = ctx.needs_input_grad
+    g_label = _ce_label_grad(ctx, g) if needs[1] and ctx.attrs["soft_label"] and ctx.input(2) is not None else None
+    if not needs[0]:
         return None, g_label, None
     if is_grad_enabled():
-        return _ce_grad_composed(ctx, g, lab, row_w, scale), g_label, None
-    consts = tuple(None if t is None else constant(t) for t in (top, logsum))
-    grad = softmax_cross_entropy_grad_op(ctx.input(0), g, ctx.input(1), ctx.input(2), *consts, **a, scale=scale)
-    return grad, g_label, None
+        return _ce_grad_composed(ctx, g), g_label, None
+    return softmax_cross_entropy_grad_op(ctx.input(0), g, ctx.input(1), ctx.input(2), **ctx.attrs), g_label, None
 
 
 def _axis_back(ndim: int, axis: int) -> list:
@@ -278,20 +304,6 @@ def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **
         return Spec((), x.dtype)
     shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape))
     return Spec(tuple(d for i, d in enumerate(shape) if i != axis) if squeeze else shape, x.dtype)
-
-
-def _ce_samples(rng):
-    x = rng.standard_normal((4, 3))
-    hard = np.array([[0], [2], [1], [2]])
-    attrs = {"axis": 1, "soft_label": False, "use_softmax": True, "ignore_index": -100, "smoothing": 0.0,
-             "reduction": "mean", "squeeze": True}  # fmt: skip
-    return [
-        Sample((x, hard, None), attrs),
-        Sample((x, hard, rng.uniform(0.5, 2.0, 3)), {**attrs, "ignore_index": 2, "reduction": "sum"}),
-        Sample((x, hard, None), {**attrs, "smoothing": 0.1, "reduction": "none", "squeeze": False}),
-        Sample((rng.standard_normal((2, 3, 2)), np.array([[[1, 0]], [[2, 2]]]), None), {**attrs, "axis": 1}),
-        Sample((rng.uniform(0.2, 1.0, (4, 3)), hard, None), {**attrs, "use_softmax": False}),
-    ]
 
 
 softmax_cross_entropy_op = OpDef(
@@ -390,32 +402,40 @@ def softmax_with_cross_entropy(
 # ----- negative log-likelihood ---------------------------------------------------------------
 
 
-def _nll_forward(ctx, x, label, weight, *, ignore_index, reduction):
+def _nll_rows(x, label, weight, ignore_index, reduction):
+    """Each row's label (0 where ignored), its weight (0 where ignored) and 'mean''s scale."""
     _check_labels("nll_loss", label, x.shape[1], ignore_index)
     keep = label != ignore_index
     safe = np.where(keep, label, 0).astype(np.int64)
-    picked = np.take_along_axis(x, safe[:, None], 1)[:, 0]
     w = np.ones(1, x.dtype) if weight is None else weight.astype(x.dtype, copy=False)
     row_w = np.where(keep, w[safe] if weight is not None else w[0], 0).astype(x.dtype)
-    loss = -picked * row_w
     scale = 1.0
     if reduction == "mean":
         total = float(row_w.sum())
         scale = 1.0 / total if total != 0 else 0.0
-    ctx.save(safe, row_w, scale)
+    return safe, row_w, scale
+
+
+def _nll_forward(ctx, x, label, weight, *, ignore_index, reduction):
+    safe, row_w, scale = _nll_rows(x, label, weight, ignore_index, reduction)
+    loss = -np.take_along_axis(x, safe[:, None], 1)[:, 0] * row_w
     if reduction == "none":
         return loss
     return np.asarray(loss.sum(dtype=x.dtype) * x.dtype.type(scale), dtype=x.dtype)
 
 
-def _nll_vjp(ctx, g):
-    """Linear in the input: ``g`` times a constant [rows, C] matrix of ``-weight`` at each label."""
-    safe, row_w, scale = ctx.saved
-    x = ctx.input(0)
+def _nll_picks_forward(ctx, x, label, weight, *, ignore_index, reduction):
+    """d loss / d x for a unit output gradient: ``-weight * scale`` at each row's label, from the labels alone."""
+    safe, row_w, scale = _nll_rows(x, label, weight, ignore_index, reduction)
     picks = np.zeros(x.shape, x.dtype)
-    np.put_along_axis(picks, safe[:, None], -row_w[:, None], 1)
-    g_rows = reshape(g, [-1, 1]) if ctx.attrs["reduction"] == "none" else reshape(g, [1, 1]) * float(scale)
-    return g_rows * constant(picks), None, None
+    np.put_along_axis(picks, safe[:, None], (-row_w * x.dtype.type(scale))[:, None], 1)
+    return picks
+
+
+def _nll_vjp(ctx, g):
+    """Linear in the input: ``g`` times the labels' constant pick matrix."""
+    picks = nll_picks_op(ctx.input(0), ctx.input(1), ctx.input(2), **ctx.attrs)
+    return reshape(g, [-1, 1] if ctx.attrs["reduction"] == "none" else [1, 1]) * picks, None, None
 
 
 def _nll_infer(x: Spec, label: Spec, weight=None, *, reduction, **attrs) -> Spec:
@@ -431,6 +451,9 @@ def _nll_samples(rng):
 
 
 nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE, tensor_vjp=True, samples=_nll_samples)
+nll_picks_op = OpDef(
+    "nll_loss_picks", _nll_picks_forward, None, lambda x, *rest, **attrs: x, OPAQUE, samples=_nll_samples
+)
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
@@ -675,30 +698,38 @@ def _check_ctc_values(op, steps, labels, input_lengths, label_lengths, blank, cl
         raise ValueError(f"{op}: labels must be class ids in [0, {classes}) other than blank={blank}")
 
 
-def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
+def _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, want_grad: bool):
+    """warp-ctc's forward-backward: each sequence's loss and, if wanted, the logits' gradient."""
     _check_ctc_values("ctc_loss", logits.shape[0], labels, input_lengths, label_lengths, blank, logits.shape[2])
     data = np.ascontiguousarray(logits, dtype=np.float64)
     steps = input_lengths.astype(np.int64)
-    want = bool(ctx.needs_input_grad[0])
     scale = 1.0 / np.maximum(steps, 1) if norm_by_times else np.ones(steps.shape[0])
     loss = np.empty(data.shape[1])
-    grad = np.zeros(data.shape if want else (0, 0, 0))
+    grad = np.zeros(data.shape if want_grad else (0, 0, 0))
     ctc_kernels.ctc(
-        data, labels.astype(np.int64), steps, label_lengths.astype(np.int64), blank, want, scale, loss, grad
+        data, labels.astype(np.int64), steps, label_lengths.astype(np.int64), blank, want_grad, scale, loss, grad
     )
-    ctx.save(grad.astype(logits.dtype, copy=False))
-    return loss.astype(logits.dtype)
+    return loss.astype(logits.dtype), grad.astype(logits.dtype, copy=False)
+
+
+def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
+    return _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, False)[0]
+
+
+def _ctc_grad_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
+    return _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, True)[1]
 
 
 def _ctc_vjp(ctx, g):
-    """The gradient warp-ctc computed with the loss, scaled by ``g``; it has no derivative of its own."""
+    """warp-ctc's gradient (``warpctc_grad``, recomputed from the inputs) scaled by ``g``; it has no
+    derivative of its own."""
     if is_grad_enabled():
         raise RuntimeError(
-            "paddle.grad(create_graph=True): ctc_loss's gradient is computed by warp-ctc in the forward pass "
-            "and cannot be differentiated again; differentiate it once"
+            "paddle.grad(create_graph=True): ctc_loss's gradient comes from warp-ctc's forward-backward "
+            "kernel and cannot be differentiated again; differentiate it once"
         )
-    (grad,) = ctx.saved
-    return constant(grad) * reshape(g, [1, -1, 1]), None, None, None
+    grad = ctc_grad_op(*(ctx.input(i) for i in range(4)), **ctx.attrs)
+    return grad * reshape(g, [1, -1, 1]), None, None, None
 
 
 def _ctc_infer(logits: Spec, labels: Spec, input_lengths: Spec, label_lengths: Spec, **attrs) -> Spec:
@@ -711,6 +742,9 @@ def _ctc_samples(rng):
     return [Sample((rng.standard_normal((5, 2, 4)), labels, *lengths), {"blank": 0, "norm_by_times": False})]
 
 
+ctc_grad_op = OpDef(
+    "warpctc_grad", _ctc_grad_forward, None, lambda logits, *rest, **attrs: logits, OPAQUE, samples=_ctc_samples
+)
 ctc_op = OpDef(
     "warpctc",
     _ctc_forward,
@@ -719,7 +753,7 @@ ctc_op = OpDef(
     OPAQUE,
     tensor_vjp=True,
     samples=_ctc_samples,
-    exempt={"vjp2": "warp-ctc computes the gradient inside the forward pass; it has no derivative of its own"},
+    exempt={"vjp2": "warp-ctc's gradient kernel (warpctc_grad) has no derivative of its own"},
 )
 
 
