@@ -29,11 +29,23 @@ class GradStep(paddle.nn.Layer):
         for p in self.parameters():
             p.set_value(RNG.standard_normal(p.shape))
 
-    def forward(self, x, target):
+    def loss(self, x, target):
         hidden = paddle.tanh(paddle.add(paddle.matmul(x, self.w1), self.b1))
         diff = paddle.add(paddle.matmul(hidden, self.w2), self.b2) - target
-        loss = paddle.multiply(diff, diff)  # not reduced: paddle.grad seeds it with ones
-        return paddle.grad(loss, self.parameters())
+        return paddle.multiply(diff, diff)  # not reduced: backward seeds it with ones
+
+    def forward(self, x, target):
+        return paddle.grad(self.loss(x, target), self.parameters())
+
+
+class BackwardStep(GradStep):
+    """The same step written with ``loss.backward()`` and reading ``p.grad``: twice, so the
+    program must hold the accumulation."""
+
+    def forward(self, x, target):
+        self.loss(x, target).backward()
+        self.loss(x, 0.5 * target).backward()
+        return [p.grad for p in self.parameters()]
 
 
 def _counts(program) -> dict[str, int]:
@@ -104,3 +116,21 @@ def test_tracing_a_step_leaves_no_gradient_on_the_parameters():
     static = paddle.jit.to_static(GradStep(), input_spec=SPECS)
     assert static.forward.program is not None
     assert all(p.grad is None for p in static.parameters())
+
+
+def test_loss_backward_in_a_traced_step_gives_p_grad_as_eager_does():
+    eager = BackwardStep()
+    static = paddle.jit.to_static(BackwardStep(), input_spec=SPECS)
+    static.set_state_dict(eager.state_dict())
+    stale = RNG.standard_normal((5,))
+    static.b1.grad = stale  # a gradient from before: tracing must neither use it nor change it
+    x, target = _data()
+    got = static(x, target)
+    for p in eager.parameters():
+        p.clear_gradient(set_to_zero=False)
+    want = eager(x, target)
+    for g, w, p in zip(got, want, eager.parameters(), strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12, err_msg=p.name)
+    np.testing.assert_array_equal(static.b1.grad.numpy(), stale)
+    assert static.w1.grad is None
+    assert _counts(static.forward.program)["matmul"] >= 2 * (2 + 3)

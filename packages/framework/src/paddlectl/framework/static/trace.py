@@ -16,9 +16,11 @@ the way out.
 The tape is kept while tracing (in the caller's grad mode), so a function that computes a loss and
 calls ``paddle.grad`` records its backward too: the vjps of ``tensor_vjp`` ops run through
 dispatch, hence through ``record``, and the static program holds the backward ops. A tensor that
-merely re-wraps a traced value's array (``paddle.grad`` returns such) stands for that value. An op
-whose vjp still works on arrays (a legacy vjp) cannot be recorded: backward reaching it raises
-ConversionError naming it.
+merely re-wraps a traced value's array (``paddle.grad`` returns such) stands for that value.
+``loss.backward()`` works too: ``p.grad`` read inside the function is the gradient of that call's
+backward passes (the program returns it; it does not accumulate into ``.grad`` across calls), and
+tracing leaves every captured tensor's ``.grad`` as it found it. An op whose vjp still works on
+arrays (a legacy vjp) cannot be recorded: backward reaching it raises ConversionError naming it.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class Tracer:
         self.dead: dict[int, str] = {}  # ids of tensors defined inside a finished branch
         self.sources: dict[int, Value] = {}
         self.owners: dict[int, int] = {}  # id(array) -> id of the traced tensor holding it
+        self.leaves: dict[int, _Leaf] = {}  # captured tensors that take a gradient, by id
         self.n_const = 0
 
     # ----- values ------------------------------------------------------------------------------
@@ -116,6 +119,10 @@ class Tracer:
         key = id(tensor)
         if key not in self.values:  # a new wrapper of a traced value's array (paddle.grad's results)
             key = self.owners.get(id(tensor._data), key)
+        if key not in self.values:
+            grad = self._leaf_grad(tensor)
+            if grad is not None:
+                return self.value_of(grad)
         if key in self.dead:
             raise ConversionError(
                 f"{user_location()}: a tensor computed inside a {self.dead[key]} is used outside it; "
@@ -149,7 +156,22 @@ class Tracer:
         self.values[id(tensor)] = value
         self.sources[id(tensor)] = value
         self.keep.append(tensor)
+        if not tensor.stop_gradient and tensor._node is None:
+            self.leaves[id(tensor)] = _Leaf(tensor)
         return value
+
+    # ----- gradients of captured leaves (``loss.backward()``) ----------------------------------
+    def _leaf_grad(self, tensor) -> Tensor | None:
+        """The traced gradient a captured leaf's ``.grad`` (``tensor``) holds, if it is one."""
+        for leaf in self.leaves.values():
+            if leaf.tensor._grad is tensor:
+                return leaf.total
+        return None
+
+    def close(self) -> None:
+        """Give every captured leaf its ``.grad`` from before the trace back."""
+        for leaf in self.leaves.values():
+            leaf.restore()
 
     # ----- the dispatch hook -------------------------------------------------------------------
     def record(self, op, inputs, attrs):
@@ -326,6 +348,23 @@ class Tracer:
         return results
 
 
+class _Leaf:
+    """A captured tensor that takes a gradient: its ``.grad`` starts empty in the trace, and a hook
+    keeps the traced sum of what backward passes accumulate into it."""
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor, self.saved, self.total = tensor, tensor._grad, None
+        tensor._grad = None
+        self.handle = tensor.register_hook(self.add)
+
+    def add(self, grad: Tensor) -> None:
+        self.total = grad if self.total is None else self.total + grad
+
+    def restore(self) -> None:
+        self.handle.remove()
+        self.tensor._grad = self.saved
+
+
 class _UntraceableVjp:
     """Stands in for a legacy op on the tape of a trace: its vjp computes on arrays, outside
     dispatch, so a traced backward would freeze the example's gradient into the program."""
@@ -407,6 +446,7 @@ def trace_once(fn, signatures: list[InputSignature], bindings: dict[str, int], l
         tracer.program.block.yields = [tracer.value_of(t) for t in outs]
     finally:
         STATE.tracer = previous
+        tracer.close()
         for a, f in zip(frozen, flags, strict=True):
             if f:
                 a.flags.writeable = True
