@@ -28,6 +28,8 @@ from ..core import symbolic
 from ..core.op import REGISTRY, Context
 from ..errors import DTypeError, ShapeError
 from .ir import CONTROL_OPS, SOURCE_OPS, Block, Operation, Program, Value, last_uses
+from .parser import parse_program
+from .printer import print_program
 from .verifier import verify
 
 
@@ -352,9 +354,6 @@ def run_program(program: Program, feeds: list) -> list[np.ndarray]:
 
 def specialize(program: Program, bindings: dict[str, int]) -> Program:
     """A copy of ``program`` with every symbol replaced by its size (fixed shapes), verified."""
-    from .parser import parse_program
-    from .printer import print_program
-
     copy = parse_program(print_program(program), program.weights)
     for v in copy.values():
         v.shape = tuple(symbolic.simplify(symbolic.evaluate(d, bindings)) for d in v.shape)

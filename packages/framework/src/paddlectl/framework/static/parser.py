@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import PaddlectlError
 from .dtype_words import DTYPE_WORDS, dtype_from_short
 from .ir import Block, Operation, Program, Value
+from .verifier import verify
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -307,8 +308,6 @@ class _Parser:
 
 def parse_program(text: str, weights: dict[str, np.ndarray] | None = None) -> Program:
     """The Program that ``text`` describes, with ``weights`` for its params, verified."""
-    from .verifier import verify
-
     if not isinstance(text, str):
         raise ParseError(f"IR text must be a str, got {type(text).__name__}")
     try:
