@@ -6,6 +6,8 @@ rather than silently changing what every later call means.
 
 from __future__ import annotations
 
+from .device import set_device
+
 
 def in_dynamic_mode() -> bool:
     return True
@@ -21,6 +23,4 @@ def enable_static() -> None:
 def disable_static(place=None) -> None:
     """Already dynamic: accept the call (and a CPU place) so scripts that switch back keep working."""
     if place is not None:
-        from .device import set_device
-
         set_device(place)

@@ -12,7 +12,9 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import optimizer as optim
 from ..errors import ConfigError
+from ..optimizer import clip, lr
 
 
 def _nearest(key: str, choices: Iterable[str]) -> str:
@@ -91,9 +93,6 @@ def build_optimizer(section: Mapping[str, Any], parameters) -> tuple[Any, Any]:
     ``grad_clip`` is ``{name: ClipGradByGlobalNorm, clip_norm: 1.0}``; every other key
     (``weight_decay``, ``beta1``, ``momentum`` ...) goes to the optimizer.
     """
-    from .. import optimizer as optim
-    from ..optimizer import clip, lr
-
     require_mapping(section or {}, "Optimizer")
     section = dict(section or {})
     if "name" not in section:

@@ -10,6 +10,7 @@ and the optimising Predictor, and refuses the export when they disagree.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import tempfile
@@ -19,8 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from ..config import save_config
+from ..core.autograd import no_grad
+from ..core.tensor import Tensor
 from ..errors import CheckpointError, DataError
+from ..inference import Config
+from ..inference.predictor import Predictor
 from ..jit import save as jit_save
+from ..jit.api import compare_outputs
 from ..jit.saved_model import MODEL_JSON, SavedModel, read_model_dir
 from . import checkpoint_dir
 from .lineage import build_lineage, recorded_lineage
@@ -45,8 +51,6 @@ def load_trained(task: Task, config: dict, weights) -> object:
     """The task's model with the weights of a checkpoint directory or ``.pdparams`` file, in eval mode."""
     state_file = Path(weights) / checkpoint_dir.STATE_FILE
     if state_file.is_file():
-        import json
-
         written_by = json.loads(state_file.read_text(encoding="utf-8")).get("task")
         if written_by not in (None, task.name):
             raise CheckpointError(
@@ -76,10 +80,6 @@ def _verify_batch(task: Task, config: dict, pre: dict) -> np.ndarray:
 
 
 def _served_check(path: Path, saved: SavedModel, batch: list[np.ndarray], expected: list[np.ndarray]) -> list[dict]:
-    from ..inference import Config
-    from ..inference.predictor import Predictor
-    from ..jit.api import compare_outputs
-
     outputs = Predictor(Config(str(path)), saved).run(batch)
     report = compare_outputs(expected, outputs, [f"served:{n}" for n in saved.output_names], 1e-4, 1e-4)
     return report
@@ -131,9 +131,6 @@ def export(task: Task, config: dict, weights, out, verify: bool = False, format:
         os.chmod(target / CONFIG_FILE, 0o644)
         saved = read_model_dir(target)
         if verify:
-            from ..core.autograd import no_grad
-            from ..core.tensor import Tensor
-
             with no_grad():
                 eager = model(*[Tensor._wrap(b) for b in batch])
             expected = [o.numpy() for o in (eager if isinstance(eager, list | tuple) else [eager])]

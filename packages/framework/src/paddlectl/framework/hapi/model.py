@@ -9,6 +9,7 @@ import numpy as np
 from ..core.autograd import no_grad
 from ..core.tensor import Tensor
 from ..io import DataLoader, Dataset
+from ..metric import Metric
 from ..serialization import load, save
 from .callbacks import CallbackList, ModelCheckpoint, ProgBarLogger
 
@@ -38,8 +39,6 @@ class Model:
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None) -> None:
         if loss is not None and not callable(loss):
             raise TypeError(f"Model.prepare: loss must be a Layer or a callable, got {type(loss).__name__}")
-        from ..metric import Metric
-
         self._metrics = _to_list(metrics)
         for m in self._metrics:
             if not isinstance(m, Metric):

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..ops.random import generator as global_generator
 
 __all__ = [
     "ChainDataset",
@@ -163,8 +164,6 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
 
     The permutation comes from ``paddle.seed``'s generator, or from ``generator`` (a numpy Generator).
     """
-    from ..ops.random import generator as global_generator
-
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _fraction_lengths(len(dataset), lengths)
     if sum(lengths) != len(dataset):

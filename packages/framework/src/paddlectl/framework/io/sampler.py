@@ -11,6 +11,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..ops.random import generator
 from .dataset import IterableDataset
 
 __all__ = [
@@ -25,8 +26,6 @@ __all__ = [
 
 
 def _rng() -> np.random.Generator:
-    from ..ops.random import generator
-
     return generator()
 
 

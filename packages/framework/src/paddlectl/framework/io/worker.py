@@ -19,6 +19,7 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
+from ..ops.random import seed as paddle_seed
 from .collate import to_arrays
 
 __all__ = ["WorkerInfo", "get_worker_info"]
@@ -107,8 +108,6 @@ def _error(worker_id: int, exc: BaseException) -> WorkerError:
 
 def seed_worker(seed: int) -> None:
     """Seed every random stream a dataset may use in this worker (Python, NumPy, paddle)."""
-    from ..ops.random import seed as paddle_seed
-
     random.seed(seed)
     np.random.seed(seed % 2**32)
     paddle_seed(seed)

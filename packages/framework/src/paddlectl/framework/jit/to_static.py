@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from ..errors import ConversionError
+from ..nn.layer.base import Layer
 from ..static.executor import Executor
 from ..static.ir import Program
 from ..static.trace import param_names, trace
@@ -101,8 +102,6 @@ def refresh_weights(program: Program, layer) -> None:
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, full_graph=True, **kwargs):
     """Paddle's ``paddle.jit.to_static``: call form on a Layer or function, or a decorator."""
-    from ..nn.layer.base import Layer
-
     if function is None:
         return lambda fn: to_static(fn, input_spec=input_spec)
     if isinstance(function, StaticFunction):

@@ -7,6 +7,7 @@ import abc
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..errors import ShapeError
 
 __all__ = ["Accuracy", "Auc", "Metric", "Precision", "Recall"]
 
@@ -157,8 +158,6 @@ class Auc(Metric):
         labels = _numpy(labels, "labels").reshape(-1)
         preds = _numpy(preds, "preds")
         if preds.ndim != 2 or preds.shape[1] < 2 or preds.shape[0] != labels.shape[0]:
-            from ..errors import ShapeError
-
             raise ShapeError(
                 f"Auc.update: preds must be [N, 2] probabilities and labels [N]; got preds {list(preds.shape)}, "
                 f"labels {list(labels.shape)}"

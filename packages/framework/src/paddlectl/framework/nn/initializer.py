@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ops.random import generator
 
 
@@ -130,8 +131,6 @@ class Assign(Initializer):
         self.value = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
 
     def sample(self, shape, dtype):
-        from ..errors import ShapeError
-
         if self.value.shape != tuple(shape):
             raise ShapeError(f"Assign initializer: value has shape {list(self.value.shape)}, parameter {list(shape)}")
         return self.value.astype(dtype, copy=True)

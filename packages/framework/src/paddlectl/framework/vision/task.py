@@ -29,6 +29,7 @@ from .. import metric, nn
 from ..errors import ConfigError, DataError
 from ..hapi.builders import check_keys, instantiate, require_mapping
 from ..hapi.task import TaskBase, metric_names
+from ..jit.input_spec import InputSpec
 from . import transforms as T
 from .datasets import Cifar10, Cifar100, DatasetFolder
 from .digits import Digits
@@ -178,8 +179,6 @@ class ClsTask(TaskBase):
 
     # ----- export and serving -----------------------------------------------------------
     def input_spec(self, config: dict) -> list:
-        from ..jit.input_spec import InputSpec
-
         return [InputSpec([None, *self._input_shape(config)], "float32", "image")]
 
     def preprocess_config(self, config: dict) -> dict:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core.tensor import Tensor
 from ...errors import ShapeError
+from ...ops.dropout import dropout
 from ...ops.rnn import GATES, rnn_layer
 from ...ops.shape import concat, stack, transpose, unsqueeze
 from .. import initializer as init
@@ -117,8 +118,6 @@ class RNNBase(Layer):
                     slot.append(value)
             x = outputs[0] if len(outputs) == 1 else concat(outputs, axis=-1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                from ...ops.dropout import dropout
-
                 x = dropout(x, p=self.dropout, training=True)
         out = transpose(x, [1, 0, 2]) if self.time_major else x
         final = tuple(stack(slot, axis=0) for slot in finals)

@@ -16,6 +16,8 @@ from ...ops.shape import reshape, transpose
 from .base import Layer
 from .common import Linear
 from .containers import LayerList
+from .dropout import Dropout
+from .norm import LayerNorm
 
 __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 
@@ -97,9 +99,6 @@ class TransformerEncoderLayer(Layer):
         layer_norm_eps: float = 1e-5,
     ) -> None:
         super().__init__()
-        from .dropout import Dropout
-        from .norm import LayerNorm
-
         self._config = dict(
             d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
             attn_dropout=attn_dropout, act_dropout=act_dropout, normalize_before=normalize_before,

@@ -12,6 +12,8 @@ from ...ops import activation as act
 from .base import Layer
 from .common import Linear
 from .containers import LayerList
+from .dropout import Dropout
+from .norm import LayerNorm
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -38,9 +40,6 @@ class TransformerDecoderLayer(Layer):
         layer_norm_eps: float = 1e-5,
     ) -> None:  # fmt: skip
         super().__init__()
-        from .dropout import Dropout
-        from .norm import LayerNorm
-
         self._config = dict(
             d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
             attn_dropout=attn_dropout, act_dropout=act_dropout, normalize_before=normalize_before,
@@ -104,8 +103,6 @@ class Transformer(Layer):
         custom_decoder=None,
     ) -> None:  # fmt: skip
         super().__init__()
-        from .norm import LayerNorm
-
         if isinstance(weight_attr, list | tuple) or isinstance(bias_attr, list | tuple):
             raise ValueError(
                 "Transformer: pass one weight_attr/bias_attr for every sub-layer (lists of attrs are accepted by "
