@@ -94,7 +94,7 @@ def test_imported_onnx_exports_back(tmp_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, str(tmp_path / "in.onnx"))
-    import_onnx(str(tmp_path / "in.onnx"), output_dir=tmp_path / "ours")  # paddlectl export --from-onnx
+    import_onnx(str(tmp_path / "in.onnx"), output_dir=tmp_path / "ours")
     out = export_model_dir(tmp_path / "ours", tmp_path / "out")  # paddlectl export --format onnx
     x = RNG.standard_normal((1, 2, 5, 7)).astype("float32")
     np.testing.assert_allclose(_ort(out, x), _ort(str(tmp_path / "in.onnx"), x), rtol=1e-5, atol=1e-5)

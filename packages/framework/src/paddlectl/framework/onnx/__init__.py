@@ -5,7 +5,7 @@ Export (``export.py``): a Program becomes ONNX nodes through the emitter in each
 ``paddlectl export --format onnx`` call it. Import (``importer.py``): an ``.onnx`` file is validated
 (``validate.py``), then each node is mapped by the rule for its ONNX op type (``converters.py``; the
 rules describe ONNX's ops, so they are keyed by ONNX type) onto our ops through ``builder.py``;
-``inference.Config("model.onnx")`` and ``paddlectl predict``/``export --from-onnx`` call it.
+``inference.Config("model.onnx")`` and ``paddlectl predict`` call it.
 
 Only the emitters load with the framework (they need no ``onnx`` package); the rest imports ``onnx``
 (an optional extra) when first used.

@@ -146,8 +146,8 @@ def onnx_to_program(model) -> tuple:
 
 
 def import_onnx(path, output_dir=None) -> SavedModel:
-    """Import the ONNX file ``path``; with ``output_dir``, also write it there as a saved model directory
-    (what ``paddlectl export --from-onnx FILE -o DIR`` does). Returns the SavedModel either way."""
+    """Import the ONNX file ``path``; with ``output_dir``, also write it there as a saved model
+    directory. Returns the SavedModel either way."""
     model = load_onnx_model(path)
     try:
         program, meta = onnx_to_program(model)
