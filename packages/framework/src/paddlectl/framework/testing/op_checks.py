@@ -12,7 +12,7 @@ run on an op, ``exemptions`` lists every exemption in the registry so reviewers 
   (a Hessian-vector product) against finite differences of the first gradient along the vector.
 - ``infer``: the shape rule on Specs against the shapes and dtypes ``forward`` produces.
 - ``trace``: eager against the program ``jit.to_static`` makes (InputSpecs of the sample's shapes),
-  traced on other values than it is executed on.
+  traced on other values than it is executed on; for ``tensor_vjp`` ops the gradient as well.
 - ``compile`` (elementwise, broadcast and reduce ops): eager against the program after the
   ``fuse_elementwise`` pass, which must have fused the op into a generated kernel.
 - ``onnx`` (ops with an export rule): a one-op program exported and run in onnxruntime, float32;
@@ -357,18 +357,37 @@ def _signature(sample) -> tuple:
 
 def _check_trace(op, samples, rng):
     """Traced on another draw of the samples where it has the same shapes, so that a value frozen
-    into the program (computed outside dispatch) shows as a difference."""
+    into the program (computed outside dispatch) shows as a difference. A ``tensor_vjp`` op's
+    gradient is traced too (a training step's backward is part of its program): a vjp that wraps
+    values ``forward`` saved would freeze the tracing example's."""
     others = _samples(op, np.random.default_rng(int(rng.integers(2**32))))
+    hint = "a result that follows the tracing values means something is computed outside dispatch"
     for k, s in enumerate(samples):
         example = others[k] if k < len(others) and _signature(others[k]) == _signature(s) else s
         program, feeds = _program(lambda *xs, s=s: op(*xs, **s.attrs), s.inputs, example.inputs)
-        _same_outputs(
-            Executor(program).run(feeds),
-            _run(op, s.inputs, s.attrs),
-            f"op {op.name}: traced (on other values of the same shapes) and executed vs eager (sample {k}); "
-            "a result that follows the tracing values means something is computed outside dispatch",
-            _EXEC_TOL,
-        )
+        want = _run(op, s.inputs, s.attrs)
+        what = f"op {op.name}: traced (on other values of the same shapes) and executed vs eager (sample {k}); {hint}"
+        _same_outputs(Executor(program).run(feeds), want, what, _EXEC_TOL)
+        if op.tensor_vjp and op.vjp is not None and "vjp" not in op.exempt:
+            _check_traced_backward(op, s, example, k, rng, hint)
+
+
+def _check_traced_backward(op, sample, example, k, rng, hint):
+    arrays, wrt, scored, cotangents, grads = _differentiable(op, sample, rng)
+    if not wrt:
+        return
+
+    def step(*xs):
+        for i in wrt:
+            xs[i].stop_gradient = False
+        outs = _as_tuple(op(*xs, **sample.attrs))
+        ins = [xs[i] for i in wrt]
+        return [*outs, *grad([outs[j] for j in scored], ins, [to_tensor(c) for c in cotangents], allow_unused=True)]
+
+    program, feeds = _program(step, arrays, _float64(example.inputs))
+    want = (*_run(op, arrays, sample.attrs), *_values(grads, arrays, wrt))
+    what = f"op {op.name}: forward and gradient traced and executed vs eager (sample {k}, float64); {hint}"
+    _same_outputs(Executor(program).run(feeds), want, what, _EXEC_TOL)
 
 
 def _fusion_chain(op, attrs):
