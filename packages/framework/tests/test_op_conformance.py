@@ -119,3 +119,23 @@ def test_exempt_and_legacy_checks_are_skipped_with_their_reason(scratch_op):
     assert skip_reason(op, "trace") == "a test record"
     assert skip_reason(op, "vjp2") == "legacy array vjp"
     assert skip_reason(op, "vjp") is None
+
+
+def test_a_vjp_wrapping_a_saved_value_fails_the_trace_check(scratch_op):
+    """Right eagerly, but a traced training step would keep the tracing example's x."""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return x * x / 2
+
+    op = scratch_op("half_square", forward, lambda ctx, g: g * paddlectl.framework.to_tensor(ctx.saved[0]), _same,
+                    OPAQUE, tensor_vjp=True, samples=lambda rng: [Sample((rng.standard_normal((2, 3)),))])  # fmt: skip
+    assert check_op(op, checks=("vjp", "infer")) == {}
+    with pytest.raises(AssertionError, match=r"\[trace\].*forward and gradient traced and executed vs eager"):
+        check_op(op, checks=("trace",))
+
+
+def test_an_elementwise_op_the_compiler_cannot_fuse_fails_the_compile_check(scratch_op):
+    op = scratch_op("cbrt", lambda ctx, x: np.cbrt(x), None, _same, ELEMENTWISE)
+    with pytest.raises(AssertionError, match=r"\[compile\].*left it unfused in every sample.*expr="):
+        check_op(op, checks=("compile",))
