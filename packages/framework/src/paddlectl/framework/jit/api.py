@@ -18,10 +18,10 @@ from ..core.tensor import Tensor
 from ..errors import ConversionError
 from ..nn.layer.base import Layer
 from ..static.executor import Executor, bind_inputs, specialize
+from ..static.input_spec import InputSpec, signatures
 from ..static.parser import parse_program
 from ..static.printer import print_program
 from ..static.trace import trace
-from .input_spec import InputSpec, signatures
 from .saved_model import SavedModel, read_model_dir, write_model_dir
 from .to_static import StaticFunction
 

@@ -17,9 +17,9 @@ from ..core.tensor import Tensor
 from ..errors import ConversionError
 from ..nn.layer.base import Layer
 from ..static.executor import Executor
+from ..static.input_spec import InputSpec, signatures
 from ..static.ir import Program
 from ..static.trace import param_names, trace
-from .input_spec import InputSpec, signatures
 
 
 class StaticFunction:

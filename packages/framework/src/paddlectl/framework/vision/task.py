@@ -29,7 +29,7 @@ from .. import metric, nn
 from ..errors import ConfigError, DataError
 from ..hapi.builders import check_keys, instantiate, require_mapping
 from ..hapi.task import TaskBase, metric_names
-from ..jit.input_spec import InputSpec
+from ..static.input_spec import InputSpec
 from . import transforms as T
 from .datasets import Cifar10, Cifar100, DatasetFolder
 from .digits import Digits
