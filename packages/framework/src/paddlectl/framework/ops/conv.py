@@ -128,8 +128,7 @@ def _conv2d_vjp(ctx, g):
     if ctx.needs_input_grad[0]:
         dx = _input_grad(g, w, _spatial(x.shape, fmt), geometry)
     if ctx.needs_input_grad[1]:
-        cols = _kept_columns(ctx)
-        dw = conv2d_weight_grad_op(x, g, cols, w_shape=tuple(w.shape), **geometry)
+        dw = conv2d_weight_grad_op(x, g, _kept_columns(ctx), w_shape=tuple(w.shape), **geometry)
     return dx, dw, _bias_grad(ctx, g, 2)
 
 

@@ -131,11 +131,19 @@ def _unplanes(p, nchw, data_format):
     return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
 
 
+def _spatial(shape, data_format):
+    return tuple(shape[1:3]) if data_format == "NHWC" else tuple(shape[2:])
+
+
+def _nchw(shape, size, data_format) -> tuple:
+    """The NCHW shape of an image of spatial ``size`` with ``shape``'s batch and channels."""
+    return (shape[0], shape[3] if data_format == "NHWC" else shape[1], *size)
+
+
 def _infer(op, x: Spec, attrs) -> tuple:
     _check(op, x, attrs["data_format"])
     fmt = attrs["data_format"]
-    sizes = tuple(x.shape[1:3]) if fmt == "NHWC" else tuple(x.shape[2:])
-    outs = _out_spatial(sizes, attrs)
+    outs = _out_spatial(_spatial(x.shape, fmt), attrs)
     if fmt == "NHWC":
         return (x.shape[0], *outs, x.shape[3])
     return (x.shape[0], x.shape[1], *outs)
@@ -223,15 +231,6 @@ avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, 
 
 
 # ----- backward ops: linear in the output gradient ------------------------------------------------
-
-
-def _spatial(shape, data_format):
-    return tuple(shape[1:3]) if data_format == "NHWC" else tuple(shape[2:])
-
-
-def _nchw(shape, size, data_format) -> tuple:
-    """The NCHW shape of an image of spatial ``size`` with ``shape``'s batch and channels."""
-    return (shape[0], shape[3] if data_format == "NHWC" else shape[1], *size)
 
 
 def _max_grad_forward(ctx, g, mask, size, data_format):
