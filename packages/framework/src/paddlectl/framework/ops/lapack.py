@@ -329,15 +329,11 @@ def _svd_infer(x: Spec, full_matrices=False):
     return Spec(lead + (m, k), x.dtype), Spec(lead + (k,), x.dtype), Spec(lead + (k, n), x.dtype)
 
 
-svd_op = OpDef(
-    "svd",
-    _svd_forward,
-    _svd_vjp,
-    _svd_infer,
-    OPAQUE,
-    tensor_vjp=True,
-    samples=lambda rng: [_one(rng.standard_normal((4, 3))), _one(rng.standard_normal((2, 3, 4)))],
-)
+def _rectangular_samples(rng):
+    return [_one(rng.standard_normal((4, 3))), _one(rng.standard_normal((2, 3, 5)))]
+
+
+svd_op = OpDef("svd", _svd_forward, _svd_vjp, _svd_infer, OPAQUE, tensor_vjp=True, samples=_rectangular_samples)
 
 
 def _eigh_forward(ctx, x, UPLO="L"):  # noqa: N803 - Paddle's name
@@ -394,15 +390,7 @@ def _pinv_infer(x: Spec, **attrs) -> Spec:
     return Spec(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)
 
 
-pinv_op = OpDef(
-    "pinv",
-    _pinv_forward,
-    _pinv_vjp,
-    _pinv_infer,
-    OPAQUE,
-    tensor_vjp=True,
-    samples=lambda rng: [_one(rng.standard_normal((4, 3))), _one(rng.standard_normal((2, 3, 5)))],
-)
+pinv_op = OpDef("pinv", _pinv_forward, _pinv_vjp, _pinv_infer, OPAQUE, tensor_vjp=True, samples=_rectangular_samples)
 
 
 # ----- public functions -----------------------------------------------------------------------

@@ -91,7 +91,14 @@ def _p_norm_samples(rng):
 
 
 p_norm_op = OpDef(
-    "p_norm", _p_norm_forward, _p_norm_vjp, _p_norm_infer, REDUCE, tensor_vjp=True, samples=_p_norm_samples
+    "p_norm",
+    _p_norm_forward,
+    _p_norm_vjp,
+    _p_norm_infer,
+    REDUCE,
+    tensor_vjp=True,
+    samples=_p_norm_samples,
+    exempt=reduce.UNFUSED,
 )
 
 

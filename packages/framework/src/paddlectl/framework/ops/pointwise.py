@@ -26,6 +26,7 @@ def _atan2_grads(g, a, b, ctx):
 
 
 atan2_op = _binary("atan2", np.arctan2, _atan2_grads)
+atan2_op.exempt["compile"] = "kernels/codegen's fused bodies allow no math.atan2, so it has no scalar expression"
 
 
 def _fext_grads(pick_a):
@@ -36,10 +37,14 @@ def _fext_grads(pick_a):
     return grads
 
 
-fmax_op = _binary("fmax", np.fmax, _fext_grads(lambda a, b: a >= b))
+fmax_op = _binary(
+    "fmax", np.fmax, _fext_grads(lambda a, b: a >= b), "(max({x}, {y}) if {x} == {x} else {y}) if {y} == {y} else {x}"
+)
 
 
-fmin_op = _binary("fmin", np.fmin, _fext_grads(lambda a, b: a <= b))
+fmin_op = _binary(
+    "fmin", np.fmin, _fext_grads(lambda a, b: a <= b), "(min({x}, {y}) if {x} == {x} else {y}) if {y} == {y} else {x}"
+)
 
 
 def atan2(x, y, name=None):

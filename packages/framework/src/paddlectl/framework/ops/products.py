@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import BROADCAST, OpDef, Sample, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
@@ -41,7 +41,7 @@ cross_op = OpDef(
     _cross_forward,
     _cross_vjp,
     _cross_infer,
-    BROADCAST,
+    OPAQUE,
     tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal((4, 3)), rng.standard_normal((4, 3))), {"axis": 1}),

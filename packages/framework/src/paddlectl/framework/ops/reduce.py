@@ -120,7 +120,10 @@ def _var_vjp(ctx, g):
     return expand_back(g * scale, x.shape, axis, ctx.attrs.get("keepdim", False)) * centered
 
 
-var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, tensor_vjp=True)
+UNFUSED = {"compile": "kernels/codegen.REDUCTIONS has fused loops for sum, mean, max and min only"}
+"""The exemption of the reductions the compiler leaves as they are."""
+
+var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, tensor_vjp=True, exempt=UNFUSED)
 
 
 def _logsumexp_forward(ctx, x, axis=None, keepdim=False):
@@ -139,7 +142,9 @@ def _logsumexp_vjp(ctx, g):
     return g * exp(x - keepdim_output(ctx))
 
 
-logsumexp_op = OpDef("logsumexp", _logsumexp_forward, _logsumexp_vjp, reduce_infer(), REDUCE, tensor_vjp=True)
+logsumexp_op = OpDef(
+    "logsumexp", _logsumexp_forward, _logsumexp_vjp, reduce_infer(), REDUCE, tensor_vjp=True, exempt=UNFUSED
+)
 
 
 def _arg_infer(x: Spec, axis=None, keepdim=False, dtype="int64") -> Spec:

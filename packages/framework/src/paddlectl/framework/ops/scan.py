@@ -12,7 +12,7 @@ from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import reduce
 from ._util import constant
-from .reduce import expand_back, keepdim_output, reduce_axes, reduce_infer, sum_dtype
+from .reduce import UNFUSED, expand_back, keepdim_output, reduce_axes, reduce_infer, sum_dtype
 from .shape import concat, flatten, flip, reshape, split, transpose
 
 
@@ -56,7 +56,9 @@ def _prod_samples(rng):
     ]
 
 
-prod_op = OpDef("prod", _prod_forward, _prod_vjp, reduce_infer(), REDUCE, tensor_vjp=True, samples=_prod_samples)
+prod_op = OpDef(
+    "prod", _prod_forward, _prod_vjp, reduce_infer(), REDUCE, tensor_vjp=True, samples=_prod_samples, exempt=UNFUSED
+)
 
 
 def _cumsum_forward(ctx, x, axis):
