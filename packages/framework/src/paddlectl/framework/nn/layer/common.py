@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...errors import ShapeError
 from ...ops.linalg import matmul
-from ...ops.math_extra import unflatten
+from ...ops.rearrange import unflatten
 from ...ops.shape import flatten
 from .base import Layer
 
