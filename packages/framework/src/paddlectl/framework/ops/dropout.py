@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import ELEMENTWISE, OpDef
-from ..core.shapes import normalize_axes, same_as_first
+from ..core.op import OPAQUE, OpDef, Sample, Spec
+from ..core.shapes import normalize_axes
 from ..errors import ShapeError
 from . import elementwise as ew
 from .activation import require_float
@@ -15,23 +15,44 @@ from .random import generator
 MODES = ("upscale_in_train", "downscale_in_infer")
 
 
+def _mask_shape(shape: tuple, axis) -> tuple:
+    axes = normalize_axes("dropout", axis, len(shape))
+    return tuple(shape) if axes is None else tuple(d if i in axes else 1 for i, d in enumerate(shape))
+
+
 def _dropout_forward(ctx, x, p=0.5, axis=None, upscale=True):
+    """(x * mask, mask): the mask (kept values' scale, 0 where dropped) is an output, as Paddle's
+    Mask is, so backward reads the very mask a traced program drew."""
     require_float("dropout", x)
-    axes = normalize_axes("dropout", axis, x.ndim)
-    mask_shape = x.shape if axes is None else tuple(d if i in axes else 1 for i, d in enumerate(x.shape))
-    keep = generator().random(mask_shape, dtype=np.float32) >= np.float32(p)
+    keep = generator().random(_mask_shape(x.shape, axis), dtype=np.float32) >= np.float32(p)
     factor = x.dtype.type(1.0 / (1.0 - p)) if upscale and p < 1 else x.dtype.type(1)
-    scale = keep.astype(x.dtype) * factor
-    ctx.save(scale)
-    return x * scale
+    mask = keep.astype(x.dtype) * factor
+    return x * mask, mask
 
 
-def _dropout_vjp(ctx, g):
-    (scale,) = ctx.saved
-    return g * scale
+def _dropout_vjp(ctx, g, g_mask):
+    """The mask is piecewise constant in x: its own gradient contributes nothing."""
+    return g * ctx.output(1)
 
 
-dropout_op = OpDef("dropout", _dropout_forward, _dropout_vjp, same_as_first, ELEMENTWISE)
+def _dropout_infer(x: Spec, p=0.5, axis=None, upscale=True):
+    return x, Spec(_mask_shape(x.shape, axis), x.dtype)
+
+
+def _dropout_samples(rng):
+    """p = 0 and p = 1: masks are drawn, yet every draw is the same, so finite differences and a
+    traced program's own draws agree with eager."""
+    x = rng.standard_normal((3, 4))
+    return [
+        Sample((x,), {"p": 0.0, "axis": None, "upscale": True}),
+        Sample((x,), {"p": 1.0, "axis": (0,), "upscale": True}),
+        Sample((x,), {"p": 0.0, "axis": (1,), "upscale": False}),
+    ]
+
+
+dropout_op = OpDef(
+    "dropout", _dropout_forward, _dropout_vjp, _dropout_infer, OPAQUE, tensor_vjp=True, samples=_dropout_samples
+)
 
 
 def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):
@@ -48,7 +69,7 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
         return x if mode == "upscale_in_train" else ew.scale(x, 1.0 - float(p))
     if axis is not None:
         axis = (int(axis),) if isinstance(axis, int | np.integer) else tuple(int(a) for a in axis)
-    return dropout_op(x, p=float(p), axis=axis, upscale=mode == "upscale_in_train")
+    return dropout_op(x, p=float(p), axis=axis, upscale=mode == "upscale_in_train")[0]
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):

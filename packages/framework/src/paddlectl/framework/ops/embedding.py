@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
+from .shape import reshape
 
 
 def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=False, max_norm=None, norm_type=2.0):
@@ -24,30 +25,95 @@ def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=Fa
     out = weight[ids]
     if padding_idx is not None:
         out[ids == padding_idx] = 0
-    ctx.save(ids, weight.shape)
     return out
 
 
 def _embedding_vjp(ctx, g):
-    ids, shape = ctx.saved
-    flat = ids.reshape(-1)
-    rows = g.reshape(-1, shape[1])
-    if ctx.attrs.get("scale_grad_by_freq"):
-        counts = np.bincount(flat, minlength=shape[0])
-        rows = rows / counts[flat][:, None].astype(g.dtype)
-    grad = np.zeros(shape, dtype=g.dtype)
-    np.add.at(grad, flat, rows)
-    padding_idx = ctx.attrs.get("padding_idx")
-    if padding_idx is not None:
-        grad[padding_idx] = 0
-    return None, grad
+    ids = ctx.input(0)
+    weight = ctx.input(1)
+    return None, embedding_grad_op(ids, g, rows=weight.shape[0], **ctx.attrs)
 
 
 def _embedding_infer(ids: Spec, weight: Spec, **attrs) -> Spec:
     return Spec((*ids.shape, weight.shape[1]), weight.dtype)
 
 
-embedding_op = OpDef("embedding", _embedding_forward, _embedding_vjp, _embedding_infer, OPAQUE)
+def _freq(ids: np.ndarray, rows: int, dtype) -> np.ndarray:
+    """Each id's count in the batch, per looked-up row (``scale_grad_by_freq`` divides by it)."""
+    flat = ids.reshape(-1)
+    return np.bincount(flat, minlength=rows)[flat].astype(dtype)
+
+
+def _embedding_grad_forward(ctx, ids, g, rows, padding_idx=None, scale_grad_by_freq=False, **renorm):
+    """The table's gradient: each looked-up row's output gradient summed into its row."""
+    flat = ids.reshape(-1)
+    looked = g.reshape(-1, g.shape[-1])
+    if scale_grad_by_freq:
+        looked = looked / _freq(ids, rows, g.dtype)[:, None]
+    grad = np.zeros((rows, g.shape[-1]), dtype=g.dtype)
+    np.add.at(grad, flat, looked)
+    if padding_idx is not None:
+        grad[padding_idx] = 0
+    return grad
+
+
+def _embedding_grad_vjp(ctx, gg):
+    """Linear in ``g``: its transpose is the lookup itself (padding rows read as zeros)."""
+    a = ctx.attrs
+    ids = ctx.input(0)
+    out = embedding_op(ids, gg, padding_idx=a.get("padding_idx"))
+    if a.get("scale_grad_by_freq"):
+        out = out / reshape(embedding_freq_op(ids, rows=a["rows"], dtype=gg.dtype.name), [*ids.shape, 1])
+    return None, out
+
+
+def _embedding_grad_infer(ids: Spec, g: Spec, rows, **attrs) -> Spec:
+    return Spec((rows, g.shape[-1]), g.dtype)
+
+
+def _grad_samples(rng):
+    ids = np.array([[0, 2], [2, 3]])
+    g = rng.standard_normal((2, 2, 3))
+    return [
+        Sample((ids, g), {"rows": 4}),
+        Sample((ids, g), {"rows": 5, "padding_idx": 2, "scale_grad_by_freq": True}),
+    ]
+
+
+def _samples(rng):
+    ids = np.array([[0, 2], [2, 3]])
+    return [
+        Sample((ids, rng.standard_normal((4, 3)))),
+        Sample((ids, rng.standard_normal((5, 3))), {"padding_idx": 2, "scale_grad_by_freq": True}),
+    ]
+
+
+embedding_op = OpDef(
+    "embedding", _embedding_forward, _embedding_vjp, _embedding_infer, OPAQUE, tensor_vjp=True, samples=_samples
+)
+embedding_grad_op = OpDef(
+    "embedding_grad",
+    _embedding_grad_forward,
+    _embedding_grad_vjp,
+    _embedding_grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_grad_samples,
+)
+embedding_freq_op = OpDef(
+    "embedding_freq",
+    lambda ctx, ids, rows, dtype: _freq(ids, rows, np.dtype(dtype)),
+    None,
+    lambda ids, rows, dtype: Spec((_count(ids.shape),), np.dtype(dtype)),
+    OPAQUE,
+    samples=lambda rng: [Sample((np.array([[0, 2], [2, 3]]),), {"rows": 4, "dtype": "float64"})],
+)
+"""How often each looked-up id occurs in the batch (``scale_grad_by_freq``'s divisor), as an op so a
+traced backward counts its own ids."""
+
+
+def _count(shape) -> int | str:
+    return int(np.prod(shape)) if all(isinstance(d, int) for d in shape) else "N"
 
 
 def _renorm_(data: np.ndarray, ids: np.ndarray, max_norm: float, norm_type: float) -> None:
