@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -221,86 +222,90 @@ def _values(grads, arrays, wrt) -> list[np.ndarray]:
     return [np.zeros_like(arrays[i]) if g is None else g.numpy() for g, i in zip(grads, wrt, strict=True)]
 
 
-def _differentiable(op, sample, rng):
-    """(float64 inputs, the slots to differentiate, float output slots, cotangents, the engine's
-    gradients for those slots) of a sample; the slots are empty when it has no float input or output.
+@dataclass
+class _Differentiable:
+    """A sample as the gradient checks see it: float64 inputs, the input slots differentiated
+    (``wrt``), the float output slots (``scored``), a cotangent for each and the engine's gradients."""
 
-    An input the vjp gives None is held constant, as not differentiable by design (running
-    statistics, class weights)."""
-    arrays = _float64(sample.inputs)
-    wrt, outs = _floats(arrays), _run(op, arrays, sample.attrs)
-    scored = _floats(outs)
-    if not wrt or not scored:
-        return arrays, [], [], [], []
-    cotangents = [rng.standard_normal(outs[j].shape) for j in scored]
-    grads = _gradients(op, arrays, sample.attrs, wrt, scored, cotangents)[1]
-    kept = [(i, g) for i, g in zip(wrt, grads, strict=True) if g is not None]
-    if not kept:
-        raise AssertionError(
-            f"op {op.name}: its vjp gives none of the float inputs {wrt} a gradient; set vjp=None if it has none"
+    k: int
+    attrs: dict
+    arrays: list
+    wrt: list
+    scored: list
+    cotangents: list
+    grads: list
+
+
+def _differentiable(op, samples, rng) -> list[_Differentiable]:
+    """The samples with a float input and a float output. An input the vjp gives None is held
+    constant, as not differentiable by design (running statistics, class weights)."""
+    found = []
+    for k, s in enumerate(samples):
+        arrays = _float64(s.inputs)
+        wrt, outs = _floats(arrays), _run(op, arrays, s.attrs)
+        scored = _floats(outs)
+        if not wrt or not scored:
+            continue
+        cotangents = [rng.standard_normal(outs[j].shape) for j in scored]
+        grads = _gradients(op, arrays, s.attrs, wrt, scored, cotangents)[1]
+        kept = [(i, g) for i, g in zip(wrt, grads, strict=True) if g is not None]
+        if not kept:
+            raise AssertionError(
+                f"op {op.name}: its vjp gives none of the float inputs {wrt} a gradient; set vjp=None if it has none"
+            )
+        found.append(
+            _Differentiable(k, s.attrs, arrays, [i for i, _ in kept], scored, cotangents, [g for _, g in kept])
         )
-    return arrays, [i for i, _ in kept], scored, cotangents, [g for _, g in kept]
+    return found
 
 
 def _check_vjp(op, samples, rng):
-    checked = 0
-    for k, s in enumerate(samples):
-        arrays, wrt, scored, cotangents, grads = _differentiable(op, s, rng)
-        if not wrt:
-            continue
+    found = _differentiable(op, samples, rng)
+    for d in found:
 
-        def objective(xs, s=s, cotangents=cotangents, scored=scored):
-            outs = _run(op, xs, s.attrs)
-            return sum(float(np.sum(outs[j] * c)) for j, c in zip(scored, cotangents, strict=True))
+        def objective(xs, d=d):
+            outs = _run(op, xs, d.attrs)
+            return sum(float(np.sum(outs[j] * c)) for j, c in zip(d.scored, d.cotangents, strict=True))
 
-        for i, got in zip(wrt, _values(grads, arrays, wrt), strict=True):
-            want = np.zeros_like(arrays[i])
-            for e in range(arrays[i].size):
-                plus, minus = list(arrays), list(arrays)
-                plus[i], minus[i] = arrays[i].copy(), arrays[i].copy()
+        for i, got in zip(d.wrt, _values(d.grads, d.arrays, d.wrt), strict=True):
+            want = np.zeros_like(d.arrays[i])
+            for e in range(d.arrays[i].size):
+                plus, minus = list(d.arrays), list(d.arrays)
+                plus[i], minus[i] = d.arrays[i].copy(), d.arrays[i].copy()
                 plus[i].reshape(-1)[e] += _EPS
                 minus[i].reshape(-1)[e] -= _EPS
                 want.reshape(-1)[e] = (objective(plus) - objective(minus)) / (2 * _EPS)
-            _close(
-                got, want, f"op {op.name}: gradient of input {i} vs central finite differences (sample {k})", _GRAD_TOL
-            )
-        checked += 1
-    return None if checked else _NOTHING_TO_DIFFERENTIATE
+            what = f"op {op.name}: gradient of input {i} vs central finite differences (sample {d.k})"
+            _close(got, want, what, _GRAD_TOL)
+    return None if found else _NOTHING_TO_DIFFERENTIATE
 
 
 def _check_vjp2(op, samples, rng):
-    checked = 0
-    for k, s in enumerate(samples):
-        arrays, wrt, scored, cotangents, _ = _differentiable(op, s, rng)
-        if not wrt:
-            continue
-        directions = [rng.standard_normal(arrays[i].shape) for i in wrt]
-        tensors, first = _gradients(op, arrays, s.attrs, wrt, scored, cotangents, create_graph=True)
+    found = _differentiable(op, samples, rng)
+    for d in found:
+        directions = [rng.standard_normal(d.arrays[i].shape) for i in d.wrt]
+        tensors, first = _gradients(op, d.arrays, d.attrs, d.wrt, d.scored, d.cotangents, create_graph=True)
         connected = [
-            (g, to_tensor(d)) for g, d in zip(first, directions, strict=True) if g is not None and not g.stop_gradient
+            (g, to_tensor(v)) for g, v in zip(first, directions, strict=True) if g is not None and not g.stop_gradient
         ]
-        hvp = [None] * len(wrt)
+        hvp = [None] * len(d.wrt)
         if connected:
             with enable_grad():
                 hvp = grad(
-                    [g for g, _ in connected], [tensors[i] for i in wrt], [d for _, d in connected], allow_unused=True
+                    [g for g, _ in connected], [tensors[i] for i in d.wrt], [v for _, v in connected], allow_unused=True
                 )
 
-        def first_gradient(
-            sign, s=s, cotangents=cotangents, directions=directions, arrays=arrays, wrt=wrt, scored=scored
-        ):
-            moved = list(arrays)
-            for i, d in zip(wrt, directions, strict=True):
-                moved[i] = arrays[i] + sign * _EPS_DIRECTION * d
-            return _values(_gradients(op, moved, s.attrs, wrt, scored, cotangents)[1], moved, wrt)
+        def first_gradient(sign, d=d, directions=directions):
+            moved = list(d.arrays)
+            for i, v in zip(d.wrt, directions, strict=True):
+                moved[i] = d.arrays[i] + sign * _EPS_DIRECTION * v
+            return _values(_gradients(op, moved, d.attrs, d.wrt, d.scored, d.cotangents)[1], moved, d.wrt)
 
         plus, minus = first_gradient(1.0), first_gradient(-1.0)
-        for i, got, p, m in zip(wrt, _values(hvp, arrays, wrt), plus, minus, strict=True):
-            want = (p - m) / (2 * _EPS_DIRECTION)
-            _close(got, want, f"op {op.name}: Hessian-vector product for input {i} vs finite differences of the "
-                   f"first gradient (sample {k})", _GRAD_TOL)  # fmt: skip
-        checked += 1
-    return None if checked else _NOTHING_TO_DIFFERENTIATE
+        for i, got, p, m in zip(d.wrt, _values(hvp, d.arrays, d.wrt), plus, minus, strict=True):
+            what = f"op {op.name}: Hessian-vector product for input {i} vs finite differences of the first gradient (sample {d.k})"
+            _close(got, (p - m) / (2 * _EPS_DIRECTION), what, _GRAD_TOL)
+    return None if found else _NOTHING_TO_DIFFERENTIATE
 
 
 _NOTHING_TO_DIFFERENTIATE = "no sample has a float input and a float output"
@@ -351,8 +356,14 @@ def _program(fn, arrays, examples=None):
     return program, [arrays[i] for i in present]
 
 
-def _signature(sample) -> tuple:
-    return tuple(None if a is None else (a.shape, a.dtype) for a in sample.inputs)
+def _other_values(others: list[Sample], k: int, sample: Sample) -> Sample:
+    """Sample ``k`` of another draw when its inputs have the shapes and dtypes of ``sample``'s."""
+    other = others[k] if k < len(others) else sample
+
+    def signature(s):
+        return tuple(None if a is None else (a.shape, a.dtype) for a in s.inputs)
+
+    return other if signature(other) == signature(sample) else sample
 
 
 def _check_trace(op, samples, rng):
@@ -361,33 +372,27 @@ def _check_trace(op, samples, rng):
     gradient is traced too (a training step's backward is part of its program): a vjp that wraps
     values ``forward`` saved would freeze the tracing example's."""
     others = _samples(op, np.random.default_rng(int(rng.integers(2**32))))
+    examples = [_other_values(others, k, s) for k, s in enumerate(samples)]
     hint = "a result that follows the tracing values means something is computed outside dispatch"
-    for k, s in enumerate(samples):
-        example = others[k] if k < len(others) and _signature(others[k]) == _signature(s) else s
+    for k, (s, example) in enumerate(zip(samples, examples, strict=True)):
         program, feeds = _program(lambda *xs, s=s: op(*xs, **s.attrs), s.inputs, example.inputs)
-        want = _run(op, s.inputs, s.attrs)
         what = f"op {op.name}: traced (on other values of the same shapes) and executed vs eager (sample {k}); {hint}"
-        _same_outputs(Executor(program).run(feeds), want, what, _EXEC_TOL)
-        if op.tensor_vjp and op.vjp is not None and "vjp" not in op.exempt:
-            _check_traced_backward(op, s, example, k, rng, hint)
-
-
-def _check_traced_backward(op, sample, example, k, rng, hint):
-    arrays, wrt, scored, cotangents, grads = _differentiable(op, sample, rng)
-    if not wrt:
+        _same_outputs(Executor(program).run(feeds), _run(op, s.inputs, s.attrs), what, _EXEC_TOL)
+    if not (op.tensor_vjp and op.vjp is not None and "vjp" not in op.exempt):
         return
+    for d in _differentiable(op, samples, rng):
 
-    def step(*xs):
-        for i in wrt:
-            xs[i].stop_gradient = False
-        outs = _as_tuple(op(*xs, **sample.attrs))
-        ins = [xs[i] for i in wrt]
-        return [*outs, *grad([outs[j] for j in scored], ins, [to_tensor(c) for c in cotangents], allow_unused=True)]
+        def step(*xs, d=d):
+            for i in d.wrt:
+                xs[i].stop_gradient = False
+            outs = _as_tuple(op(*xs, **d.attrs))
+            cotangents = [to_tensor(c) for c in d.cotangents]
+            return [*outs, *grad([outs[j] for j in d.scored], [xs[i] for i in d.wrt], cotangents, allow_unused=True)]
 
-    program, feeds = _program(step, arrays, _float64(example.inputs))
-    want = (*_run(op, arrays, sample.attrs), *_values(grads, arrays, wrt))
-    what = f"op {op.name}: forward and gradient traced and executed vs eager (sample {k}, float64); {hint}"
-    _same_outputs(Executor(program).run(feeds), want, what, _EXEC_TOL)
+        program, feeds = _program(step, d.arrays, _float64(examples[d.k].inputs))
+        want = (*_run(op, d.arrays, d.attrs), *_values(d.grads, d.arrays, d.wrt))
+        what = f"op {op.name}: forward and gradient traced and executed vs eager (sample {d.k}, float64); {hint}"
+        _same_outputs(Executor(program).run(feeds), want, what, _EXEC_TOL)
 
 
 def _fusion_chain(op, attrs):
