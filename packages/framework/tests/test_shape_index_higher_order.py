@@ -96,3 +96,23 @@ def test_gather_hessian_is_analytic():
     summed = np.zeros_like(x_value)
     np.add.at(summed, index, w)
     np.testing.assert_allclose(h.numpy(), 6 * x_value * summed)
+
+
+def test_a_traced_backward_through_shape_and_index_ops_keeps_the_batch_symbolic():
+    """The backward ops take the forward input's shape from that input, not from an attr frozen at
+    the tracing example's size, so one program serves every batch size."""
+    w = paddle.create_parameter([6, 2], "float64")
+
+    def step(x):
+        h = paddle.flatten(paddle.transpose(paddle.reshape(x, [x.shape[0], 2, 3]), [0, 2, 1]), 1)
+        h = paddle.concat([h[:, :3], h[:, 3:]], axis=1)
+        h = paddle.nn.functional.pad(h, [1, 1], mode="reflect", data_format="NCL")[:, 1:-1]
+        y = paddle.gather(paddle.tanh(paddle.matmul(h, w)), paddle.to_tensor([1, 0, 1]), axis=1)
+        z = paddle.sort(y, axis=1)[:, :2] * paddle.topk(y, 2)[0]
+        return paddle.grad(z * z, [w], grad_outputs=paddle.ones_like(z))
+
+    static = paddle.jit.to_static(step, input_spec=[paddle.jit.InputSpec([None, 6], "float64")])
+    for batch in (4, 7):
+        x = np.random.default_rng(batch).standard_normal((batch, 6))
+        (got,), (want,) = static(paddle.to_tensor(x)), step(paddle.to_tensor(x))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)

@@ -18,6 +18,7 @@ from ..kernels.index import put_add_along, scatter_add_axis
 from . import elementwise as ew
 from ._util import constant, tensor_args, to_tensor_like
 from .broadcast import sum_to
+from .creation import zeros_like
 from .elementwise import cast, where_op
 from .inplace import rebind
 from .shape import expand, reshape
@@ -60,9 +61,15 @@ def _scatter_add(shape: tuple, key, g: np.ndarray) -> np.ndarray:
 # ----- gather / index_select ------------------------------------------------------------------
 
 
-def _grad_infer(g: Spec, *indices: Spec, shape, **attrs) -> Spec:
-    """A backward op's output: the primary op's input, of ``shape`` (an attr) in the gradient's dtype."""
-    return Spec(tuple(shape), g.dtype)
+def _grad_infer(g: Spec, like: Spec, *indices: Spec, **attrs) -> Spec:
+    """A backward op's output: shaped as ``like`` (the primary op's input, read for its shape only, so
+    a traced backward keeps its symbolic dims), in the gradient's dtype."""
+    return Spec(tuple(like.shape), g.dtype)
+
+
+def _gi(rng, g_shape, like_shape, index, **attrs) -> Sample:
+    """A sample of a backward op: the gradient, the input it is shaped as, an integer index array."""
+    return Sample((rng.standard_normal(g_shape), rng.standard_normal(like_shape), np.asarray(index, dtype=INT)), attrs)
 
 
 def _xi(rng, x_shape, index, **attrs) -> Sample:
@@ -75,27 +82,26 @@ def _gather_forward(ctx, x, index, axis):
     return np.take(x, index, axis=axis)
 
 
-def _gather_grad_forward(ctx, g, index, shape, axis):
+def _gather_grad_forward(ctx, g, like, index, axis):
     if index.ndim == 0:
         g = np.expand_dims(g, axis)
-    return scatter_add_axis(shape, axis, index, g)
+    return scatter_add_axis(like.shape, axis, index, g)
 
 
 gather_grad_op = OpDef(
     "gather_grad",
     _gather_grad_forward,
-    lambda ctx, gg: (gather_op(gg, ctx.input(1), axis=ctx.attrs["axis"]), None),
+    lambda ctx, gg: (gather_op(gg, ctx.input(2), axis=ctx.attrs["axis"]), None, None),
     _grad_infer,
     OPAQUE,
     tensor_vjp=True,
-    samples=lambda rng: [_xi(rng, (3, 2), [0, 2, 0], shape=(4, 2), axis=0), _xi(rng, (2,), 1, shape=(2, 3), axis=1)],
+    samples=lambda rng: [_gi(rng, (3, 2), (4, 2), [0, 2, 0], axis=0), _gi(rng, (2,), (2, 3), 1, axis=1)],
 )
 """The transpose of ``gather``: ``g`` scatter-added into zeros of ``shape`` (the Numba kernel)."""
 
 
 def _gather_vjp(ctx, g):
-    grad = gather_grad_op(g, ctx.input(1), shape=tuple(ctx.input(0).shape), axis=ctx.attrs["axis"])
-    return grad, None
+    return gather_grad_op(g, ctx.input(0), ctx.input(1), axis=ctx.attrs["axis"]), None
 
 
 def _gather_infer(x: Spec, index: Spec, axis) -> Spec:
@@ -150,12 +156,12 @@ def _gather_nd_forward(ctx, x, index):
 
 gather_nd_grad_op = OpDef(
     "gather_nd_grad",
-    lambda ctx, g, index, shape: _scatter_add(shape, _nd_key(index), g),
-    lambda ctx, gg: (gather_nd_op(gg, ctx.input(1)), None),
+    lambda ctx, g, like, index: _scatter_add(like.shape, _nd_key(index), g),
+    lambda ctx, gg: (gather_nd_op(gg, ctx.input(2)), None, None),
     _grad_infer,
     OPAQUE,
     tensor_vjp=True,
-    samples=lambda rng: [_xi(rng, (3, 2), [[0, 1], [2, 0], [0, 1]], shape=(3, 2, 2))],
+    samples=lambda rng: [_gi(rng, (3, 2), (3, 2, 2), [[0, 1], [2, 0], [0, 1]])],
 )
 """The transpose of ``gather_nd``: ``g`` added into zeros of ``shape`` at the index rows."""
 
@@ -169,7 +175,7 @@ _ND_INDEX = [[0, 1], [2, 0], [0, 1]]
 gather_nd_op = OpDef(
     "gather_nd",
     _gather_nd_forward,
-    lambda ctx, g: (gather_nd_grad_op(g, ctx.input(1), shape=tuple(ctx.input(0).shape)), None),
+    lambda ctx, g: (gather_nd_grad_op(g, ctx.input(0), ctx.input(1)), None),
     _gather_nd_infer,
     OPAQUE,
     tensor_vjp=True,
@@ -235,17 +241,14 @@ def _scatter_forward(ctx, x, index, updates, overwrite):
     else:
         out[index] = 0
         np.add.at(out, index, updates)
-    if ctx.needs_input_grad[0]:
-        kept = np.ones((x.shape[0],) + (1,) * (x.ndim - 1), dtype=x.dtype)
-        kept[index] = 0
-        ctx.save(kept)
     return out
 
 
 def _scatter_vjp(ctx, g):
-    gx = g * constant(ctx.saved[0]) if ctx.needs_input_grad[0] else None  # zero on the written rows
+    index, updates = ctx.input(1), ctx.input(2)
+    gx = scatter_op(g, index, zeros_like(updates, g.dtype), overwrite=True) if ctx.needs_input_grad[0] else None
     # Paddle hands every update row its output row's gradient, duplicates included.
-    return gx, None, (gather_op(g, ctx.input(1), axis=0) if ctx.needs_input_grad[2] else None)
+    return gx, None, (gather_op(g, index, axis=0) if ctx.needs_input_grad[2] else None)
 
 
 def _scatter_samples(rng):
@@ -391,18 +394,18 @@ _ALONG_INDEX = [[0, 2], [1, 1], [3, 0]]
 
 take_along_axis_grad_op = OpDef(
     "take_along_axis_grad",
-    lambda ctx, g, indices, shape, axis: put_add_along(shape, axis, indices, g),
-    lambda ctx, gg: (take_along_axis_op(gg, ctx.input(1), axis=ctx.attrs["axis"]), None),
+    lambda ctx, g, like, indices, axis: put_add_along(like.shape, axis, indices, g),
+    lambda ctx, gg: (take_along_axis_op(gg, ctx.input(2), axis=ctx.attrs["axis"]), None, None),
     _grad_infer,
     OPAQUE,
     tensor_vjp=True,
-    samples=lambda rng: [_xi(rng, (3, 2), _ALONG_INDEX, shape=(3, 4), axis=1)],
+    samples=lambda rng: [_gi(rng, (3, 2), (3, 4), _ALONG_INDEX, axis=1)],
 )
 """The transpose of ``take_along_axis`` (and of sort/topk's values): ``g`` added back at ``indices``."""
 
 
 def _along_grad(ctx, g, indices: Tensor) -> Tensor:
-    return take_along_axis_grad_op(g, indices, shape=tuple(ctx.input(0).shape), axis=ctx.attrs["axis"])
+    return take_along_axis_grad_op(g, ctx.input(0), indices, axis=ctx.attrs["axis"])
 
 
 take_along_axis_op = OpDef(
@@ -476,7 +479,7 @@ def _put_vjp(ctx, g):
         return garr, None, gval
     garr = None
     if ctx.needs_input_grad[0]:
-        zeros = constant(np.zeros(indices.shape, dtype=g.dtype))
+        zeros = zeros_like(indices, g.dtype)
         keep = reduce == "add" and include_self
         garr = g if keep else put_along_axis_op(g, indices, zeros, axis=axis, reduce="assign", include_self=True)
     return garr, None, take_along_axis_op(g, indices, axis=axis)
@@ -586,15 +589,14 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(flipped, axis)
 
 
-def _values_vjp(ctx, g, *unused):
-    """The values are ``take_along_axis(x, order)``: their gradient goes back to where each came from."""
-    return _along_grad(ctx, g, constant(ctx.saved[0]))
-
-
 def _sort_forward(ctx, x, axis, descending):
-    order = _order(x, axis, descending)
-    ctx.save(order)
-    return np.take_along_axis(x, order, axis)
+    return np.take_along_axis(x, _order(x, axis, descending), axis)
+
+
+def _sort_vjp(ctx, g):
+    """The values are ``take_along_axis(x, order)``: their gradient goes back where each came from.
+    The order is recomputed as an op (not saved), so a traced backward sorts the data it is given."""
+    return _along_grad(ctx, g, argsort_op(ctx.input(0), **ctx.attrs))
 
 
 def _sort_samples(rng):
@@ -607,7 +609,7 @@ def _sort_samples(rng):
 sort_op = OpDef(
     "sort",
     _sort_forward,
-    _values_vjp,
+    _sort_vjp,
     lambda x, axis, descending: x,
     OPAQUE,
     tensor_vjp=True,
@@ -650,7 +652,6 @@ def _topk_order(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
 
 def _topk_forward(ctx, x, k, axis, largest):
     order = _topk_order(x, k, axis, largest)
-    ctx.save(order)
     return np.take_along_axis(x, order, axis), order.astype(np.int64)
 
 
@@ -662,7 +663,7 @@ def _topk_infer(x: Spec, k, axis, largest):
 topk_op = OpDef(
     "topk",
     _topk_forward,
-    _values_vjp,
+    lambda ctx, g, unused: _along_grad(ctx, g, ctx.output(1)),  # the indices output holds the order
     _topk_infer,
     OPAQUE,
     tensor_vjp=True,
@@ -799,7 +800,8 @@ def _getitem_forward(ctx, x, *arrays, spec):
     return np.asarray(x[_decode(spec, arrays)])
 
 
-def _getitem_grad_forward(ctx, g, *arrays, shape, spec):
+def _getitem_grad_forward(ctx, g, like, *arrays, spec):
+    shape = like.shape
     key = _decode(spec, arrays)
     axis = _single_axis_index(spec, key)
     if _is_basic(spec):
@@ -817,30 +819,27 @@ def _index_inputs(ctx, first: int) -> list:
 
 
 def _getitem_grad_vjp(ctx, gg):
-    indices = _index_inputs(ctx, 1)
-    return (getitem_op(gg, *indices, spec=ctx.attrs["spec"]),) + (None,) * len(indices)
+    indices = _index_inputs(ctx, 2)
+    return (getitem_op(gg, *indices, spec=ctx.attrs["spec"]), None) + (None,) * len(indices)
 
 
 # x[1:, ::-2], x[:, [2, 0, 2]] (the fast scatter kernel), x[[0, 2], None, 1] (np.add.at). Not x[mask]:
-# its size is the mask's count, which no traced shape carries (masked_select's record says so);
-# set_value, whose output keeps x's shape, is swept on a mask too.
+# the indexed region's size is the mask's count, which no traced shape carries (masked_select's
+# record says so); tests/test_index_ops.py and test_shape_index_higher_order.py check masks.
 _GETITEM_CASES = (
     ((4, 3), (("slice", 1, None, None), ("slice", None, None, -2)), ()),
     ((2, 3), (("slice", None, None, None), ("tensor", 0)), ([2, 0, 2],)),
     ((3, 2), (("tensor", 0), ("none",), ("int", 1)), ([0, 2, 0],)),
 )
-_MASK_CASE = ((2, 3), (("tensor", 0),), ([[True, False, True], [False, True, True]],))
 
 
-def _getitem_samples(rng, grad: bool = False, cases=_GETITEM_CASES):
+def _getitem_samples(rng, grad: bool = False):
     samples = []
-    for shape, spec, indices in cases:
+    for shape, spec, indices in _GETITEM_CASES:
         x = rng.standard_normal(shape)
         arrays = tuple(np.asarray(i) for i in indices)
         if grad:
-            samples.append(
-                Sample((rng.standard_normal(x[_decode(spec, arrays)].shape), *arrays), {"shape": shape, "spec": spec})
-            )
+            samples.append(Sample((rng.standard_normal(x[_decode(spec, arrays)].shape), x, *arrays), {"spec": spec}))
         else:
             samples.append(Sample((x, *arrays), {"spec": spec}))
     return samples
@@ -860,7 +859,7 @@ getitem_grad_op = OpDef(
 
 def _getitem_vjp(ctx, g):
     indices = _index_inputs(ctx, 1)
-    grad = getitem_grad_op(g, *indices, shape=tuple(ctx.input(0).shape), spec=ctx.attrs["spec"])
+    grad = getitem_grad_op(g, ctx.input(0), *indices, spec=ctx.attrs["spec"])
     return (grad,) + (None,) * len(indices)
 
 
@@ -963,7 +962,7 @@ def _setitem_vjp(ctx, g):
 
 def _set_value_samples(rng):
     samples = []
-    for sample in _getitem_samples(rng, cases=(*_GETITEM_CASES, _MASK_CASE)):
+    for sample in _getitem_samples(rng):
         x, *indices = sample.inputs
         region = x[_decode(sample.attrs["spec"], indices)].shape
         value = rng.standard_normal((1, *region[1:]))  # broadcast over the region's first dim

@@ -528,8 +528,18 @@ def _strided_forward(ctx, x, index):
     return x[tuple(builtins.slice(*s) for s in index)]
 
 
-def _strided_grad_forward(ctx, g, shape, index):
-    out = np.zeros(shape, dtype=g.dtype)
+def _like_grad_infer(g: Spec, like: Spec, **attrs) -> Spec:
+    """A backward op's output: shaped as ``like`` (the primary op's input, read for its shape only, so
+    a traced backward keeps its symbolic dims), in the gradient's dtype."""
+    return Spec(tuple(like.shape), g.dtype)
+
+
+def _g_like(rng, g_shape, like_shape, **attrs) -> Sample:
+    return Sample((rng.standard_normal(g_shape), rng.standard_normal(like_shape)), attrs)
+
+
+def _strided_grad_forward(ctx, g, like, index):
+    out = np.zeros(like.shape, dtype=g.dtype)
     out[tuple(builtins.slice(*s) for s in index)] = g
     return out
 
@@ -537,18 +547,17 @@ def _strided_grad_forward(ctx, g, shape, index):
 strided_slice_grad_op = OpDef(
     "strided_slice_grad",
     _strided_grad_forward,
-    lambda ctx, g: strided_slice_op(g, index=ctx.attrs["index"]),
-    lambda g, shape, index: Spec(tuple(shape), g.dtype),
+    lambda ctx, g: (strided_slice_op(g, index=ctx.attrs["index"]), None),
+    _like_grad_infer,
     OPAQUE,
     tensor_vjp=True,
-    samples=lambda rng: [_x(2, 2)(rng, shape=(5, 3), index=((1, None, 2), (None, None, -2)))],
+    samples=lambda rng: [_g_like(rng, (2, 2), (5, 3), index=((1, None, 2), (None, None, -2)))],
 )
-"""The transpose of ``strided_slice``: ``g`` written into zeros of ``shape`` at ``index``."""
+"""The transpose of ``strided_slice``: ``g`` written at ``index`` into zeros shaped as ``like``."""
 
 
 def _strided_vjp(ctx, g):
-    shape = tuple(ctx.input(0).shape)
-    return strided_slice_grad_op(g, shape=shape, index=ctx.attrs["index"])
+    return strided_slice_grad_op(g, ctx.input(0), index=ctx.attrs["index"])
 
 
 def _strided_infer(x: Spec, index) -> Spec:
@@ -631,7 +640,8 @@ def _pad_forward(ctx, x, pads, mode, value):
     return x
 
 
-def _pad_grad_forward(ctx, g, shape, pads, mode):
+def _pad_grad_forward(ctx, g, like, pads, mode):
+    shape = like.shape
     for axis in reversed(range(len(shape))):
         b, a = pads[axis]
         if not (b or a):
@@ -648,12 +658,12 @@ def _pad_grad_forward(ctx, g, shape, pads, mode):
 pad_grad_op = OpDef(
     "pad_grad",
     _pad_grad_forward,
-    lambda ctx, g: pad_op(g, pads=ctx.attrs["pads"], mode=ctx.attrs["mode"], value=0.0),
-    lambda g, shape, pads, mode: Spec(tuple(shape), g.dtype),
+    lambda ctx, g: (pad_op(g, pads=ctx.attrs["pads"], mode=ctx.attrs["mode"], value=0.0), None),
+    _like_grad_infer,
     OPAQUE,
     tensor_vjp=True,
     samples=lambda rng: [
-        _x(5, 6)(rng, shape=(3, 4), pads=((1, 1), (2, 0)), mode=mode) for mode in ("constant", "reflect", "circular")
+        _g_like(rng, (5, 6), (3, 4), pads=((1, 1), (2, 0)), mode=mode) for mode in ("constant", "reflect", "circular")
     ],
 )
 """The transpose of ``pad``: each padded entry's gradient added back onto the entry it copied."""
@@ -672,7 +682,7 @@ def _pad_samples(rng):
 pad_op = OpDef(
     "pad",
     _pad_forward,
-    lambda ctx, g: pad_grad_op(g, shape=tuple(ctx.input(0).shape), pads=ctx.attrs["pads"], mode=ctx.attrs["mode"]),
+    lambda ctx, g: pad_grad_op(g, ctx.input(0), pads=ctx.attrs["pads"], mode=ctx.attrs["mode"]),
     _pad_infer,
     OPAQUE,
     tensor_vjp=True,
