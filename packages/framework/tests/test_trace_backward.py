@@ -134,3 +134,24 @@ def test_loss_backward_in_a_traced_step_gives_p_grad_as_eager_does():
     np.testing.assert_array_equal(static.b1.grad.numpy(), stale)
     assert static.w1.grad is None
     assert _counts(static.forward.program)["matmul"] >= 2 * (2 + 3)
+
+
+class PenaltyStep(GradStep):
+    """A gradient penalty: the input gradient taken with create_graph, squared, differentiated
+    again with respect to the parameters (second derivatives inside the traced program)."""
+
+    def forward(self, x, target):
+        x.stop_gradient = False
+        (dx,) = paddle.grad(self.loss(x, target), [x], create_graph=True)
+        return paddle.grad(paddle.multiply(dx, dx), self.parameters())
+
+
+def test_a_traced_gradient_penalty_matches_eager():
+    eager = PenaltyStep()
+    static = paddle.jit.to_static(PenaltyStep(), input_spec=SPECS)
+    static.set_state_dict(eager.state_dict())
+    x, target = _data()
+    got = static(x, target)
+    want = eager(paddle.to_tensor(x.numpy()), target)
+    for g, w, p in zip(got, want, eager.parameters(), strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12, err_msg=p.name)
