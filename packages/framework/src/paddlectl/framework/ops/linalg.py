@@ -30,8 +30,10 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
 
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b``; a batched ``a`` against a 2-D ``b`` runs as one large GEMM, not one per batch entry."""
-    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+    """``a @ b``; a batched ``a`` against a 2-D ``b`` runs as one large GEMM, not one per batch entry
+    (a strided ``a``, such as a gradient arriving through a transpose, is made contiguous first)."""
+    if a.ndim > 2 and b.ndim == 2:
+        a = np.ascontiguousarray(a)
         return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
     return np.matmul(a, b)
 
