@@ -54,9 +54,6 @@ FRAMEWORK_LAYERS: list[set[str]] = [
 # test fails on any cycle or upward import not listed here, and on an entry that no longer occurs:
 # delete entries as their fixes land, so the lists only shrink.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"ops.linalg_ext", "ops.math_extra"}): (
-        "ops: being fixed for issue 21 (07d9773 renamed both; untracked copies of the old files are back)"
-    ),
     frozenset({"jit", "jit.api", "onnx.export"}): (
         "onnx: being fixed for issue 21 (jit.save(format='onnx') imports onnx.export, which imports jit.saved_model)"
     ),
