@@ -166,3 +166,29 @@ def test_the_framework_fills_the_export_rules_without_importing_onnx():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["['conv2d',", "'matmul',", "'mean',", "'relu']", "False"]
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv_transpose_output_padding_past_the_stride_exports(tmp_path, bias):
+    """Paddle allows an output padding below the dilation even at stride 1; ONNX does not (onnxruntime
+    refused the file): the padding now comes off the end pads, the rest padded on after."""
+    layer = nn.Conv2DTranspose(2, 3, (2, 2), stride=(1, 2), padding=(0, 1), dilation=(3, 1), output_padding=(2, 1),
+                               bias_attr=None if bias else False)  # fmt: skip
+    layer.eval()
+    jit.save(layer, tmp_path / "ct", input_spec=[InputSpec([None, 2, 4, 4], "float32", "x")], format="onnx")
+    x = RNG.standard_normal((2, 2, 4, 4)).astype("float32")
+    with paddle.no_grad():
+        ours = layer(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(_ort(str(tmp_path / "ct.onnx"), x), ours, rtol=1e-5, atol=1e-5)
+
+
+def test_training_dropout_has_no_onnx_form(tmp_path):
+    """The dropout op is recorded only in training, where it draws a mask; it was exported as Identity."""
+
+    def f(x):
+        return paddle.nn.functional.dropout(x, 0.5, training=True) + x
+
+    program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    with pytest.raises(ConversionError, match=r"\['dropout'\] have no ONNX form"):
+        export_onnx(program, tmp_path / "dropout")

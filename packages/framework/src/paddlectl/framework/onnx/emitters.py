@@ -54,21 +54,52 @@ def _pads(padding) -> dict:
     return {"pads": [t, l, b, r]}
 
 
-@emits("conv2d", "conv2d_transpose")
-def _conv(e, op, ins, out, stride, padding, dilation, groups, data_format, **rest):
+def _conv_attrs(op, stride, dilation, groups, data_format) -> dict:
     if data_format != "NCHW":
-        raise ConversionError("conv2d: only NCHW exports to ONNX")
+        raise ConversionError(f"{op.name}: only NCHW exports to ONNX")
     kernel = list(op.inputs[1].shape[2:])
-    attrs = dict(strides=list(stride), dilations=list(dilation), group=groups, kernel_shape=kernel, **_pads(padding))
-    if op.name == "conv2d_transpose":
-        if rest.get("output_size") is not None:
-            raise ConversionError("conv2d_transpose: output_size has no ONNX form here; give output_padding")
-        attrs["output_padding"] = list(rest.get("output_padding") or (0, 0))
-    e.node("ConvTranspose" if op.name == "conv2d_transpose" else "Conv", [i for i in ins if i], out, **attrs)
+    return dict(strides=list(stride), dilations=list(dilation), group=groups, kernel_shape=kernel)
+
+
+@emits("conv2d")
+def _conv(e, op, ins, out, stride, padding, dilation, groups, data_format):
+    attrs = _conv_attrs(op, stride, dilation, groups, data_format)
+    e.node("Conv", [i for i in ins if i], out, **attrs, **_pads(padding))
+
+
+@emits("conv2d_transpose")
+def _conv_transpose(e, op, ins, out, stride, padding, dilation, groups, data_format, output_padding=(0, 0),
+                    output_size=None):  # fmt: skip
+    """ONNX takes an output padding only below the stride (Paddle: below the stride or the dilation),
+    so it comes off the end pads instead; what it adds past the full transposed output (zeros, plus
+    the bias) is padded on after."""
+    attrs = _conv_attrs(op, stride, dilation, groups, data_format)
+    if output_size is not None:
+        raise ConversionError("conv2d_transpose: output_size has no ONNX form here; give output_padding")
+    if isinstance(padding, str):
+        e.node("ConvTranspose", [i for i in ins if i], out, **attrs, **_pads(padding),
+               output_padding=list(output_padding))  # fmt: skip
+        return
+    top, bottom, left, right = padding
+    ends = (bottom - output_padding[0], right - output_padding[1])
+    extra = [max(0, -end) for end in ends]
+    attrs["pads"] = [top, left, *(max(0, end) for end in ends)]
+    x, w, bias = (*ins, "")[:3]
+    if not any(extra):
+        e.node("ConvTranspose", [x, w] + ([bias] if bias else []), out, **attrs)
+        return
+    y = e.node("ConvTranspose", [x, w], **attrs)
+    padded = e.node(
+        "Pad", [y[0], e.const(np.array([0, 0, 0, 0, 0, 0, *extra], np.int64), "pads")], None if bias else out
+    )
+    if bias:
+        channels = e.node("Reshape", [bias, e.const(np.array([-1, 1, 1], np.int64), "shape")])
+        e.node("Add", [padded[0], channels[0]], out)
 
 
 @emits("batch_norm")
-def _batch_norm(e, op, ins, out, epsilon, momentum, channels_last=False, training=False, use_batch_stats=False):
+def _batch_norm(e, op, ins, out, epsilon=1e-5, momentum=0.9, channels_last=False, training=False,
+                use_batch_stats=False):  # fmt: skip
     if channels_last or training or use_batch_stats:
         raise ConversionError("batch_norm: only NCHW inference (running statistics) exports to ONNX")
     x, mean, var, weight, bias = ins
@@ -80,7 +111,7 @@ def _batch_norm(e, op, ins, out, epsilon, momentum, channels_last=False, trainin
 
 
 @emits("layer_norm")
-def _layer_norm(e, op, ins, out, begin_axis, epsilon):
+def _layer_norm(e, op, ins, out, begin_axis=-1, epsilon=1e-5):
     x, weight, bias = ins
     shape = op.inputs[0].shape[begin_axis:]
     if not weight and not all(isinstance(d, int) for d in shape):
@@ -235,10 +266,11 @@ def _full_like(e, op, ins, out, value, dtype):
     e.node("ConstantOfShape", e.node("Shape", ins), out, value=fill)
 
 
-@emits("dropout", "detach")
-def _identity(e, op, ins, out, **attrs):
-    """Ops that change nothing at inference: dropout (its inference mode), detach (a gradient stop)."""
-    e.node("Identity", ins[:1], out)
+@emits("detach")
+def _detach(e, op, ins, out):
+    """A gradient stop: nothing at inference. (The dropout op has no ONNX form: it is recorded only
+    in training, where it draws a mask; inference-mode dropout records no op.)"""
+    e.node("Identity", ins, out)
 
 
 @emits("getitem")
@@ -292,7 +324,7 @@ def _interpolate(e, op, ins, out, size, scale, mode, align_corners, align_mode, 
     else:
         ctm = "align_corners" if align_corners else ("asymmetric" if align_mode == 1 else "half_pixel")
         attrs = dict(mode="linear", coordinate_transformation_mode=ctm)
-    if scale is not None:
+    if size is None:  # a given size wins; scale is then (0.0, 0.0) or ignored
         scales = e.const(np.array([1.0, 1.0, *scale], np.float32), "scales")
         e.node("Resize", [ins[0], "", scales], out, **attrs)
     else:
