@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.state import STATE
 from ..core.tensor import Tensor
-from . import activation, creation, elementwise, shape
+from . import activation, activation_extra, creation, elementwise, shape
 from . import random as _random
 from ._util import constant, tensor_args
 
@@ -135,16 +135,11 @@ def _functional_inplace(op: str, fn):
     return inplace_fn
 
 
-def _functional_table():
-    from . import activation_extra as ax
-
-    return {
-        "relu_": activation.relu, "tanh_": activation.tanh, "elu_": activation.elu,
-        "leaky_relu_": activation.leaky_relu, "softmax_": activation.softmax, "hardtanh_": ax.hardtanh,
-        "thresholded_relu_": ax.thresholded_relu,
-    }  # fmt: skip
-
-
-for _name, _fn in _functional_table().items():
+_FUNCTIONAL = {
+    "relu_": activation.relu, "tanh_": activation.tanh, "elu_": activation.elu,
+    "leaky_relu_": activation.leaky_relu, "softmax_": activation.softmax,
+    "hardtanh_": activation_extra.hardtanh, "thresholded_relu_": activation_extra.thresholded_relu,
+}  # fmt: skip
+for _name, _fn in _FUNCTIONAL.items():
     globals()[_name] = _functional_inplace(_name, _fn)
-FUNCTIONAL = list(_functional_table())
+FUNCTIONAL = list(_FUNCTIONAL)

@@ -17,7 +17,7 @@ from . import reduce
 from ._util import constant
 from .creation import full_like
 from .index import argsort, sort, take_along_axis
-from .shape import reshape, squeeze, stack, transpose
+from .shape import flatten, reshape, squeeze, stack, transpose
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -387,8 +387,6 @@ def _cumulative_extremum(x, axis, dtype, accumulate, op):
     """Running extremum along ``axis`` and, per position, the latest index holding it (Paddle's choice
     for ties); values are gathered at those indices, so their gradient goes to the chosen entries."""
     if axis is None:
-        from .shape import flatten
-
         x, axis = flatten(x), 0
     axis = normalize_axis(op, int(axis), x.ndim)
     index = cum_extremum_index_op(x, axis=axis, largest=accumulate == "max")

@@ -8,6 +8,7 @@ import numpy as np
 from ..core.dtype import convert_dtype
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
+from ..device import CPUPlace, set_device
 from ..errors import DTypeError, ShapeError
 from . import creation
 from ._util import constant
@@ -62,8 +63,6 @@ def cuda(self, device_id=None, blocking=True) -> Tensor:
 
 
 def _is_device(arg) -> bool:
-    from ..device import CPUPlace
-
     if isinstance(arg, CPUPlace):
         return True
     if isinstance(arg, str):
@@ -74,8 +73,6 @@ def _is_device(arg) -> bool:
 
 def to(self, *args, **kwargs) -> Tensor:
     """``x.to(device)``, ``x.to(dtype)``, ``x.to(device, dtype)`` or ``x.to(other_tensor)``."""
-    from ..device import set_device
-
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("blocking", None)
