@@ -10,9 +10,13 @@ no batch-sized constant, so its batch dim stays symbolic.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core import symbolic
+from ..core.autograd import is_grad_enabled
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import rnn as kernels
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
@@ -23,7 +27,34 @@ def _slots(t: int, reverse: bool) -> tuple[int, int]:
     return (t + 1, t) if reverse else (t, t + 1)
 
 
+def _reserve_parts(cell: str, B: int, T: int, G: int, H: int) -> list[tuple[str, tuple]]:
+    """The forward intermediates BPTT reads, in their order inside the flat ``reserve`` output."""
+    parts = [("hs", (B, T + 1, H))]
+    if cell == "lstm":
+        parts.append(("cs", (B, T + 1, H)))
+    parts.append(("gates", (B, T, G)))
+    if cell in ("lstm", "gru"):
+        parts.append(("aux", (B, T, H)))
+    return parts
+
+
+def _unpack(reserve: np.ndarray, cell: str, B: int, T: int, G: int, H: int) -> dict[str, np.ndarray]:
+    """Views of the intermediates inside ``reserve`` (no copies): the kernels write and read them there."""
+    views, start = {}, 0
+    for name, shape in _reserve_parts(cell, B, T, G, H):
+        size = math.prod(shape)
+        views[name] = reserve[start : start + size].reshape(shape)
+        start += size
+    return views
+
+
+def _ones_mask(mask, B: int, T: int, dtype) -> np.ndarray:
+    return np.ones((B, T), dtype) if mask is None else np.ascontiguousarray(mask, dtype)
+
+
 def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
+    """(outputs, last hidden[, last cell], reserve): ``reserve`` holds the states, gates and
+    activations BPTT reads (as Paddle's rnn op's Reserve output), so backward reads only outputs."""
     B, T, _ = x.shape
     G, H = w_hh.shape
     dtype = x.dtype
@@ -31,20 +62,17 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     # the biases are added in the step kernels.
     xg = (x.reshape(B * T, x.shape[2]) @ w_ih.T).reshape(B, T, G)
     b_ih, b_hh = (np.zeros(G, dtype) if b is None else np.ascontiguousarray(b) for b in (b_ih, b_hh))
-    mask = np.ones((B, T), dtype) if mask is None else np.ascontiguousarray(mask, dtype)
+    mask = _ones_mask(mask, B, T, dtype)
     w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     first = T if reverse else 0
-    hs = np.empty((B, T + 1, H), dtype)
+    parts = _reserve_parts(cell, B, T, G, H)
+    reserve = np.empty(sum(math.prod(shape) for _, shape in parts), dtype)
+    v = _unpack(reserve, cell, B, T, G, H)
+    hs, cs, gates, aux = v["hs"], v.get("cs"), v["gates"], v.get("aux")
     hs[:, first] = 0 if h0 is None else h0
     ys = np.empty((B, T, H), dtype)
-    gates = np.empty((B, T, G), dtype)
-    cs = aux = None
     if cell == "lstm":
-        cs = np.empty_like(hs)
         cs[:, first] = 0 if c0 is None else c0
-        aux = np.empty_like(ys)
-    elif cell == "gru":
-        aux = np.empty_like(ys)
     hg = np.empty((B, G), dtype)
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
     for t in range(T - 1, -1, -1) if reverse else range(T):
@@ -56,19 +84,21 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
             kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
         else:
             kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
-    ctx.save(x, w_ih, w_hh, mask, hs, cs, gates, aux)
     last = 0 if reverse else T
     if cs is None:
-        return ys, hs[:, last].copy()
-    return ys, hs[:, last].copy(), cs[:, last].copy()
+        return ys, hs[:, last].copy(), reserve
+    return ys, hs[:, last].copy(), cs[:, last].copy(), reserve
 
 
-def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
-    x, w_ih, w_hh, mask, hs, cs, gates, aux = ctx.saved
-    cell, reverse = ctx.attrs["cell"], ctx.attrs.get("reverse", False)
+def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, cell, reverse, needs):
+    """BPTT over the forward's reserve: the gradients of (x, w_ih, w_hh, b_ih, b_hh, h0, c0), an
+    empty array for each input ``needs`` says no to."""
     B, T, _ = x.shape
     G, H = w_hh.shape
     dtype = x.dtype
+    mask = _ones_mask(mask, B, T, dtype)
+    v = _unpack(reserve, cell, B, T, G, H)
+    hs, cs, gates, aux = v["hs"], v.get("cs"), v["gates"], v.get("aux")
     dys = np.ascontiguousarray(dys, dtype)
     dh = np.array(dh_last, dtype)  # a fresh copy: the kernels update it in place
     dc = None if dc_last is None else np.array(dc_last, dtype)
@@ -77,7 +107,6 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
     # GRU's hidden-gate gradients differ from the input-gate ones; LSTM's and RNN's are equal.
     dhg = np.empty_like(dxg) if cell == "gru" else dxg
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
-    needs = ctx.needs_input_grad
     steps = range(T) if reverse else range(T - 1, -1, -1)
     for t in steps:
         src, _ = _slots(t, reverse)
@@ -89,30 +118,91 @@ def _rnn_vjp(ctx, dys, dh_last, dc_last=None):
             kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
         if t != steps[-1] or needs[5]:  # the last product would only feed dh0
             np.matmul(dhg[:, t], w_hh, out=carried)
+    empty = np.empty(0, dtype)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
-    dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else None
-    dw_ih = flat_dxg.T @ x.reshape(-1, x.shape[2]) if needs[1] else None
-    db_ih = flat_dxg.sum(axis=0) if needs[3] else None
+    dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else empty
+    dw_ih = flat_dxg.T @ x.reshape(-1, x.shape[2]) if needs[1] else empty
+    db_ih = flat_dxg.sum(axis=0) if needs[3] else empty
     flat_dhg = dhg.reshape(-1, G)
     h_prev = hs[:, 1:] if reverse else hs[:, :T]  # the state each step read, at [b, t]
-    dw_hh = flat_dhg.T @ h_prev.reshape(-1, H) if needs[2] else None
-    db_hh = None
+    dw_hh = flat_dhg.T @ h_prev.reshape(-1, H) if needs[2] else empty
+    db_hh = empty
     if needs[4]:  # for LSTM and RNN the same sum as db_ih
-        db_hh = db_ih.copy() if dhg is dxg and db_ih is not None else flat_dhg.sum(axis=0)
-    dh0 = carried + dh if needs[5] else None
-    return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] else None, None
+        db_hh = db_ih.copy() if dhg is dxg and needs[3] else flat_dhg.sum(axis=0)
+    dh0 = carried + dh if needs[5] else empty
+    return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] and dc is not None else empty
+
+
+def _rnn_vjp(ctx, *grads):
+    """BPTT by the step kernels (``rnn_layer_grad``); it has no derivative of its own."""
+    if is_grad_enabled():
+        raise RuntimeError(
+            "paddle.grad(create_graph=True): a recurrent layer's gradient (BPTT by fused step kernels) cannot be "
+            "differentiated again; differentiate it once"
+        )
+    cell = ctx.attrs["cell"]
+    dys, dh_last = grads[0], grads[1]
+    dc_last = grads[2] if cell == "lstm" else None
+    needs = tuple(bool(n) for n in ctx.needs_input_grad[:7])
+    x, w_ih, w_hh, mask = ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(7)
+    reserve = ctx.output(len(grads) - 1)
+    out = rnn_layer_grad_op(
+        x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, cell=cell, reverse=ctx.attrs.get("reverse", False),
+        needs=needs,
+    )  # fmt: skip
+    return (*(g if need else None for g, need in zip(out, needs, strict=True)), None)
 
 
 def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
     B, T = x.shape[0], x.shape[1]
-    H = w_hh.shape[1]
+    G, H = w_hh.shape
     y = Spec((B, T, H), x.dtype)
     state = Spec((B, H), x.dtype)
-    return (y, state, state) if cell == "lstm" else (y, state)
+    sizes = [symbolic.product(shape) for _, shape in _reserve_parts(cell, B, T, G, H)]
+    reserve = Spec((symbolic.simplify(symbolic.add(*sizes)),), x.dtype)
+    return (y, state, state, reserve) if cell == "lstm" else (y, state, reserve)
 
 
-rnn_layer_op = OpDef("rnn_layer", _rnn_forward, _rnn_vjp, _rnn_infer, OPAQUE)
+def _rnn_grad_infer(x: Spec, w_ih: Spec, w_hh: Spec, mask, reserve, dys, dh_last, dc_last, cell, reverse, needs):
+    b_ih = Spec((w_hh.shape[0],), x.dtype)
+    state = Spec((x.shape[0], w_hh.shape[1]), x.dtype)
+    full = (x, w_ih, w_hh, b_ih, b_ih, state, state)
+    return tuple(spec if need else Spec((0,), x.dtype) for spec, need in zip(full, needs, strict=True))
+
+
+def _samples(rng):
+    def call(cell, B=2, T=3, I=2, H=2, **extra):  # noqa: E741 - the input size
+        G = GATES[cell] * H
+        arrays = [rng.standard_normal(s) * 0.5 for s in ((B, T, I), (G, I), (G, H), (G,), (G,), (B, H))]
+        c0 = rng.standard_normal((B, H)) * 0.5 if cell == "lstm" else None
+        mask = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+        return Sample((*arrays, c0, mask), {"cell": cell, **extra})
+
+    return [call("lstm"), call("gru", reverse=True), call("rnn_tanh"), call("rnn_relu")]
+
+
+def _grad_samples(rng):
+    B, T, I, H, G = 2, 3, 2, 2, 8  # noqa: E741 - the input size
+    x, w_ih, w_hh = rng.standard_normal((B, T, I)), rng.standard_normal((G, I)), rng.standard_normal((G, H))
+    size = 2 * B * (T + 1) * H + B * T * (G + H)
+    reserve = rng.uniform(0.1, 0.9, size)
+    dys, dh, dc = rng.standard_normal((B, T, H)), rng.standard_normal((B, H)), rng.standard_normal((B, H))
+    needs = (True,) * 7
+    return [Sample((x, w_ih, w_hh, None, reserve, dys, dh, dc), {"cell": "lstm", "reverse": False, "needs": needs})]
+
+
+rnn_layer_op = OpDef(
+    "rnn_layer",
+    _rnn_forward,
+    _rnn_vjp,
+    _rnn_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_samples,
+    exempt={"vjp2": "BPTT runs as fused step kernels (rnn_layer_grad), which have no derivative of their own"},
+)
+rnn_layer_grad_op = OpDef("rnn_layer_grad", _rnn_grad_forward, None, _rnn_grad_infer, OPAQUE, samples=_grad_samples)
 
 
 def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0=None, c0=None, mask=None, cell: str = "lstm", reverse: bool = False):
@@ -123,4 +213,4 @@ def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0=None, c0=None, mask=None, cell: str 
     """
     if cell not in GATES:
         raise ValueError(f"rnn_layer: cell must be one of {sorted(GATES)}, got {cell!r}")
-    return rnn_layer_op(x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell=cell, reverse=bool(reverse))
+    return rnn_layer_op(x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell=cell, reverse=bool(reverse))[:-1]
