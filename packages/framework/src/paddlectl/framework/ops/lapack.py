@@ -29,7 +29,7 @@ def mT(t: Tensor) -> Tensor:  # noqa: N802
     return transpose(t, perm)
 
 
-def mm(a: Tensor, b: Tensor, ta: bool = False, tb: bool = False) -> Tensor:
+def _mm(a: Tensor, b: Tensor, ta: bool = False, tb: bool = False) -> Tensor:
     """``op(a) @ op(b)`` in one op: the vjps' products, transposes folded into the flags."""
     return matmul_op(a, b, transpose_x=ta, transpose_y=tb)
 
@@ -96,7 +96,7 @@ def _inv_forward(ctx, x):
 
 def _inv_vjp(ctx, g):
     out = ctx.output(0)
-    return -mm(mm(out, g, ta=True), out, tb=True)
+    return -_mm(_mm(out, g, ta=True), out, tb=True)
 
 
 inv_op = OpDef(
@@ -183,7 +183,7 @@ def _solve_vjp(ctx, g):
     if b.ndim == 1:
         g, out = reshape(g, [-1, 1]), reshape(out, [-1, 1])
     gb = solve_op(mT(a), g)
-    ga = sum_to(-mm(gb, out, tb=True), a.shape) if ctx.needs_input_grad[0] else None
+    ga = sum_to(-_mm(gb, out, tb=True), a.shape) if ctx.needs_input_grad[0] else None
     if not ctx.needs_input_grad[1]:
         return ga, None
     return ga, reshape(gb, b.shape) if b.ndim == 1 else sum_to(gb, b.shape)
@@ -231,7 +231,7 @@ def _cholesky_vjp(ctx, g):
     tril = constant(np.tri(n, dtype=lower.dtype))
     phi = constant(np.tri(n, dtype=lower.dtype) - 0.5 * np.eye(n, dtype=lower.dtype))
     inv_l = inv_op(lower)
-    s = mm(mm(inv_l, mm(lower, gl * tril, ta=True) * phi, ta=True), inv_l)
+    s = _mm(_mm(inv_l, _mm(lower, gl * tril, ta=True) * phi, ta=True), inv_l)
     return (s + mT(s)) * 0.5
 
 
@@ -261,11 +261,11 @@ def _qr_vjp(ctx, gq, gr):
             f"qr: the gradient is defined for mode='reduced' with rows >= cols; got {m}x{n} matrices in mode "
             f"{ctx.attrs.get('mode')!r}"
         )
-    m_ = mm(r, gr, tb=True) - mm(gq, q, ta=True)
+    m_ = _mm(r, gr, tb=True) - _mm(gq, q, ta=True)
     low = constant(np.tri(n, dtype=q.dtype))
     strict = constant(np.tri(n, k=-1, dtype=q.dtype))
     copyltu = m_ * low + mT(m_ * strict)
-    rhs = gq + mm(q, copyltu)
+    rhs = gq + _mm(q, copyltu)
     return mT(solve_op(r, mT(rhs)))
 
 
@@ -302,7 +302,7 @@ def _svd_vjp(ctx, gu, gs, gvh):
         raise ValueError("svd: the gradient is defined for full_matrices=False (or square inputs)")
     k = s.shape[-1]
     v, gv = mT(vh), mT(gvh)
-    uhgu, vhgv = mm(u, gu, ta=True), mm(v, gv, ta=True)
+    uhgu, vhgv = _mm(u, gu, ta=True), _mm(v, gv, ta=True)
     s_row, s_col = reshape(s, [*s.shape[:-1], 1, k]), reshape(s, [*s.shape[:-1], k, 1])
     eye = eye_like(s)
     off = 1 - eye
@@ -310,12 +310,12 @@ def _svd_vjp(ctx, gu, gs, gvh):
     e = reshape(s2, [*s.shape[:-1], 1, k]) - reshape(s2, [*s.shape[:-1], k, 1]) + eye
     inner = ((uhgu - mT(uhgu)) * s_row + s_col * (vhgv - mT(vhgv))) / e * off
     inner = inner + reshape(gs, [*gs.shape, 1]) * eye
-    ga = mm(mm(u, inner), vh)
+    ga = _mm(_mm(u, inner), vh)
     m, n = u.shape[-2], vh.shape[-1]
     if m > k:
-        ga = ga + mm((gu - mm(u, uhgu)) / s_row, vh)
+        ga = ga + _mm((gu - _mm(u, uhgu)) / s_row, vh)
     if n > k:
-        ga = ga + mm(u, (gv - mm(v, vhgv)) / s_row, tb=True)
+        ga = ga + _mm(u, (gv - _mm(v, vhgv)) / s_row, tb=True)
     return ga
 
 
@@ -349,8 +349,8 @@ def _eigh_vjp(ctx, gw, gv):
     n = w.shape[-1]
     eye = eye_like(w)
     diff = reshape(w, [*w.shape[:-1], 1, n]) - reshape(w, [*w.shape[:-1], n, 1]) + eye
-    inner = mm(v, gv, ta=True) * (1 - eye) / diff + reshape(gw, [*gw.shape, 1]) * eye
-    grad = mm(mm(v, inner), v, tb=True)
+    inner = _mm(v, gv, ta=True) * (1 - eye) / diff + reshape(gw, [*gw.shape, 1]) * eye
+    grad = _mm(_mm(v, inner), v, tb=True)
     return (grad + mT(grad)) * 0.5
 
 
@@ -379,10 +379,10 @@ def _pinv_forward(ctx, x, rcond=1e-15, hermitian=False):
 def _pinv_vjp(ctx, g):
     """Golub and Pereyra's derivative of the pseudo-inverse of a full-rank matrix."""
     a, p = ctx.input(0), ctx.output(0)
-    rows = eye_like(a, a.shape[-2]) - mm(a, p)
-    cols = eye_like(a) - mm(p, a)
-    pp_t, pt_p = mm(p, p, tb=True), mm(p, p, ta=True)
-    return -mm(mm(p, g, ta=True), p, tb=True) + mm(mm(rows, g, tb=True), pp_t) + mm(mm(pt_p, g, tb=True), cols)
+    rows = eye_like(a, a.shape[-2]) - _mm(a, p)
+    cols = eye_like(a) - _mm(p, a)
+    pp_t, pt_p = _mm(p, p, tb=True), _mm(p, p, ta=True)
+    return -_mm(_mm(p, g, ta=True), p, tb=True) + _mm(_mm(rows, g, tb=True), pp_t) + _mm(_mm(pt_p, g, tb=True), cols)
 
 
 def _pinv_infer(x: Spec, **attrs) -> Spec:
