@@ -111,13 +111,6 @@ def _bias_grad(ctx, g, index: int):
     return g.sum(axis=[0, 1, 2] if ctx.attrs["data_format"] == "NHWC" else [0, 2, 3])
 
 
-def _kept_columns(ctx):
-    """The columns conv2d's forward built from x, for the weight gradient: a function of x, so no
-    gradient flows to them. Not while tracing: the program would hold the example's columns as a
-    constant, and its weight gradient would be the example's (the program rebuilds them from x)."""
-    return Tensor._wrap(ctx.saved[0]) if ctx.saved and STATE.tracer is None else None
-
-
 def _conv2d_vjp(ctx, g):
     x, w = ctx.input(0), ctx.input(1)
     a = ctx.attrs
@@ -128,7 +121,11 @@ def _conv2d_vjp(ctx, g):
     if ctx.needs_input_grad[0]:
         dx = _input_grad(g, w, _spatial(x.shape, fmt), geometry)
     if ctx.needs_input_grad[1]:
-        dw = conv2d_weight_grad_op(x, g, _kept_columns(ctx), w_shape=tuple(w.shape), **geometry)
+        # The columns the forward built from x (a function of x: no gradient flows to them). Not while
+        # tracing: the program would hold the example's columns as a constant, its weight gradient the
+        # example's; it rebuilds them from x.
+        cols = Tensor._wrap(ctx.saved[0]) if ctx.saved and STATE.tracer is None else None
+        dw = conv2d_weight_grad_op(x, g, cols, w_shape=tuple(w.shape), **geometry)
     return dx, dw, _bias_grad(ctx, g, 2)
 
 
