@@ -5,7 +5,9 @@ session without the packages installed). Every import counts wherever it is writ
 level or inside a function: a function-local import that dodges a cycle at start-up still ties the
 two modules together, and the cycle comes back the day someone moves it up. A string naming a
 module in full (``importlib.import_module("paddlectl.cli.export")``, a lazy command table) counts
-too. Only imports under ``if TYPE_CHECKING:`` are left out, since they never run.
+too, and so does ``import_module(f"{__package__}.linalg")``; an installer's
+``import_module(f"{ops.__name__}.{info.name}")`` reaches every module of that package. Only imports
+under ``if TYPE_CHECKING:`` are left out, since they never run.
 
 ``from a.b import c`` names the submodule ``a.b.c`` when there is one and ``a.b``'s ``__init__``
 otherwise. For cycles, importing ``a.b.c`` also runs ``a/b/__init__.py`` first, so the packages on
@@ -92,6 +94,15 @@ def _imports(tree: ast.AST):
         yield from _imports(node)
 
 
+def _from_source(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` statement reads from."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: dict[str, Path]):
     """The modules of this package that one import statement makes ``module`` import."""
     if isinstance(node, ast.Import):
@@ -99,12 +110,7 @@ def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, k
             if alias.name in known:
                 yield alias.name
         return
-    if node.level:
-        base = module.split(".") if is_package else module.split(".")[:-1]
-        base = base[: len(base) - node.level + 1]
-        source = ".".join(base + ([node.module] if node.module else []))
-    else:
-        source = node.module or ""
+    source = _from_source(module, is_package, node)
     for alias in node.names:
         submodule = f"{source}.{alias.name}"
         if submodule in known:
@@ -118,6 +124,42 @@ def _named_modules(tree: ast.AST, known: dict[str, Path]):
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
             yield node.value
+
+
+def _computed_modules(module: str, is_package: bool, tree: ast.AST, known: dict[str, Path]):
+    """``import_module(f"{__package__}.linalg")`` reaches that module, and an installer's
+    ``import_module(f"{ops.__name__}.{info.name}")`` every module directly in that package."""
+    bound = {}  # names this file binds to modules of the package
+    for node in _imports(tree):
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                target = alias.name if alias.asname or "." not in alias.name else ""  # ``import a.b`` binds ``a``
+            else:
+                target = f"{_from_source(module, is_package, node)}.{alias.name}"
+            if target in known:
+                bound[alias.asname or alias.name.partition(".")[0]] = target
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.JoinedStr)):
+            continue
+        if getattr(node.func, "attr", getattr(node.func, "id", None)) != "import_module":
+            continue
+        head, *rest = node.args[0].values
+        value = getattr(head, "value", None)
+        if isinstance(value, ast.Name) and value.id == "__package__":
+            base = package
+        elif (
+            isinstance(value, ast.Attribute) and value.attr == "__name__" and getattr(value.value, "id", None) in bound
+        ):
+            base = bound[value.value.id]
+        else:
+            continue
+        if all(isinstance(part, ast.Constant) for part in rest):
+            name = base + "".join(part.value for part in rest)
+            if name in known:
+                yield name
+        else:
+            yield from (m for m in known if m.rpartition(".")[0] == base and m != module)
 
 
 def _with_packages(module: str, targets: set[str], top: str, known: dict[str, Path]) -> set[str]:
@@ -143,7 +185,8 @@ def explicit_imports(root: Path) -> dict[str, set[str]]:
         tree = ast.parse(path.read_text(), str(path))
         is_package = path.name == "__init__.py"
         targets = {t for node in _imports(tree) for t in _targets(module, is_package, node, known)}
-        graph[module] = (targets | set(_named_modules(tree, known))) - {module}
+        targets |= {*_named_modules(tree, known), *_computed_modules(module, is_package, tree, known)}
+        graph[module] = targets - {module}
     return graph
 
 
@@ -281,7 +324,7 @@ def test_framework_imports_point_down_the_layers():
 
 def test_the_graph_counts_local_imports_packages_and_submodules(tmp_path):
     """The checks above can fail: a cycle closed only by a function-local import and a package's
-    ``__init__`` is found, and a TYPE_CHECKING import is not an edge."""
+    ``__init__`` is found, computed ``import_module`` names are edges, a TYPE_CHECKING import is not."""
     root = tmp_path / "src" / "paddlectl" / "fake"
     files = {
         "__init__.py": "",
@@ -290,10 +333,14 @@ def test_the_graph_counts_local_imports_packages_and_submodules(tmp_path):
         "sub/__init__.py": "from ..a import f\n",
         "sub/leaf.py": "x = 1\n",
         "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n",
+        "d.py": "import importlib\n\ndef f():\n    return importlib.import_module(f'{__package__}.sub.leaf')\n",
+        "e.py": "import importlib\nfrom . import sub as s\n\nfor n in 'x':\n    importlib.import_module(f'{s.__name__}.{n}')\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     assert explicit_imports(root)["paddlectl.fake.b"] == {"paddlectl.fake.sub.leaf"}
     assert explicit_imports(root)["paddlectl.fake.c"] == set()
+    assert explicit_imports(root)["paddlectl.fake.d"] == {"paddlectl.fake.sub.leaf"}
+    assert explicit_imports(root)["paddlectl.fake.e"] == {"paddlectl.fake.sub", "paddlectl.fake.sub.leaf"}
     assert _cycles(root) == {frozenset({"a", "b", "sub"}): "a -> b -> sub -> a"}
