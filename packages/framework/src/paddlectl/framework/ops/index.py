@@ -936,13 +936,28 @@ def _setitem_forward(ctx, x, value, *arrays, spec):
             f"setitem: value{list(value.shape)} cannot be broadcast to the indexed region {list(out[key].shape)} "
             f"of x{list(x.shape)}"
         ) from None
-    if ctx.needs_input_grad[1] and not _is_basic(spec):
-        # Duplicate positions keep the last write: only that write's value gets the gradient.
-        ids = np.arange(out[key].size).reshape(out[key].shape)
-        last = np.full(x.shape, -1, dtype=np.int64)
-        last[key] = ids
-        ctx.save((last[key] == ids).astype(x.dtype))
     return out
+
+
+def _last_write_forward(ctx, like, *arrays, spec):
+    key = _decode(spec, arrays)
+    last = np.full(like.shape, -1, dtype=np.int64)
+    region = last[key].shape
+    ids = np.arange(int(np.prod(region))).reshape(region)
+    last[key] = ids
+    return (last[key] == ids).astype(like.dtype)
+
+
+last_write_op = OpDef(
+    "last_write",
+    _last_write_forward,
+    None,
+    lambda like, *indices, spec: Spec(_spec_shape(like, indices, spec), like.dtype),
+    OPAQUE,
+    samples=lambda rng: [Sample(s.inputs[1:], s.attrs) for s in _getitem_samples(rng, grad=True)],
+)
+"""Over the region ``like[index]``: 1 where that entry is the last write to its position, else 0
+(an op on the index, so a traced backward recomputes it for the indices it is given)."""
 
 
 def _setitem_vjp(ctx, g):
@@ -953,8 +968,8 @@ def _setitem_vjp(ctx, g):
         gx = set_value_op(g, constant(np.zeros((), dtype=g.dtype)), *indices, spec=spec)  # zero where written
     if ctx.needs_input_grad[1]:
         gv = getitem_op(g, *indices, spec=spec)
-        if ctx.saved:
-            gv = gv * constant(ctx.saved[0])
+        if not _is_basic(spec):  # duplicate positions keep the last write: only its value gets the gradient
+            gv = gv * last_write_op(g, *indices, spec=spec)
         value_shape = ctx.input(1).shape
         gv = sum_to(gv, value_shape) if gv.ndim >= len(value_shape) else reshape(gv, value_shape)
     return (gx, gv) + (None,) * len(indices)
