@@ -305,9 +305,7 @@ def masked_fill(x, mask, value, name=None):
 
 def _masked_select_forward(ctx, x, mask):
     shape = np.broadcast_shapes(x.shape, mask.shape)
-    mask = np.broadcast_to(mask, shape)
-    ctx.save(mask)
-    return np.broadcast_to(x, shape)[mask]
+    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
 
 
 def _masked_select_grad_forward(ctx, g, mask):
@@ -334,8 +332,10 @@ masked_select_grad_op = OpDef(
 
 
 def _masked_select_vjp(ctx, g):
-    full = masked_select_grad_op(g, constant(ctx.saved[0]))
-    return sum_to(full, ctx.input(0).shape), None
+    x, mask = ctx.input(0), ctx.input(1)
+    shape = broadcast_shapes("masked_select", tuple(x.shape), tuple(mask.shape))
+    full = masked_select_grad_op(g, mask if tuple(mask.shape) == shape else expand(mask, list(shape)))
+    return sum_to(full, x.shape), None
 
 
 masked_select_op = OpDef(
