@@ -283,6 +283,29 @@ def test_no_import_cycle(root):
     assert not new, f"import cycles in {root.name} (function-local imports count):\n  " + "\n  ".join(new)
 
 
+def package_graph() -> dict[str, set[str]]:
+    """Package (``framework``, ``cli``, ...) -> the other packages of the monorepo it imports."""
+    names = {root.name for root in SOURCE_ROOTS}
+    graph = {name: set() for name in names}
+    for root in SOURCE_ROOTS:
+        for path in _modules(root).values():
+            for node in _imports(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    continue
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                for parts in (m.split(".") for m in modules):
+                    if parts[0] == "paddlectl" and len(parts) > 1 and parts[1] in names - {root.name}:
+                        graph[root.name].add(parts[1])
+    return graph
+
+
+def test_no_cycle_between_packages():
+    """Suites and tools import the framework, the CLI reaches them through entry points: no package
+    imports one that imports it back."""
+    cycles = strongly_connected(package_graph())
+    assert not cycles, f"packages that import each other: {cycles}"
+
+
 def test_known_cycles_still_exist():
     """An allow-list entry whose cycle is gone must go, so the list only ever shrinks."""
     framework = next(r for r in SOURCE_ROOTS if r.name == "framework")
