@@ -41,6 +41,18 @@ def test_exemptions_are_listed():
         print(f"  {name:<{width}}  {check:<7}  {reason}")
 
 
+def test_every_exemption_is_needed():
+    """An exempted check the op passes is a stale exemption: it hides nothing but says it does."""
+    stale = []
+    for name, check, reason in exemptions():
+        try:
+            check_op(name, checks=(check,), exempt=False)
+        except AssertionError:
+            continue
+        stale.append(f"{name}-{check} ({reason})")
+    assert not stale, f"exempted checks that pass; delete these exemptions from the records: {stale}"
+
+
 # ----- the checks themselves fail on broken ops --------------------------------------------------
 # Records made here must not stay registered: the sweep above would find them.
 

@@ -97,9 +97,10 @@ def _samples(op: OpDef, rng: np.random.Generator) -> list[Sample]:
 # ----- which checks ------------------------------------------------------------------------------
 
 
-def skip_reason(op: OpDef, check: str) -> str | None:
-    """Why ``check`` is not run on ``op`` (the record's exemption first), or None when it is."""
-    if check in op.exempt:
+def skip_reason(op: OpDef, check: str, exempt: bool = True) -> str | None:
+    """Why ``check`` is not run on ``op`` (the record's exemption first, unless ``exempt`` is
+    False), or None when it is."""
+    if exempt and check in op.exempt:
         return op.exempt[check]
     if check in ("vjp", "vjp2") and op.vjp is None:
         return "no gradient: the record's vjp is None"
@@ -117,10 +118,11 @@ def exemptions() -> list[tuple[str, str, str]]:
     return sorted((name, check, reason) for name, op in REGISTRY.items() for check, reason in op.exempt.items())
 
 
-def check_op(op: OpDef | str, checks=CHECKS, seed: int | None = None) -> dict[str, str]:
+def check_op(op: OpDef | str, checks=CHECKS, seed: int | None = None, exempt: bool = True) -> dict[str, str]:
     """Run ``checks`` on ``op`` (a record or a registered name); raise AssertionError listing every
     check that failed, else return ``{check: reason}`` for those not run (exempt or not applicable).
-    ``seed`` fixes the random samples and cotangents (default: one derived from the op's name)."""
+    ``seed`` fixes the random samples and cotangents (default: one derived from the op's name);
+    ``exempt=False`` runs the checks the record exempts too (one that passes is a stale exemption)."""
     if isinstance(op, str):
         if op not in REGISTRY:
             raise ConfigError(f"check_op: no op named {op!r} is registered; give an OpDef or one of REGISTRY's names")
@@ -134,7 +136,7 @@ def check_op(op: OpDef | str, checks=CHECKS, seed: int | None = None) -> dict[st
     rng = np.random.default_rng(zlib.crc32(op.name.encode()) if seed is None else seed)
     skipped, failures, samples = {}, [], None
     for check in checks:
-        reason = skip_reason(op, check)
+        reason = skip_reason(op, check, exempt)
         if reason is None:
             try:
                 samples = _samples(op, rng) if samples is None else samples
