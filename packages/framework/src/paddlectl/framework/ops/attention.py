@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..errors import DTypeError, ShapeError
 from ..kernels import activation as K
@@ -120,7 +120,17 @@ def _attention_infer(q: Spec, k: Spec, v: Spec, mask, heads, scale) -> Spec:
     return Spec((q.shape[0], q.shape[1], v.shape[2]), q.dtype)
 
 
-attention_op = OpDef("attention", _attention_forward, None, _attention_infer, OPAQUE)
+def _attention_samples(rng):
+    q, k, v = (rng.standard_normal((2, 3, 4)) for _ in range(3))
+    mask = np.where(rng.random((2, 1, 1, 3)) < 0.3, -1e4, 0.0)
+    return [
+        Sample((q, k, v, None), {"heads": 2, "scale": 0.5}),
+        Sample((q, rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 6)), None), {"heads": 2, "scale": 1.0}),
+        Sample((q, k, v, mask), {"heads": 1, "scale": 0.5}),
+    ]
+
+
+attention_op = OpDef("attention", _attention_forward, None, _attention_infer, OPAQUE, samples=_attention_samples)
 
 
 @lowering("attention")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.lowering import lowering
-from ..core.op import OPAQUE, OpDef, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import gemm
 
@@ -45,7 +45,13 @@ def _fc_infer(x: Spec, packed: Spec, n, activation="") -> Spec:
     return Spec((*x.shape[:-1], n), x.dtype)
 
 
-fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE)
+def _fc_samples(rng):
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    packed = gemm.pack(rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal(5).astype(np.float32))
+    return [Sample((x, packed), {"n": 5}), Sample((x, packed), {"n": 5, "activation": "relu"})]
+
+
+fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE, samples=_fc_samples)
 
 
 @lowering("fc")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import OPAQUE, OpDef
+from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
 from ..errors import ShapeError
 from . import elementwise as ew
@@ -76,7 +76,14 @@ def _nonnegative_forward(ctx, x, what):
     return x
 
 
-nonnegative_op = OpDef("check_nonnegative", _nonnegative_forward, None, same_as_first, OPAQUE)
+nonnegative_op = OpDef(
+    "check_nonnegative",
+    _nonnegative_forward,
+    None,
+    same_as_first,
+    OPAQUE,
+    samples=lambda rng: [Sample((rng.uniform(0.0, 2.0, (3, 4)),), {"what": "variance"})],
+)
 """Passes ``x`` through after checking it has no negative entry, each time the op runs (eager or a
 traced program), where a Python-side check would only see the example input."""
 

@@ -54,7 +54,8 @@ def _ones_mask(mask, B: int, T: int, dtype) -> np.ndarray:
 
 def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=False):
     """(outputs, last hidden[, last cell], reserve): ``reserve`` holds the states, gates and
-    activations BPTT reads (as Paddle's rnn op's Reserve output), so backward reads only outputs."""
+    activations BPTT reads, as bytes (as Paddle's rnn op's Reserve output: not a value to
+    differentiate), so backward reads only outputs."""
     B, T, _ = x.shape
     G, H = w_hh.shape
     dtype = x.dtype
@@ -66,8 +67,8 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     first = T if reverse else 0
     parts = _reserve_parts(cell, B, T, G, H)
-    reserve = np.empty(sum(math.prod(shape) for _, shape in parts), dtype)
-    v = _unpack(reserve, cell, B, T, G, H)
+    reserve = np.empty(sum(math.prod(shape) for _, shape in parts) * dtype.itemsize, np.uint8)
+    v = _unpack(reserve.view(dtype), cell, B, T, G, H)
     hs, cs, gates, aux = v["hs"], v.get("cs"), v["gates"], v.get("aux")
     hs[:, first] = 0 if h0 is None else h0
     ys = np.empty((B, T, H), dtype)
@@ -97,7 +98,7 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
     G, H = w_hh.shape
     dtype = x.dtype
     mask = _ones_mask(mask, B, T, dtype)
-    v = _unpack(reserve, cell, B, T, G, H)
+    v = _unpack(reserve.view(dtype), cell, B, T, G, H)
     hs, cs, gates, aux = v["hs"], v.get("cs"), v["gates"], v.get("aux")
     dys = np.ascontiguousarray(dys, dtype)
     dh = np.array(dh_last, dtype)  # a fresh copy: the kernels update it in place
@@ -160,7 +161,7 @@ def _rnn_infer(x: Spec, w_ih: Spec, w_hh: Spec, b_ih, b_hh, h0, c0, mask, cell, 
     y = Spec((B, T, H), x.dtype)
     state = Spec((B, H), x.dtype)
     sizes = [symbolic.product(shape) for _, shape in _reserve_parts(cell, B, T, G, H)]
-    reserve = Spec((symbolic.simplify(symbolic.add(*sizes)),), x.dtype)
+    reserve = Spec((symbolic.simplify(symbolic.mul(symbolic.add(*sizes), np.dtype(x.dtype).itemsize)),), np.uint8)
     return (y, state, state, reserve) if cell == "lstm" else (y, state, reserve)
 
 
@@ -186,7 +187,7 @@ def _grad_samples(rng):
     B, T, I, H, G = 2, 3, 2, 2, 8  # noqa: E741 - the input size
     x, w_ih, w_hh = rng.standard_normal((B, T, I)), rng.standard_normal((G, I)), rng.standard_normal((G, H))
     size = 2 * B * (T + 1) * H + B * T * (G + H)
-    reserve = rng.uniform(0.1, 0.9, size)
+    reserve = rng.uniform(0.1, 0.9, size).view(np.uint8)
     dys, dh, dc = rng.standard_normal((B, T, H)), rng.standard_normal((B, H)), rng.standard_normal((B, H))
     needs = (True,) * 7
     return [Sample((x, w_ih, w_hh, None, reserve, dys, dh, dc), {"cell": "lstm", "reverse": False, "needs": needs})]
