@@ -1,10 +1,8 @@
-"""Activation kernels over flat contiguous arrays, parallel over elements (or rows).
+"""Softmax kernels: fused row kernels over a 2-D [rows, n] view, parallel over rows.
 
-Elementwise kernels take their constants as an array ``c`` of the input's dtype, so float32
-inputs are computed in float32 arithmetic (as Paddle does) and float64 inputs in float64.
-Softmax / log_softmax are fused row kernels over a 2-D [rows, n] view; as Paddle's CPU kernels
-do, they clip ``x - max`` at -64 (the smallest probability is exp(-64) ~ 1.6e-28 and
-log_softmax never goes below about -64).
+As Paddle's CPU kernels do, they clip ``x - max`` at -64 (the smallest probability is exp(-64) ~
+1.6e-28 and log_softmax never goes below about -64). The elementwise activations have no kernels
+here: theirs are generated from each op's scalar expression (``kernels.launch``).
 """
 
 from __future__ import annotations
@@ -18,124 +16,6 @@ from . import parallel_kernel
 from .fastmath import REASSOC, exp
 
 _SHIFT_FLOOR = -64.0
-
-GELU_ERF_CONSTS = (0.5, 1.0, 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(2.0 * math.pi))
-GELU_TANH_CONSTS = (0.5, 1.0, math.sqrt(2.0 / math.pi), 0.044715, 3.0 * 0.044715)
-UNIT_CONSTS = (1.0, 20.0)
-
-
-@njit(cache=True, inline="always")
-def _sigmoid(v, one):
-    if v >= 0:
-        return one / (one + math.exp(-v))
-    e = math.exp(v)
-    return e / (one + e)
-
-
-@parallel_kernel
-def relu(x, c):
-    """``max(x, 0)`` as one select per element, NaN kept and -0 made 0 (as ``np.maximum``), which
-    runs 2.5x slower on LeNet's [64, 6, 28, 28] activations (0.10 vs 0.04 ms)."""
-    out = np.empty_like(x)
-    zero = c[0] - c[0]
-    for i in prange(x.size):
-        v = x[i]
-        out[i] = zero if v <= zero else v
-    return out
-
-
-@parallel_kernel
-def relu_grad(out, g, c):
-    """``g * (out > 0)`` in one pass (a NaN gradient stays NaN, as with Paddle's multiply)."""
-    res = np.empty_like(g)
-    for i in prange(g.size):
-        res[i] = g[i] * (c[0] if out[i] > 0 else c[0] - c[0])
-    return res
-
-
-@parallel_kernel
-def gelu_erf(x, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        out[i] = c[0] * v * (c[1] + math.erf(v * c[2]))
-    return out
-
-
-@parallel_kernel
-def gelu_erf_grad(x, g, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        cdf = c[0] * (c[1] + math.erf(v * c[2]))
-        out[i] = g[i] * (cdf + v * c[3] * math.exp(-c[0] * v * v))
-    return out
-
-
-@parallel_kernel
-def gelu_tanh(x, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        out[i] = c[0] * v * (c[1] + math.tanh(c[2] * (v + c[3] * v * v * v)))
-    return out
-
-
-@parallel_kernel
-def gelu_tanh_grad(x, g, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        t = math.tanh(c[2] * (v + c[3] * v * v * v))
-        out[i] = g[i] * (c[0] * (c[1] + t) + c[0] * v * (c[1] - t * t) * c[2] * (c[1] + c[4] * v * v))
-    return out
-
-
-@parallel_kernel
-def sigmoid(x, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        out[i] = _sigmoid(x[i], c[0])
-    return out
-
-
-@parallel_kernel
-def silu(x, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        out[i] = x[i] * _sigmoid(x[i], c[0])
-    return out
-
-
-@parallel_kernel
-def silu_grad(x, g, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        s = _sigmoid(v, c[0])
-        out[i] = g[i] * s * (c[0] + v * (c[0] - s))
-    return out
-
-
-@parallel_kernel
-def mish(x, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        sp = v if v > c[1] else math.log1p(math.exp(v))
-        out[i] = v * math.tanh(sp)
-    return out
-
-
-@parallel_kernel
-def mish_grad(x, g, c):
-    out = np.empty_like(x)
-    for i in prange(x.size):
-        v = x[i]
-        sp = v if v > c[1] else math.log1p(math.exp(v))
-        t = math.tanh(sp)
-        out[i] = g[i] * (t + v * (c[0] - t * t) * _sigmoid(v, c[0]))
-    return out
 
 
 @njit(cache=True, inline="always")

@@ -1,5 +1,13 @@
-"""Activations and softmax: each an elementwise op with its own derivative (Paddle's conventions at
-the kinks), multi-step ones as Numba ufuncs, softmax / log_softmax as fused row kernels."""
+"""Activations and softmax, differentiable to any order.
+
+An activation is one record: its scalar expression (``expr``) is both its eager kernel (generated,
+``kernels.launch``) and its form inside a fused group, and its gradient is a backward op
+``<name>_grad(a, g) = g * f'(a)`` (``a`` the input, or the output where ``f'`` reads better
+from it) whose kernel is generated from the derivative's expression, so backward costs one pass
+as a hand-written kernel did. The backward op's own vjp is written in ops (``second``, the
+derivative of ``f'``), so ``paddle.grad(create_graph=True)`` can go on differentiating. Softmax /
+log_softmax are fused row kernels, with row-kernel backward ops of the same kind.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +16,16 @@ import math
 import numpy as np
 
 from ..core.dtype import convert_dtype
-from ..core.op import ELEMENTWISE, OPAQUE, OpDef
+from ..core.op import ELEMENTWISE, OPAQUE, OpDef, Sample
 from ..core.shapes import normalize_axis, same_as_first
 from ..errors import DTypeError, ShapeError
 from ..kernels import activation as K
+from ..kernels.codegen import lit, template
+from ..kernels.launch import run
 from . import elementwise as ew
+from ._util import constant
+from .broadcast import sum_to
+from .creation import zeros_like
 
 
 def require_float(op: str, x: np.ndarray) -> None:
@@ -20,146 +33,217 @@ def require_float(op: str, x: np.ndarray) -> None:
         raise DTypeError(f"{op}: expected a floating-point tensor (float16/32/64), got {x.dtype}; cast it first")
 
 
-def run_kernel(kernel, consts, *arrays: np.ndarray) -> np.ndarray:
-    """Run a flat elementwise kernel (constants ``consts`` in the compute dtype) on same-shape arrays;
-    half precision goes through float32 and back."""
-    dtype = arrays[0].dtype
-    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
-    flat = [np.ascontiguousarray(a, dtype=work).reshape(-1) for a in arrays]
-    out = kernel(*flat, np.asarray(consts, dtype=work))
-    return out.reshape(arrays[0].shape).astype(dtype, copy=False)
+def sigmoid_expr(v: str = "{x}") -> str:
+    """The logistic function of the scalar expression ``v``, without overflow for either sign."""
+    return f"(T(1.0) / (T(1.0) + math.exp(-{v})) if {v} >= T(0.0) else math.exp({v}) / (T(1.0) + math.exp({v})))"
 
 
-def activation(name: str, fn, grad, *, save_input: bool = True) -> OpDef:
-    """An elementwise activation: ``fn(x, **attrs)`` and ``grad(g, x, out, **attrs)`` (the input grad)."""
+def _filled(fn, defaults: dict):
+    """A template-valued function of attrs (the record's ``expr`` form), the op's defaults filled in."""
+    if isinstance(fn, str):
+        return fn
+    return lambda attrs: fn(**{**defaults, **attrs})
+
+
+def _kink_free(kinks):
+    """Samples for the conformance sweep: inputs in [-4, 4] kept 0.1 from every kink (where finite
+    differences straddle a jump in the derivative)."""
+
+    def samples(rng, n_inputs: int = 1):
+        arrays = []
+        for _ in range(n_inputs):
+            x = rng.uniform(-4, 4, (3, 4))
+            for k in kinks:
+                near = np.abs(x - k) < 0.1
+                x[near] = k + np.where(x[near] >= k, 0.2, -0.2)
+            arrays.append(x)
+        return [Sample(tuple(arrays))]
+
+    return samples
+
+
+def activation(name: str, expr, deriv, second=None, *, of_output=False, defaults=None, kinks=()) -> OpDef:
+    """An elementwise activation from its scalar expression ``expr`` and its derivative's ``deriv``
+    (over ``{x}``: the input, or the output when ``of_output``), each a template or a function of
+    the attrs (``defaults`` filled in) giving one. ``second(a, **attrs)`` is the derivative of
+    ``deriv`` in ops, None where it is 0 almost everywhere (piecewise linear activations)."""
+    defaults = defaults or {}
+    expr, deriv = _filled(expr, defaults), _filled(deriv, defaults)
+    samples = _kink_free(kinks)
 
     def forward(ctx, x, **attrs):
         require_float(name, x)
-        out = fn(x, **attrs)
-        ctx.save(x if save_input else None, out)
-        return out
+        return run(template(expr, attrs), name, x)
+
+    def grad_forward(ctx, a, g, **attrs):
+        return run(template(grad_expr, attrs), f"{name}_grad", a, g)
+
+    def grad_expr_of(attrs):
+        return f"{{y}} * ({template(deriv, attrs)})"
+
+    grad_expr = grad_expr_of if callable(deriv) else grad_expr_of({})
+
+    def grad_vjp(ctx, h):
+        a, needs = ctx.input(0), ctx.needs_input_grad
+        ga = None
+        if needs[0]:  # zeros where f' is piecewise constant, as PyTorch's double backward gives
+            ga = zeros_like(a, h.dtype) if second is None else h * ctx.input(1) * second(a, **{**defaults, **ctx.attrs})
+        return ga, grad_op(a, h, **ctx.attrs) if needs[1] else None
+
+    grad_op = OpDef(
+        f"{name}_grad", grad_forward, grad_vjp, same_as_first, ELEMENTWISE, tensor_vjp=True, expr=grad_expr,
+        samples=lambda rng: samples(rng, 2),
+    )  # fmt: skip
 
     def vjp(ctx, g):
-        x, out = ctx.saved
-        return grad(g, x, out, **ctx.attrs)
+        return grad_op(ctx.output(0) if of_output else ctx.input(0), g, **ctx.attrs)
 
-    return OpDef(name, forward, vjp, same_as_first, ELEMENTWISE)
-
-
-def _zero(x):
-    return x.dtype.type(0)
+    return OpDef(name, forward, vjp, same_as_first, ELEMENTWISE, tensor_vjp=True, expr=expr, samples=samples)
 
 
-def _mask_grad(g, mask):
-    """``g`` where ``mask`` holds, else 0, as Paddle's ``dout * mask`` (np.where is ~15x slower here)."""
-    return g * mask
+def select(cond, a, b, like):
+    """``a`` where ``cond`` holds, else ``b``; Python numbers become constants of ``like``'s dtype."""
+    a = constant(a, like.dtype) if isinstance(a, int | float) else a
+    b = constant(b, like.dtype) if isinstance(b, int | float) else b
+    return ew.where(cond, a, b)
+
+
+def _step(cond: str, then: str, otherwise: str = "T(0.0)") -> str:
+    return f"{then} if {cond} else {otherwise}"
 
 
 relu_op = activation(
-    "relu",
-    lambda x: run_kernel(K.relu, K.UNIT_CONSTS, x),
-    lambda g, x, o: run_kernel(K.relu_grad, K.UNIT_CONSTS, o, g),
-    save_input=False,
+    "relu", "T(0.0) if {x} <= T(0.0) else {x}", "T(1.0) if {x} > T(0.0) else T(0.0)", of_output=True, kinks=[0]
 )
 relu6_op = activation(
-    "relu6",
-    lambda x: np.clip(x, _zero(x), x.dtype.type(6)),
-    lambda g, x, o: _mask_grad(g, (x > 0) & (x < 6)),
+    "relu6", "min(max({x}, T(0.0)), T(6.0))", "T(1.0) if T(0.0) < {x} < T(6.0) else T(0.0)", kinks=[0, 6]
 )
-sigmoid_op = activation(
-    "sigmoid", lambda x: run_kernel(K.sigmoid, K.UNIT_CONSTS, x), lambda g, x, o: g * o * (1 - o), save_input=False
-)
+sigmoid_op = activation("sigmoid", sigmoid_expr(), "{x} * (T(1.0) - {x})", lambda a: 1 - 2 * a, of_output=True)
+
+
+def _silu_second(a):
+    s = sigmoid_op(a)
+    return s * (1 - s) * (2 + a * (1 - 2 * s))
+
+
 silu_op = activation(
-    "silu", lambda x: run_kernel(K.silu, K.UNIT_CONSTS, x), lambda g, x, o: run_kernel(K.silu_grad, K.UNIT_CONSTS, x, g)
+    "silu",
+    f"{{x}} * {sigmoid_expr()}",
+    f"{sigmoid_expr()} * (T(1.0) + {{x}} * (T(1.0) - {sigmoid_expr()}))",
+    _silu_second,
 )
+
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+def _gelu_expr(approximate=False):
+    if approximate:
+        return f"T(0.5) * {{x}} * (T(1.0) + math.tanh({lit(_SQRT_2_PI)} * ({{x}} + {lit(_GELU_C)} * {{x}} * {{x}} * {{x}})))"
+    return f"T(0.5) * {{x}} * (T(1.0) + math.erf({{x}} * {lit(1.0 / math.sqrt(2.0))}))"
+
+
+def _gelu_deriv(approximate=False):
+    if approximate:
+        t = f"math.tanh({lit(_SQRT_2_PI)} * ({{x}} + {lit(_GELU_C)} * {{x}} * {{x}} * {{x}}))"
+        du = f"{lit(_SQRT_2_PI)} * (T(1.0) + {lit(3 * _GELU_C)} * {{x}} * {{x}})"
+        return f"T(0.5) * (T(1.0) + {t}) + T(0.5) * {{x}} * (T(1.0) - {t} * {t}) * {du}"
+    cdf = f"T(0.5) * (T(1.0) + math.erf({{x}} * {lit(1.0 / math.sqrt(2.0))}))"
+    return f"{cdf} + {{x}} * {lit(1.0 / math.sqrt(2.0 * math.pi))} * math.exp(T(-0.5) * {{x}} * {{x}})"
+
+
+def _gelu_second(a, approximate=False):
+    if approximate:
+        t = ew.tanh(_SQRT_2_PI * (a + _GELU_C * a * a * a))
+        du, ddu = _SQRT_2_PI * (1 + 3 * _GELU_C * a * a), (6 * _SQRT_2_PI * _GELU_C) * a
+        return (1 - t * t) * (du + 0.5 * a * (ddu - 2 * t * du * du))
+    return ew.exp(-0.5 * a * a) * (1 / math.sqrt(2 * math.pi)) * (2 - a * a)
+
+
+gelu_op = activation("gelu", _gelu_expr, _gelu_deriv, _gelu_second, defaults={"approximate": False})
+leaky_relu_op = activation(
+    "leaky_relu",
+    lambda negative_slope: f"{{x}} if {{x}} >= T(0.0) else {{x}} * {lit(negative_slope)}",
+    lambda negative_slope: f"T(1.0) if {{x}} >= T(0.0) else {lit(negative_slope)}",
+    defaults={"negative_slope": 0.01},
+    kinks=[0],
+)
+
+
+def exp_branch(a, factor, inverse_scale=1.0):
+    """``factor * exp(a / inverse_scale)`` where ``a <= 0``, else 0: the second derivative of the
+    exponential linear units (elu, selu, celu), with no overflow where ``a`` is large."""
+    return select(a > 0, 0.0, factor * ew.exp(ew.BINARY["minimum"](a, 0.0) / inverse_scale), a)
+
+
+elu_op = activation(
+    "elu",
+    lambda alpha: f"{{x}} if {{x}} > T(0.0) else {lit(alpha)} * math.expm1({{x}})",
+    lambda alpha: f"T(1.0) if {{x}} > T(0.0) else {lit(alpha)} * math.exp({{x}})",
+    lambda a, alpha: exp_branch(a, alpha),
+    defaults={"alpha": 1.0},
+    kinks=[0],
+)
+
+
+def _softplus_second(a, beta, threshold):
+    s = sigmoid_op(beta * a)
+    return select(a * beta > threshold, 0.0, beta * s * (1 - s), a)
+
+
+softplus_op = activation(
+    "softplus",
+    lambda beta, threshold: _step(
+        f"{{x}} * {lit(beta)} > {lit(threshold)}", "{x}", f"math.log1p(math.exp({{x}} * {lit(beta)})) / {lit(beta)}"
+    ),
+    lambda beta, threshold: _step(
+        f"{{x}} * {lit(beta)} > {lit(threshold)}", "T(1.0)", sigmoid_expr(f"({{x}} * {lit(beta)})")
+    ),
+    _softplus_second,
+    defaults={"beta": 1.0, "threshold": 20.0},
+)
+_MISH_TANH = "(T(1.0) if {x} > T(20.0) else T(1.0) - T(2.0) / (math.exp({x}) * (math.exp({x}) + T(2.0)) + T(2.0)))"
+"""tanh(softplus(x)) with one exp: ``(n^2 + 2n) / (n^2 + 2n + 2)`` for ``n = e^x`` (1 past 20, as in
+float tanh), so mish and its derivative cost one exp each instead of an exp, a log1p and a tanh."""
+
+
+def _mish_second(a):
+    t, s = ew.tanh(softplus_op(a)), sigmoid_op(a)
+    return (1 - t * t) * s * (2 + a * (1 - s - 2 * t * s))
+
+
 mish_op = activation(
-    "mish", lambda x: run_kernel(K.mish, K.UNIT_CONSTS, x), lambda g, x, o: run_kernel(K.mish_grad, K.UNIT_CONSTS, x, g)
+    "mish",
+    f"{{x}} * {_MISH_TANH}",
+    f"{_MISH_TANH} + {{x}} * (T(1.0) - {_MISH_TANH} * {_MISH_TANH}) * {sigmoid_expr()}",
+    _mish_second,
 )
-
-
-def _gelu(x, approximate=False):
-    if approximate:
-        return run_kernel(K.gelu_tanh, K.GELU_TANH_CONSTS, x)
-    return run_kernel(K.gelu_erf, K.GELU_ERF_CONSTS, x)
-
-
-def _gelu_grad(g, x, o, approximate=False):
-    if approximate:
-        return run_kernel(K.gelu_tanh_grad, K.GELU_TANH_CONSTS, x, g)
-    return run_kernel(K.gelu_erf_grad, K.GELU_ERF_CONSTS, x, g)
-
-
-gelu_op = activation("gelu", _gelu, _gelu_grad)
-
-
-def _leaky(x, negative_slope=0.01):
-    return np.where(x >= 0, x, x * x.dtype.type(negative_slope))
-
-
-def _leaky_grad(g, x, o, negative_slope=0.01):
-    return np.where(x >= 0, g, g * g.dtype.type(negative_slope))
-
-
-leaky_relu_op = activation("leaky_relu", _leaky, _leaky_grad)
-
-
-def _elu(x, alpha=1.0):
-    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, _zero(x))))
-
-
-def _elu_grad(g, x, o, alpha=1.0):
-    return np.where(x > 0, g, g * (o + g.dtype.type(alpha)))
-
-
-elu_op = activation("elu", _elu, _elu_grad)
-
-
-def _softplus(x, beta=1.0, threshold=20.0):
-    bx = x * x.dtype.type(beta)
-    soft = np.logaddexp(_zero(x), np.minimum(bx, x.dtype.type(threshold))) / x.dtype.type(beta)
-    return np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
-
-
-def _softplus_grad(g, x, o, beta=1.0, threshold=20.0):
-    bx = x * x.dtype.type(beta)
-    return np.where(bx > threshold, g, g * run_kernel(K.sigmoid, K.UNIT_CONSTS, bx))
-
-
-softplus_op = activation("softplus", _softplus, _softplus_grad)
-
-
-def _hardsigmoid(x, slope=0.1666667, offset=0.5):
-    return np.clip(x * x.dtype.type(slope) + x.dtype.type(offset), _zero(x), x.dtype.type(1))
-
-
-def _hardsigmoid_grad(g, x, o, slope=0.1666667, offset=0.5):
-    return np.where((o > 0) & (o < 1), g * g.dtype.type(slope), _zero(g))
-
-
-hardsigmoid_op = activation("hardsigmoid", _hardsigmoid, _hardsigmoid_grad, save_input=False)
-
-
-def _hardswish(x):
-    return x * np.clip(x + x.dtype.type(3), _zero(x), x.dtype.type(6)) / x.dtype.type(6)
-
-
-def _hardswish_grad(g, x, o):
-    inner = g * (2 * x + x.dtype.type(3)) / x.dtype.type(6)
-    return np.where(x <= -3, _zero(g), np.where(x < 3, inner, g))
-
-
-hardswish_op = activation("hardswish", _hardswish, _hardswish_grad)
+hardsigmoid_op = activation(
+    "hardsigmoid",
+    lambda slope, offset: f"min(max({{x}} * {lit(slope)} + {lit(offset)}, T(0.0)), T(1.0))",
+    lambda slope, offset: _step("T(0.0) < {x} < T(1.0)", lit(slope)),
+    of_output=True,
+    defaults={"slope": 0.1666667, "offset": 0.5},
+    kinks=[-3, 3],
+)
+hardswish_op = activation(
+    "hardswish",
+    "{x} * min(max({x} + T(3.0), T(0.0)), T(6.0)) / T(6.0)",
+    _step("{x} <= T(-3.0)", "T(0.0)", _step("{x} < T(3.0)", "(T(2.0) * {x} + T(3.0)) / T(6.0)", "T(1.0)")),
+    lambda a: select((a > -3.0) & (a < 3.0), 1 / 3, 0.0, a),
+    kinks=[-3, 3],
+)
 
 # ----- prelu: the slope is a learned input ---------------------------------------------------
 
 
-def _prelu_slope(x_ndim: int, w: np.ndarray, channel_axis: int) -> np.ndarray:
-    """The weight shaped to broadcast over x: one slope for all, or one per channel."""
-    if w.size == 1:
-        return w.reshape(())
+def _prelu_shape(x_ndim: int, w_size: int, channel_axis: int) -> tuple:
+    """The weight's shape to broadcast over x: one slope for all, or one per channel."""
+    if w_size == 1:
+        return ()
     shape = [1] * x_ndim
-    shape[channel_axis] = w.size
-    return w.reshape(shape)
+    shape[channel_axis] = w_size
+    return tuple(shape)
 
 
 def _prelu_forward(ctx, x, w, channel_axis=1):
@@ -170,27 +254,31 @@ def _prelu_forward(ctx, x, w, channel_axis=1):
             f"prelu: weight has {w.size} slopes but the input (shape {list(x.shape)}) has {channels} channels "
             f"on axis {channel_axis}; use 1 slope or one per channel (check data_format)"
         )
-    slope = _prelu_slope(x.ndim, w, channel_axis)
-    ctx.save(x, slope, w.shape)
+    slope = w.reshape(_prelu_shape(x.ndim, w.size, channel_axis))
     return np.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
 
 
 def _prelu_vjp(ctx, g):
-    x, slope, w_shape = ctx.saved
+    x, w = ctx.input(0), ctx.input(1)
     positive = x > 0
-    gx = np.where(positive, g, g * slope) if ctx.needs_input_grad[0] else None
-    gw = None
+    gx = gw = None
+    if ctx.needs_input_grad[0]:
+        gx = select(positive, g, g * w.reshape(list(_prelu_shape(x.ndim, w.size, ctx.attrs.get("channel_axis", 1)))), x)
     if ctx.needs_input_grad[1]:
-        contrib = np.where(positive, _zero(g), g * x)
-        if slope.ndim == 0:
-            gw = np.asarray(contrib.sum(), dtype=g.dtype).reshape(w_shape)
-        else:
-            axes = tuple(i for i in range(x.ndim) if slope.shape[i] == 1)
-            gw = contrib.sum(axis=axes).reshape(w_shape)
+        shape = _prelu_shape(x.ndim, w.size, ctx.attrs.get("channel_axis", 1))
+        gw = sum_to(select(positive, 0.0, g * x, x), shape).reshape(list(w.shape))
     return gx, gw
 
 
-prelu_op = OpDef("prelu", _prelu_forward, _prelu_vjp, same_as_first, OPAQUE)
+def _prelu_samples(rng):
+    x = _kink_free([0])(rng)[0].inputs[0].reshape(3, 2, 2)
+    return [
+        Sample((x, rng.uniform(0.1, 0.5, (2,))), {"channel_axis": 1}),
+        Sample((x, rng.uniform(0.1, 0.5, (1,))), {"channel_axis": 1}),
+    ]
+
+
+prelu_op = OpDef("prelu", _prelu_forward, _prelu_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_prelu_samples)
 
 # ----- softmax family: fused row kernels ------------------------------------------------------
 
@@ -209,31 +297,87 @@ def _unrows(flat: np.ndarray, like: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(flat.reshape(np.moveaxis(like, axis, -1).shape), -1, axis)
 
 
-def _row_op(name: str, fwd_kernel, bwd_kernel) -> OpDef:
-    def forward(ctx, x, axis=-1):
-        require_float(name, x)
-        ax = normalize_axis(name, axis, x.ndim)
-        work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
-        flat = _rows(work, ax)
-        out = fwd_kernel(flat) if flat.size else flat.copy()
-        ctx.save(out, x, ax)
-        return _unrows(out, x, ax).astype(x.dtype, copy=False)
+def _row_kernel(name: str, kernel, *arrays, axis: int) -> np.ndarray:
+    """``kernel`` over [rows, n] views of same-shape ``arrays`` with ``axis`` last, in float32 or
+    float64 (half precision through float32), the result in the first array's shape and dtype."""
+    x = arrays[0]
+    require_float(name, x)
+    ax = normalize_axis(name, axis, x.ndim)
+    work = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    flat = [_rows(a.astype(work, copy=False), ax) for a in arrays]
+    out = kernel(*flat) if flat[0].size else flat[0].copy()
+    return _unrows(out, x, ax).astype(x.dtype, copy=False)
 
-    def vjp(ctx, g):
-        out, x, ax = ctx.saved
-        gflat = _rows(g.astype(out.dtype, copy=False), ax)
-        dx = bwd_kernel(out, gflat) if out.size else gflat.copy()
-        return _unrows(dx, x, ax).astype(x.dtype, copy=False)
 
-    def infer(x, axis=-1):
+def _row_infer(name: str):
+    def infer(x, *others, axis=-1):
         normalize_axis(name, axis, len(x.shape))
         return x
 
-    return OpDef(name, forward, vjp, infer, OPAQUE)
+    return infer
 
 
-softmax_op = _row_op("softmax", K.softmax_fwd, K.softmax_bwd)
-log_softmax_op = _row_op("log_softmax", K.log_softmax_fwd, K.log_softmax_bwd)
+def _row_samples(rng):
+    return [Sample((rng.standard_normal((3, 4)),), {"axis": -1}), Sample((rng.standard_normal((3, 4)),), {"axis": 0})]
+
+
+def _row_grad_samples(rng):
+    return [Sample((rng.uniform(0.05, 0.5, (3, 4)), rng.standard_normal((3, 4))), {"axis": a}) for a in (-1, 0)]
+
+
+def _softmax_grad_vjp(ctx, h):
+    """``softmax_grad(y, g) = y * (g - sum(g * y))`` along the axis: its derivatives in ops
+    (``d/dg`` is softmax_grad itself, ``d/dy = h * (g - sum(g y)) - g * sum(h y)``)."""
+    y, g, ax = ctx.input(0), ctx.input(1), ctx.attrs.get("axis", -1)
+    hy = (h * y).sum(axis=ax, keepdim=True)
+    gy = ((h * (g - (g * y).sum(axis=ax, keepdim=True))) - g * hy) if ctx.needs_input_grad[0] else None
+    return gy, softmax_grad_op(y, h, axis=ax) if ctx.needs_input_grad[1] else None
+
+
+def _log_softmax_grad_vjp(ctx, h):
+    """``log_softmax_grad(y, g) = g - exp(y) * sum(g)`` along the axis: ``d/dg = h - sum(h exp(y))``,
+    ``d/dy = -h * exp(y) * sum(g)``."""
+    y, g, ax = ctx.input(0), ctx.input(1), ctx.attrs.get("axis", -1)
+    p = ew.exp(y)
+    gy = -h * p * g.sum(axis=ax, keepdim=True) if ctx.needs_input_grad[0] else None
+    gg = h - (h * p).sum(axis=ax, keepdim=True) if ctx.needs_input_grad[1] else None
+    return gy, gg
+
+
+softmax_grad_op = OpDef(
+    "softmax_grad",
+    lambda ctx, y, g, axis=-1: _row_kernel("softmax_grad", K.softmax_bwd, y, g, axis=axis),
+    _softmax_grad_vjp,
+    _row_infer("softmax_grad"),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_row_grad_samples,
+)
+log_softmax_grad_op = OpDef(
+    "log_softmax_grad",
+    lambda ctx, y, g, axis=-1: _row_kernel("log_softmax_grad", K.log_softmax_bwd, y, g, axis=axis),
+    _log_softmax_grad_vjp,
+    _row_infer("log_softmax_grad"),
+    OPAQUE,
+    tensor_vjp=True,
+    samples=_row_grad_samples,
+)
+
+
+def _row_op(name: str, kernel, grad_op: OpDef) -> OpDef:
+    return OpDef(
+        name,
+        lambda ctx, x, axis=-1: _row_kernel(name, kernel, x, axis=axis),
+        lambda ctx, g: grad_op(ctx.output(0), g, axis=ctx.attrs.get("axis", -1)),
+        _row_infer(name),
+        OPAQUE,
+        tensor_vjp=True,
+        samples=_row_samples,
+    )
+
+
+softmax_op = _row_op("softmax", K.softmax_fwd, softmax_grad_op)
+log_softmax_op = _row_op("log_softmax", K.log_softmax_fwd, log_softmax_grad_op)
 
 # ----- public functions ----------------------------------------------------------------------
 

@@ -4,56 +4,67 @@ as compositions."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import ShapeError
+from ..kernels.codegen import lit
 from . import elementwise as ew
-from .activation import activation, sigmoid, softplus
+from .activation import activation, exp_branch, sigmoid, softplus
 from .shape import split
 
 hardtanh_op = activation(
     "hardtanh",
-    lambda x, min=-1.0, max=1.0: np.clip(x, x.dtype.type(min), x.dtype.type(max)),  # noqa: A006
-    lambda g, x, o, min=-1.0, max=1.0: g * ((x > min) & (x < max)),  # noqa: A006
+    lambda min, max: f"min(max({{x}}, {lit(min)}), {lit(max)})",  # noqa: A006 - Paddle's names
+    lambda min, max: f"T(1.0) if {lit(min)} < {{x}} < {lit(max)} else T(0.0)",  # noqa: A006
+    defaults={"min": -1.0, "max": 1.0},
+    kinks=[-1, 1],
 )
 
 
-def _selu(x, scale=1.0507009873554805, alpha=1.6732632423543772):
-    return (scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))).astype(x.dtype, copy=False)
+selu_op = activation(
+    "selu",
+    lambda scale, alpha: f"{lit(scale)} * ({{x}} if {{x}} > T(0.0) else {lit(alpha)} * math.expm1({{x}}))",
+    lambda scale, alpha: f"{lit(scale)} if {{x}} > T(0.0) else {lit(scale * alpha)} * math.exp({{x}})",
+    lambda a, scale, alpha: exp_branch(a, scale * alpha, 1.0),
+    defaults={"scale": 1.0507009873554805, "alpha": 1.6732632423543772},
+    kinks=[0],
+)
+celu_op = activation(
+    "celu",
+    lambda alpha: f"{{x}} if {{x}} > T(0.0) else {lit(alpha)} * math.expm1({{x}} / {lit(alpha)})",
+    lambda alpha: f"T(1.0) if {{x}} > T(0.0) else math.exp({{x}} / {lit(alpha)})",
+    lambda a, alpha: exp_branch(a, 1.0 / alpha, alpha),
+    defaults={"alpha": 1.0},
+    kinks=[0],
+)
 
 
-def _selu_grad(g, x, o, scale=1.0507009873554805, alpha=1.6732632423543772):
-    return (g * np.where(x > 0, scale, scale * alpha * np.exp(np.minimum(x, 0)))).astype(x.dtype, copy=False)
+def _outside(threshold) -> str:
+    """1 where ``|x| > threshold`` (NaN: 0), the shrink activations' derivative."""
+    return f"T(1.0) if {{x}} > {lit(threshold)} else (T(1.0) if {{x}} < {lit(-threshold)} else T(0.0))"
 
 
-selu_op = activation("selu", _selu, _selu_grad)
-
-
-def _celu(x, alpha=1.0):
-    return (np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha))).astype(x.dtype, copy=False)
-
-
-def _celu_grad(g, x, o, alpha=1.0):
-    return (g * np.where(x > 0, 1, np.exp(np.minimum(x, 0) / alpha))).astype(x.dtype, copy=False)
-
-
-celu_op = activation("celu", _celu, _celu_grad)
 softshrink_op = activation(
     "softshrink",
-    lambda x, threshold=0.5: np.where(x > threshold, x - threshold, np.where(x < -threshold, x + threshold, 0)).astype(
-        x.dtype
+    lambda threshold: (
+        f"{{x}} - {lit(threshold)} if {{x}} > {lit(threshold)} else "
+        f"({{x}} + {lit(threshold)} if {{x}} < {lit(-threshold)} else T(0.0))"
     ),
-    lambda g, x, o, threshold=0.5: g * ((x > threshold) | (x < -threshold)),
+    _outside,
+    defaults={"threshold": 0.5},
+    kinks=[-0.5, 0.5],
 )
 hardshrink_op = activation(
     "hardshrink",
-    lambda x, threshold=0.5: np.where((x > threshold) | (x < -threshold), x, 0).astype(x.dtype),
-    lambda g, x, o, threshold=0.5: g * ((x > threshold) | (x < -threshold)),
+    lambda threshold: f"{{x}} if {{x}} > {lit(threshold)} else ({{x}} if {{x}} < {lit(-threshold)} else T(0.0))",
+    _outside,
+    defaults={"threshold": 0.5},
+    kinks=[-0.5, 0.5],
 )
 thresholded_relu_op = activation(
     "thresholded_relu",
-    lambda x, threshold=1.0, value=0.0: np.where(x > threshold, x, value).astype(x.dtype),
-    lambda g, x, o, threshold=1.0, value=0.0: g * (x > threshold),
+    lambda threshold, value: f"{{x}} if {{x}} > {lit(threshold)} else {lit(value)}",
+    lambda threshold, value: f"T(1.0) if {{x}} > {lit(threshold)} else T(0.0)",
+    defaults={"threshold": 1.0, "value": 0.0},
+    kinks=[1],
 )
 
 

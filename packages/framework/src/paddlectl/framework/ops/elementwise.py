@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import BROADCAST, ELEMENTWISE, OpDef
-from ..core.shapes import compare, elementwise, same_as_first
+from ..core.op import BROADCAST, ELEMENTWISE, OpDef, Sample, Spec
+from ..core.shapes import broadcast_shapes, compare, elementwise, same_as_first
 from ..core.tensor import Tensor
 from ..errors import ShapeError
-from ._util import constant, tensor_args, unbroadcast
+from ..kernels.codegen import lit
+from ._util import constant, tensor_args
 from .broadcast import sum_to
 
 # ----- binary arithmetic ---------------------------------------------------------------------
 
 
-def _binary(name: str, fn, grads):
+def _binary(name: str, fn, grads, expr: str | None = None):
     """A broadcasting binary op; ``grads(g, a, b, ctx)`` returns the unreduced (ga, gb), None where
-    ``ctx.needs_input_grad`` says no."""
+    ``ctx.needs_input_grad`` says no; ``expr`` its scalar expression (see ``kernels.codegen``)."""
 
     def forward(ctx, a, b):
         try:
@@ -34,7 +35,7 @@ def _binary(name: str, fn, grads):
             sum_to(gb, b.shape) if gb is not None else None,
         )
 
-    return OpDef(name, forward, vjp, elementwise(name), BROADCAST, tensor_vjp=True)
+    return OpDef(name, forward, vjp, elementwise(name), BROADCAST, tensor_vjp=True, expr=expr)
 
 
 def _needed(ctx, ga, gb):
@@ -43,13 +44,16 @@ def _needed(ctx, ga, gb):
     return (ga() if n[0] else None, gb() if n[1] else None)
 
 
-add = _binary("add", np.add, lambda g, a, b, ctx: (g, g))
-subtract = _binary("subtract", np.subtract, lambda g, a, b, ctx: _needed(ctx, lambda: g, lambda: -g))
-multiply = _binary("multiply", np.multiply, lambda g, a, b, ctx: _needed(ctx, lambda: g * b, lambda: g * a))
+add = _binary("add", np.add, lambda g, a, b, ctx: (g, g), "{x} + {y}")
+subtract = _binary("subtract", np.subtract, lambda g, a, b, ctx: _needed(ctx, lambda: g, lambda: -g), "{x} - {y}")
+multiply = _binary(
+    "multiply", np.multiply, lambda g, a, b, ctx: _needed(ctx, lambda: g * b, lambda: g * a), "{x} * {y}"
+)
 divide = _binary(
     "divide",
     np.divide,
     lambda g, a, b, ctx: _needed(ctx, lambda: g / b, lambda: -g * ctx.output(0) / b),
+    "{x} / {y}",
 )
 
 
@@ -61,25 +65,32 @@ def _pow_grads(g, a, b, ctx):
     )
 
 
-elementwise_pow = _binary("elementwise_pow", np.power, _pow_grads)
+elementwise_pow = _binary("elementwise_pow", np.power, _pow_grads, "{x} ** {y}")
 maximum = _binary(
     "maximum",
     np.maximum,
     lambda g, a, b, ctx: _needed(ctx, lambda: g * (a >= b), lambda: g * (a < b)),
+    "max({x}, {y}) if {y} == {y} else {y}",  # NaN in either propagates, as np.maximum
 )
 minimum = _binary(
     "minimum",
     np.minimum,
     lambda g, a, b, ctx: _needed(ctx, lambda: g * (a <= b), lambda: g * (a > b)),
+    "min({x}, {y}) if {y} == {y} else {y}",
 )
 
 
-def _nondiff_binary(name: str, fn, rule=elementwise):
-    return OpDef(name, lambda ctx, a, b: fn(a, b), None, rule(name), BROADCAST)
+def _nondiff_binary(name: str, fn, rule=elementwise, **record):
+    return OpDef(name, lambda ctx, a, b: fn(a, b), None, rule(name), BROADCAST, **record)
 
 
-floor_divide = _nondiff_binary("floor_divide", np.floor_divide)
-remainder = _nondiff_binary("remainder", np.mod)
+def _integers(rng):
+    return [Sample((rng.integers(0, 16, (3, 4)), rng.integers(0, 16, (4,))))]
+
+
+_FLOORED = {"compile": "no NaN-safe floor in the kernel grammar: Numba's math.floor returns an integer"}
+floor_divide = _nondiff_binary("floor_divide", np.floor_divide, exempt=_FLOORED)
+remainder = _nondiff_binary("remainder", np.mod, exempt=_FLOORED)
 equal = _nondiff_binary("equal", np.equal, compare)
 not_equal = _nondiff_binary("not_equal", np.not_equal, compare)
 less_than = _nondiff_binary("less_than", np.less, compare)
@@ -89,15 +100,15 @@ greater_equal = _nondiff_binary("greater_equal", np.greater_equal, compare)
 logical_and = _nondiff_binary("logical_and", np.logical_and, compare)
 logical_or = _nondiff_binary("logical_or", np.logical_or, compare)
 logical_xor = _nondiff_binary("logical_xor", np.logical_xor, compare)
-bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and)
-bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or)
+bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and, samples=_integers)
+bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, samples=_integers)
 
 # ----- unary ---------------------------------------------------------------------------------
 
 
-def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE) -> OpDef:
+def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, **record) -> OpDef:
     """An elementwise op; ``derivative(x, out)`` (Tensors; ``out()`` gives the output) is the local
-    derivative, None for a piecewise-constant op."""
+    derivative, None for a piecewise-constant op; ``record`` its optional OpDef fields (``expr``...)."""
 
     def vjp(ctx, g):
         x = ctx.input(0)
@@ -105,35 +116,41 @@ def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE) -> OpDef:
             return constant(np.zeros(x._data.shape, dtype=g.dtype))
         return g * derivative(x, lambda: ctx.output(0))
 
-    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, tensor_vjp=True)
+    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, tensor_vjp=True, **record)
 
 
-neg = unary("neg", np.negative, lambda x, o: constant(-1, x.dtype))
-exp = unary("exp", np.exp, lambda x, o: o())
-expm1 = unary("expm1", np.expm1, lambda x, o: o() + 1)
-log = unary("log", np.log, lambda x, o: 1 / x)
-log2 = unary("log2", np.log2, lambda x, o: 1 / (x * float(np.log(2))))
-log10 = unary("log10", np.log10, lambda x, o: 1 / (x * float(np.log(10))))
-log1p = unary("log1p", np.log1p, lambda x, o: 1 / (1 + x))
-sqrt = unary("sqrt", np.sqrt, lambda x, o: 0.5 / o())
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda x, o: -0.5 * o() / x)
-square = unary("square", np.square, lambda x, o: 2 * x)
-reciprocal = unary("reciprocal", np.reciprocal, lambda x, o: -o() * o())
-abs = unary("abs", np.abs, lambda x, o: sign(x))  # noqa: A001 - Paddle's name
-sin = unary("sin", np.sin, lambda x, o: cos(x))
-cos = unary("cos", np.cos, lambda x, o: -sin(x))
-tan = unary("tan", np.tan, lambda x, o: 1 + o() * o())
-asin = unary("asin", np.arcsin, lambda x, o: rsqrt(1 - x * x))
-acos = unary("acos", np.arccos, lambda x, o: -rsqrt(1 - x * x))
-atan = unary("atan", np.arctan, lambda x, o: 1 / (1 + x * x))
-sinh = unary("sinh", np.sinh, lambda x, o: cosh(x))
-cosh = unary("cosh", np.cosh, lambda x, o: sinh(x))
-tanh = unary("tanh", np.tanh, lambda x, o: 1 - o() * o())
-floor = unary("floor", np.floor)
-ceil = unary("ceil", np.ceil)
-round = unary("round", np.round)  # noqa: A001
-trunc = unary("trunc", np.trunc)
-sign = unary("sign", np.sign)
+def _unit_interval(rng):
+    """Inputs inside (-1, 1), away from its ends, for ops defined only there."""
+    return [Sample((rng.uniform(-0.9, 0.9, (3, 4)),))]
+
+
+neg = unary("neg", np.negative, lambda x, o: constant(-1, x.dtype), expr="-{x}")
+exp = unary("exp", np.exp, lambda x, o: o(), expr="math.exp({x})")
+expm1 = unary("expm1", np.expm1, lambda x, o: o() + 1, expr="math.expm1({x})")
+log = unary("log", np.log, lambda x, o: 1 / x, expr="math.log({x})")
+log2 = unary("log2", np.log2, lambda x, o: 1 / (x * float(np.log(2))), expr="math.log2({x})")
+log10 = unary("log10", np.log10, lambda x, o: 1 / (x * float(np.log(10))), expr="math.log10({x})")
+log1p = unary("log1p", np.log1p, lambda x, o: 1 / (1 + x), expr="math.log1p({x})")
+sqrt = unary("sqrt", np.sqrt, lambda x, o: 0.5 / o(), expr="math.sqrt({x})")
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda x, o: -0.5 * o() / x, expr="T(1.0) / math.sqrt({x})")
+square = unary("square", np.square, lambda x, o: 2 * x, expr="{x} * {x}")
+reciprocal = unary("reciprocal", np.reciprocal, lambda x, o: -o() * o(), expr="T(1.0) / {x}")
+abs = unary("abs", np.abs, lambda x, o: sign(x), expr="abs({x})")  # noqa: A001 - Paddle's name
+sin = unary("sin", np.sin, lambda x, o: cos(x), expr="math.sin({x})")
+cos = unary("cos", np.cos, lambda x, o: -sin(x), expr="math.cos({x})")
+tan = unary("tan", np.tan, lambda x, o: 1 + o() * o(), expr="math.tan({x})")
+asin = unary("asin", np.arcsin, lambda x, o: rsqrt(1 - x * x), expr="math.asin({x})", samples=_unit_interval)
+acos = unary("acos", np.arccos, lambda x, o: -rsqrt(1 - x * x), expr="math.acos({x})", samples=_unit_interval)
+atan = unary("atan", np.arctan, lambda x, o: 1 / (1 + x * x), expr="math.atan({x})")
+sinh = unary("sinh", np.sinh, lambda x, o: cosh(x), expr="math.sinh({x})")
+cosh = unary("cosh", np.cosh, lambda x, o: sinh(x), expr="math.cosh({x})")
+tanh = unary("tanh", np.tanh, lambda x, o: 1 - o() * o(), expr="math.tanh({x})")
+_INTEGRAL = {"compile": "no NaN-safe scalar form: Numba's math.floor/ceil/trunc return integers"}
+floor = unary("floor", np.floor, exempt=_INTEGRAL)
+ceil = unary("ceil", np.ceil, exempt=_INTEGRAL)
+round = unary("round", np.round, exempt={"compile": "NumPy rounds halves to even; no such scalar function"})  # noqa: A001
+trunc = unary("trunc", np.trunc, exempt=_INTEGRAL)
+sign = unary("sign", np.sign, expr="T(1.0) if {x} > T(0.0) else (T(-1.0) if {x} < T(0.0) else {x})")
 
 
 def _erf(x):
@@ -142,7 +159,7 @@ def _erf(x):
     return kernel(x) if x.dtype.kind == "f" and x.dtype.itemsize >= 4 else kernel(x.astype("float32")).astype(x.dtype)
 
 
-erf = unary("erf", _erf, lambda x, o: float(2 / np.sqrt(np.pi)) * exp(-x * x))
+erf = unary("erf", _erf, lambda x, o: float(2 / np.sqrt(np.pi)) * exp(-x * x), expr="math.erf({x})")
 
 isnan = OpDef("isnan", lambda ctx, x: np.isnan(x), None, compare("isnan"), ELEMENTWISE)
 isinf = OpDef("isinf", lambda ctx, x: np.isinf(x), None, compare("isinf"), ELEMENTWISE)
@@ -156,71 +173,116 @@ def _scale_forward(ctx, x, scale=1.0, bias=0.0, bias_after_scale=True):
     return ((x + x.dtype.type(bias)) * x.dtype.type(scale)).astype(x.dtype, copy=False)
 
 
+def _scale_expr(attrs):
+    s, b = lit(attrs.get("scale", 1.0)), lit(attrs.get("bias", 0.0))
+    if attrs.get("bias_after_scale", True):
+        return f"{{x}} * {s} + {b}"
+    return f"({{x}} + {b}) * {s}"
+
+
+def _scale_samples(rng):
+    x = rng.uniform(-2, 2, (3, 4))
+    return [
+        Sample((x,), {"scale": 1.5, "bias": -0.25, "bias_after_scale": True}),
+        Sample((x,), {"scale": -0.5, "bias": 2.0, "bias_after_scale": False}),
+    ]
+
+
 scale_op = OpDef(
-    "scale", _scale_forward, lambda ctx, g: g * g.dtype.type(ctx.attrs.get("scale", 1.0)), same_as_first, ELEMENTWISE
+    "scale",
+    _scale_forward,
+    lambda ctx, g: scale_op(g, scale=ctx.attrs.get("scale", 1.0)),
+    same_as_first,
+    ELEMENTWISE,
+    tensor_vjp=True,
+    expr=_scale_expr,
+    samples=_scale_samples,
 )
 
 
-def _cast_forward(ctx, x, dtype):
-    ctx.source = x.dtype
-    return x.astype(dtype, copy=False)
-
-
-def _cast_vjp(ctx, g):
-    return g.astype(ctx.source)
-
-
 def _cast_infer(x, dtype):
-    from ..core.op import Spec
-
     return Spec(x.shape, np.dtype(dtype))
 
 
-cast_op = OpDef("cast", _cast_forward, _cast_vjp, _cast_infer, ELEMENTWISE)
+cast_op = OpDef(
+    "cast",
+    lambda ctx, x, dtype: x.astype(dtype, copy=False),
+    lambda ctx, g: cast_op(g, dtype=ctx.input(0).dtype.name),
+    _cast_infer,
+    ELEMENTWISE,
+    tensor_vjp=True,
+    exempt={"compile": "it changes the dtype, and a fused group computes in one float type"},
+    samples=lambda rng: [Sample((rng.uniform(-2, 2, (3, 4)),), {"dtype": "float64"})],
+)
 
 # ----- selection -----------------------------------------------------------------------------
 
 
-def _where_forward(ctx, cond, x, y):
-    ctx.save(cond, x.shape, y.shape)
-    return np.where(cond, x, y)
-
-
 def _where_vjp(ctx, g):
-    cond, xs, ys = ctx.saved
-    zero = np.zeros((), dtype=g.dtype)
-    gx = unbroadcast(np.where(cond, g, zero), xs) if ctx.needs_input_grad[1] else None
-    gy = unbroadcast(np.where(cond, zero, g), ys) if ctx.needs_input_grad[2] else None
+    cond, needs = ctx.input(0), ctx.needs_input_grad
+    zero = constant(0, g.dtype)
+    gx = sum_to(where_op(cond, g, zero), ctx.input(1).shape) if needs[1] else None
+    gy = sum_to(where_op(cond, zero, g), ctx.input(2).shape) if needs[2] else None
     return None, gx, gy
 
 
 def _where_infer(cond, x, y):
-    from ..core.op import Spec
-    from ..core.shapes import broadcast_shapes
-
     return Spec(broadcast_shapes("where", cond.shape, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
 
 
-where_op = OpDef("where", _where_forward, _where_vjp, _where_infer, BROADCAST)
+def _where_samples(rng):
+    cond = rng.uniform(size=(3, 4)) > 0.5
+    return [Sample((cond, rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))))]
 
 
-def _clip_forward(ctx, x, min=None, max=None):  # noqa: A002 - Paddle's names
-    ctx.save(x)
-    return np.clip(x, min, max).astype(x.dtype, copy=False)
+where_op = OpDef(
+    "where",
+    lambda ctx, cond, x, y: np.where(cond, x, y),
+    _where_vjp,
+    _where_infer,
+    BROADCAST,
+    tensor_vjp=True,
+    samples=_where_samples,
+)
 
 
 def _clip_vjp(ctx, g):
-    (x,) = ctx.saved
+    """``g`` where ``min <= x <= max`` (Paddle's convention at the bounds), else 0."""
+    x = ctx.input(0)
     lo, hi = ctx.attrs.get("min"), ctx.attrs.get("max")
-    mask = np.ones(x.shape, dtype=bool)
-    if lo is not None:
-        mask &= x >= lo
+    inside = None if lo is None else x >= lo
     if hi is not None:
-        mask &= x <= hi
-    return g * mask
+        inside = x <= hi if inside is None else inside & (x <= hi)
+    return g if inside is None else g * inside
 
 
-clip_op = OpDef("clip", _clip_forward, _clip_vjp, same_as_first, ELEMENTWISE)
+def _clip_expr(attrs):
+    lo, hi = attrs.get("min"), attrs.get("max")
+    expr = "{x}"
+    if lo is not None:
+        expr = f"max({expr}, {lit(lo)})"
+    if hi is not None:
+        expr = f"min({expr}, {lit(hi)})"
+    return expr
+
+
+def _clip_samples(rng):
+    x = rng.uniform(-2, 2, (3, 4))
+    x[np.abs(x - 0.5) < 0.05] += 0.1  # away from the bounds, where the gradient jumps
+    x[np.abs(x + 1.0) < 0.05] += 0.1
+    return [Sample((x,), {"min": -1.0, "max": 0.5}), Sample((x,), {"min": None, "max": 0.5})]
+
+
+clip_op = OpDef(
+    "clip",
+    lambda ctx, x, min=None, max=None: np.clip(x, min, max).astype(x.dtype, copy=False),  # noqa: A006
+    _clip_vjp,
+    same_as_first,
+    ELEMENTWISE,
+    tensor_vjp=True,
+    expr=_clip_expr,
+    samples=_clip_samples,
+)
 
 # ----- public functions ----------------------------------------------------------------------
 

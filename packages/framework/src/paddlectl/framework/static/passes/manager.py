@@ -24,16 +24,10 @@ from .cse import cse
 from .dce import dce
 from .fc import fuse_fc
 from .fold_batchnorm import fold_batchnorm
+from .fusion import fuse_elementwise
 from .memory_plan import memory_plan
 from .scale_fold import fold_channel_scale
 from .winograd import winograd
-
-
-def _fuse(program, ctx):
-    from ...compiler.fusion import fuse_elementwise  # the compiler imports static; import it late
-
-    return fuse_elementwise(program, ctx)
-
 
 PASSES: dict[str, Pass] = {
     p.name: p
@@ -44,7 +38,7 @@ PASSES: dict[str, Pass] = {
         Pass("dce", dce, "drop ops whose results nothing reads, and unreferenced weights"),
         Pass("fuse_attention", fuse_attention, "multi-head attention as one op; projections of one input as one GEMM"),
         Pass("fuse_fc", fuse_fc, "matmul by a known weight (+ bias, relu) as one packed-weight kernel (one thread)"),
-        Pass("fuse_elementwise", _fuse, "fuse elementwise chains into one generated Numba kernel each"),
+        Pass("fuse_elementwise", fuse_elementwise, "fuse elementwise chains into one generated Numba kernel each"),
         Pass("winograd", winograd, "give 3x3 stride-1 convs their Winograd-transformed filters (F(2x2, 3x3))"),
         Pass(
             "fold_channel_scale", fold_channel_scale, "scale a 1x1 conv's weights per image, not its input (SE gates)"

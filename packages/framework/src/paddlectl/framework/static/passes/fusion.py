@@ -1,7 +1,8 @@
 """The ``fuse_elementwise`` pass: group chains of elementwise/broadcast ops into one generated kernel.
 
 Groups grow backwards from a root (the last op of a chain, or a reduction over the last axes that
-ends it): a producer joins when it is an elementwise op with a table entry (``scalar_exprs``),
+ends it): a producer joins when it is an elementwise op whose record has a scalar expression
+(``OpDef.expr``) for its attrs,
 has the root's dtype and the group's full shape (so nothing is computed twice for a broadcast),
 and everything reading its result is already in the group. The group becomes one
 ``fused_elementwise`` op in the root's place, reading the group's outside inputs; its
@@ -23,19 +24,18 @@ import string
 import numpy as np
 from numba.core.errors import NumbaError
 
-from ..core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
-from ..core.shapes import normalize_axes
-from ..static.ir import Operation, Program
-from ..static.passes.base import NONDETERMINISTIC, add_param, known_array, producer, users
-from .fused_op import probe_inner_kinds
-from .kernel_cache import cache_dir, get_kernel
-from .report import CompileReport, GroupRecord
-from .scalar_exprs import REDUCTIONS, expression, template
+from ...compiler.report import CompileReport, GroupRecord
+from ...core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
+from ...core.shapes import normalize_axes
+from ...kernels.codegen import REDUCTIONS, expression, template
+from ...kernels.kernel_cache import cache_dir, get_kernel
+from ...kernels.launch import probe_inner_kinds
+from ..ir import Operation, Program
+from .base import NONDETERMINISTIC, add_param, known_array, producer, users
 
-EPILOGUE_PRODUCERS = frozenset(
-    {"conv2d", "conv2d_transpose", "matmul", "batch_norm", "layer_norm", "fused_elementwise"}
-)
-"""Ops whose result is a fresh array nothing else holds: a fused group may overwrite it."""
+_FRESH_OUTPUT = frozenset({"conv2d", "conv2d_transpose", "matmul", "batch_norm", "layer_norm", "fused_elementwise"})
+"""Ops whose result is a fresh array nothing else holds: a fused group may overwrite it. Interim:
+to become a flag of the op record (OpDef has no field for it yet)."""
 
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
@@ -49,7 +49,7 @@ def _elementwise(op) -> bool:
         return False
     if REGISTRY[op.name].kind not in (ELEMENTWISE, BROADCAST):
         return False
-    text = template(op.name, op.attrs)
+    text = template(REGISTRY[op.name].expr, op.attrs)
     out = op.outputs[0]
     return (
         text is not None
@@ -119,7 +119,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
             operands.append(names[id(v)])
         if op is root and op.name in REDUCTIONS:
             continue
-        statements.append(f"t{k} = {expression(op.name, op.attrs, operands)}")
+        statements.append(f"t{k} = {expression(template(REGISTRY[op.name].expr, op.attrs), operands)}")
         names[id(op.outputs[0])] = f"t{k}"
     body = "; ".join(statements)
     out = root.outputs[0]
@@ -132,7 +132,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
         for i, leaf in enumerate(leaves):
             p = producer(leaf)
             if (
-                p is not None and p.name in EPILOGUE_PRODUCERS and leaf.shape == out.shape and leaf.dtype == out.dtype
+                p is not None and p.name in _FRESH_OUTPUT and leaf.shape == out.shape and leaf.dtype == out.dtype
                 and all(isinstance(u, Operation) and id(u) in members for u in use_map.get(id(leaf), []))
             ):  # fmt: skip
                 attrs["inplace"] = i

@@ -20,13 +20,13 @@ import os
 import sys
 import threading
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from ..utils.fileio import atomic_write
 from .codegen import kernel_source
 
 ENV_VAR = "PADDLECTL_KERNEL_CACHE"
@@ -40,7 +40,8 @@ def cache_dir() -> Path:
 
 @dataclass
 class KernelStats:
-    """How one kernel was obtained: ``source`` is ``compiled``, ``disk`` (Numba's cache) or ``memory``."""
+    """How one kernel was obtained: ``source`` is ``compiled``, ``disk`` (Numba's cache), ``memory``
+    or ``compiled-uncached`` (no usable cache directory)."""
 
     key: str
     path: str
@@ -54,7 +55,7 @@ class Kernel:
     ``parallel_function()`` (rows split over Numba's threads, for large arrays)."""
 
     key: str
-    path: Path
+    path: Path | None
     function: object
     stats: KernelStats
     module: object = None
@@ -88,13 +89,19 @@ def _signature(input_dtypes, out_dtype, inplace=None):
 
 
 def _write_module(path: Path, source: str) -> None:
+    """Write the module by a rename over it, so a concurrent reader sees one whole file (not through
+    ``utils.fileio``: the kernels sit below ``utils``, whose package imports the framework)."""
     try:
         current = path.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):
         current = None
     if current != source:  # rewriting an identical file would change its stamp and void Numba's cache
-        with atomic_write(path, "w", encoding="utf-8") as f:
-            f.write(source)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            temporary.write_text(source, encoding="utf-8")
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
 
 
 def get_kernel(
@@ -104,10 +111,13 @@ def get_kernel(
     reduce: str | None = None,
     inplace: int | None = None,
     inner: str | None = None,
+    in_memory_fallback: bool = False,
 ) -> Kernel:
     """The compiled kernel for a group (writing over leaf ``inplace`` if given, with the leaves'
     inner-loop strides ``inner``, see ``codegen``), from this process, Numba's disk cache, or a
-    fresh compile."""
+    fresh compile. Without a usable cache directory this raises OSError, unless
+    ``in_memory_fallback`` (an eager op's kernel, which must run anyway): then it is compiled
+    without a file, each process anew (``source`` ``compiled-uncached``)."""
     input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
     out_dtype = np.dtype(out_dtype)
     memo = (body, input_dtypes, out_dtype, reduce, inplace, inner)
@@ -118,33 +128,51 @@ def get_kernel(
             return Kernel(kernel.key, kernel.path, kernel.function, stats, kernel.module)
         source = kernel_source(body, list(input_dtypes), out_dtype, reduce, inplace, inner)
         key = kernel_key(source)
-        directory = cache_dir()
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OSError(
-                f"kernel cache: cannot create {directory} ({exc}); set {ENV_VAR} to a writable directory"
-            ) from None
-        path = directory / f"fused_{key}.py"
         start = time.perf_counter()
-        _write_module(path, source)
-        name = f"paddlectl_kernels.fused_{key}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        if path.read_text(encoding="utf-8") != source:
-            raise OSError(f"kernel cache: {path} changed while loading; another process is writing it, retry")
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        try:
+            path, module = _import(source, key)
+        except OSError:
+            if not in_memory_fallback:
+                raise
+            path, module = None, _exec_uncached(source, key)
         function = module.kernel
         hits = sum(function.stats.cache_hits.values())
         function.compile(_signature(input_dtypes, out_dtype, inplace))
         function.disable_compile()  # writable inputs convert to the read-only signature: no second compile
         seconds = time.perf_counter() - start
         from_disk = sum(function.stats.cache_hits.values()) > hits
-        stats = KernelStats(key, str(path), "disk" if from_disk else "compiled", seconds)
-        kernel = Kernel(key, path, function, stats, module)
+        how = "compiled-uncached" if path is None else "disk" if from_disk else "compiled"
+        kernel = Kernel(key, path, function, KernelStats(key, str(path), how, seconds), module)
         _LOADED[memo] = kernel
         return kernel
+
+
+def _import(source: str, key: str):
+    """The generated module written to (or found in) the cache directory and imported from there."""
+    directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(
+            f"kernel cache: cannot create {directory} ({exc}); set {ENV_VAR} to a writable directory"
+        ) from None
+    path = directory / f"fused_{key}.py"
+    _write_module(path, source)
+    name = f"paddlectl_kernels.fused_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    if path.read_text(encoding="utf-8") != source:
+        raise OSError(f"kernel cache: {path} changed while loading; another process is writing it, retry")
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return path, module
+
+
+def _exec_uncached(source: str, key: str):
+    """The generated module run from its text alone (Numba caches only functions read from a file)."""
+    module = types.ModuleType(f"paddlectl_kernels.uncached_{key}")
+    exec(compile(source.replace("cache=True", "cache=False"), module.__name__, "exec"), module.__dict__)  # noqa: S102 - our own checked source
+    return module
 
 
 def clear_memory() -> None:
