@@ -51,19 +51,17 @@ def _p_norm_vjp(ctx, g):
         return constant(np.zeros(x.shape, x.dtype))
     kept = _keepdim_shape(x.shape, axis)
     g, out = reshape(g, kept), reshape(ctx.output(0), kept)
-    if p in (np.inf, -np.inf):
-        hit = np.abs(x._data) == out._data
-        share = hit / np.maximum(np.sum(hit, axis=axis, keepdims=True), 1)
-        return g * sign(x) * constant(share, x.dtype)
-    zero_norm = out._data == 0
-    safe_out = out + constant(zero_norm, x.dtype)  # 1 where the norm is 0: those entries are all 0
+    if p in (np.inf, -np.inf):  # masks are ops, so a traced gradient computes them from its data
+        hit = (ew_abs(x) == out).astype(x.dtype)
+        return g * sign(x) * hit / reduce.sum(hit, axis, keepdim=True)
+    safe_out = out + (out == 0).astype(x.dtype)  # 1 where the norm is 0: those entries are all 0
     if p == 2:
         return g * x / safe_out
     if p == 1:
         return g * sign(x)
     ax = ew_abs(x)
     if p < 1:
-        ax = ax + constant(x._data == 0, x.dtype)  # sign(0) = 0 zeroes those entries
+        ax = ax + (x == 0).astype(x.dtype)  # sign(0) = 0 zeroes those entries
     return g * sign(x) * ax ** (p - 1) / safe_out ** (p - 1)
 
 

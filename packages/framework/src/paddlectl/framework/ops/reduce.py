@@ -79,17 +79,14 @@ mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE, tensor
 
 def _extremum(name: str, fn):
     def forward(ctx, x, axis=None, keepdim=False):
-        out = np.asarray(fn(x, axis=axis, keepdims=True))
-        if ctx.needs_input_grad[0]:
-            ctx.save(x == out)
-        return out if keepdim else (out.reshape(()) if axis is None else np.squeeze(out, axis=axis))
+        return np.asarray(fn(x, axis=axis, keepdims=keepdim))
 
     def vjp(ctx, g):
-        # Paddle gives the full gradient to every element equal to the extremum.
-        (hit,) = ctx.saved
-        return expand_back(g, hit.shape, ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False)) * constant(
-            hit, g.dtype
-        )
+        # Paddle gives the full gradient to every element equal to the extremum; the mask is an op,
+        # so a traced gradient finds the extremum of the data it runs on.
+        x = ctx.input(0)
+        g = expand_back(g, x.shape, ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False))
+        return g * (x == keepdim_output(ctx)).astype(g.dtype)
 
     return OpDef(name, forward, vjp, reduce_infer(), REDUCE, tensor_vjp=True)
 

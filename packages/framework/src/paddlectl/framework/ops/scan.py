@@ -12,7 +12,7 @@ from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import reduce
 from ._util import constant
-from .reduce import UNFUSED, expand_back, keepdim_output, reduce_axes, reduce_infer, sum_dtype
+from .reduce import UNFUSED, expand_back, reduce_axes, reduce_infer, sum_dtype
 from .shape import concat, flatten, flip, reshape, split, transpose
 
 
@@ -37,12 +37,9 @@ def _product_of_others(x: Tensor, axis) -> Tensor:
 
 
 def _prod_vjp(ctx, g):
-    """d prod / d x_i is the product of the other entries: ``out / x_i`` unless an entry is zero."""
+    """d prod / d x_i is the product of the other entries (not ``out / x_i``, undefined at zeros)."""
     x, axis = ctx.input(0), ctx.attrs.get("axis")
-    g = expand_back(g, x.shape, axis, ctx.attrs.get("keepdim", False))
-    if not (x._data == 0).any():
-        return g * keepdim_output(ctx) / x
-    return g * _product_of_others(x, axis)
+    return expand_back(g, x.shape, axis, ctx.attrs.get("keepdim", False)) * _product_of_others(x, axis)
 
 
 def _prod_samples(rng):
@@ -131,6 +128,10 @@ cumprod_op = OpDef(
     OPAQUE,
     tensor_vjp=True,
     samples=_cumprod_samples,
+    exempt={
+        "trace": "the vjp picks its zero-safe form by the data (no cheap zero-safe scan exists); a traced gradient "
+        "keeps the tracing example's choice"
+    },
 )
 
 
