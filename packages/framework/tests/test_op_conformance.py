@@ -124,6 +124,8 @@ def test_check_op_refuses_unknown_checks_and_ops():
         check_op("add", checks=("vjpp",))
     with pytest.raises(ConfigError, match="no op named"):
         check_op("no_such_op")
+    with pytest.raises(ConfigError, match="unknown check"):
+        skip_reason(REGISTRY["add"], "onxx")
 
 
 def test_exempt_and_legacy_checks_are_skipped_with_their_reason(scratch_op):

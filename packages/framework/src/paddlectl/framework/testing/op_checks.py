@@ -7,7 +7,8 @@ meet is named in the record's ``exempt`` with the reason; ``skip_reason`` says w
 run on an op, ``exemptions`` lists every exemption in the registry so reviewers see them.
 
 - ``vjp``: the engine's gradient of ``<outputs, random cotangent>`` against central finite
-  differences, float64.
+  differences, float64. An input the vjp gives None is held constant, as not differentiable by
+  design (running statistics, class weights, labels).
 - ``vjp2`` (``tensor_vjp`` ops): the gradient taken with ``create_graph=True`` differentiated again
   (a Hessian-vector product) against finite differences of the first gradient along the vector.
 - ``infer``: the shape rule on Specs against the shapes and dtypes ``forward`` produces.
@@ -100,6 +101,8 @@ def _samples(op: OpDef, rng: np.random.Generator) -> list[Sample]:
 def skip_reason(op: OpDef, check: str, exempt: bool = True) -> str | None:
     """Why ``check`` is not run on ``op`` (the record's exemption first, unless ``exempt`` is
     False), or None when it is."""
+    if check not in CHECKS:
+        raise ConfigError(f"unknown check {check!r}; choose from {list(CHECKS)}")
     if exempt and check in op.exempt:
         return op.exempt[check]
     if check in ("vjp", "vjp2") and op.vjp is None:
