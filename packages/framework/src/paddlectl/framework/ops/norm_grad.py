@@ -52,6 +52,10 @@ def _grad_infer(params: int):
     return infer
 
 
+def _channel_count(x: Spec, attrs: dict):
+    return x.shape[-1] if attrs["channels_last"] else x.shape[1]
+
+
 def _prod(dims):
     return math.prod(dims) if all(isinstance(d, int) for d in dims) else "N"
 
@@ -116,7 +120,7 @@ batch_norm_grad_op = OpDef(
     "batch_norm_grad",
     _bn_grad_forward,
     None,
-    _grad_infer(lambda x, a: x.shape[-1] if a["channels_last"] else x.shape[1]),
+    _grad_infer(_channel_count),
     OPAQUE,
     samples=_bn_grad_samples,
 )
@@ -151,7 +155,7 @@ group_norm_grad_op = OpDef(
     "group_norm_grad",
     _gn_grad_forward,
     None,
-    _grad_infer(lambda x, a: x.shape[-1] if a["channels_last"] else x.shape[1]),
+    _grad_infer(_channel_count),
     OPAQUE,
     samples=_gn_grad_samples,
 )
