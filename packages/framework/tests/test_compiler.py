@@ -372,6 +372,21 @@ def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
     np.testing.assert_allclose(parallel, expected.sum(axis=2) if reduce else expected, rtol=1e-5, atol=1e-5)
 
 
+def test_bodies_calling_libm_per_element_go_parallel_sooner():
+    """A body that calls libm per element (erf; exp in float64) is compute-bound and splits over
+    threads from 256k elements; a vectorised one (float32 exp, max) only from 2M."""
+    from paddlectl.framework.kernels.launch import _scalar_calls
+
+    assert _scalar_calls("t0 = x0 * math.erf(x0)", np.float32)
+    assert _scalar_calls("t0 = math.exp(x0)", np.float64)
+    assert not _scalar_calls("t0 = math.exp(x0) + math.sqrt(x0)", np.float32)
+    assert not _scalar_calls("t0 = max(x0, T(0.0))", np.float64)
+    x = np.ones(1 << 19, "float32")
+    body = "t0 = x0 * math.erf(x0)"
+    assert launch(body, ("gelu",), ("float32",), (x.shape,), np.dtype("float32")).big
+    assert not launch("t0 = x0 * T(2.0)", ("scale",), ("float32",), (x.shape,), np.dtype("float32")).big
+
+
 @pytest.mark.parametrize(
     "x_shape, b_shape, widened",
     [((16, 512, 2, 2), (512, 1, 1), True), ((256, 8, 1, 3), (8, 1, 1), True), ((128, 5, 6), (128, 1, 6), True),

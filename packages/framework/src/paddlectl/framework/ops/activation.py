@@ -344,40 +344,29 @@ def _log_softmax_grad_vjp(ctx, h):
     return gy, gg
 
 
-softmax_grad_op = OpDef(
-    "softmax_grad",
-    lambda ctx, y, g, axis=-1: _row_kernel("softmax_grad", K.softmax_bwd, y, g, axis=axis),
-    _softmax_grad_vjp,
-    _row_infer("softmax_grad"),
-    OPAQUE,
-    tensor_vjp=True,
-    samples=_row_grad_samples,
-)
-log_softmax_grad_op = OpDef(
-    "log_softmax_grad",
-    lambda ctx, y, g, axis=-1: _row_kernel("log_softmax_grad", K.log_softmax_bwd, y, g, axis=axis),
-    _log_softmax_grad_vjp,
-    _row_infer("log_softmax_grad"),
-    OPAQUE,
-    tensor_vjp=True,
-    samples=_row_grad_samples,
-)
-
-
-def _row_op(name: str, kernel, grad_op: OpDef) -> OpDef:
+def _row_record(name: str, kernel, vjp, samples) -> OpDef:
+    """A softmax family op: ``kernel`` over rows along ``axis``, on ``x`` (forward) or ``(y, g)``
+    (backward)."""
     return OpDef(
         name,
-        lambda ctx, x, axis=-1: _row_kernel(name, kernel, x, axis=axis),
-        lambda ctx, g: grad_op(ctx.output(0), g, axis=ctx.attrs.get("axis", -1)),
+        lambda ctx, *arrays, axis=-1: _row_kernel(name, kernel, *arrays, axis=axis),
+        vjp,
         _row_infer(name),
         OPAQUE,
         tensor_vjp=True,
-        samples=_row_samples,
+        samples=samples,
     )
 
 
-softmax_op = _row_op("softmax", K.softmax_fwd, softmax_grad_op)
-log_softmax_op = _row_op("log_softmax", K.log_softmax_fwd, log_softmax_grad_op)
+def _through(grad_op: OpDef):
+    """The vjp of a forward row op: its backward op on the output and the incoming gradient."""
+    return lambda ctx, g: grad_op(ctx.output(0), g, axis=ctx.attrs.get("axis", -1))
+
+
+softmax_grad_op = _row_record("softmax_grad", K.softmax_bwd, _softmax_grad_vjp, _row_grad_samples)
+log_softmax_grad_op = _row_record("log_softmax_grad", K.log_softmax_bwd, _log_softmax_grad_vjp, _row_grad_samples)
+softmax_op = _row_record("softmax", K.softmax_fwd, _through(softmax_grad_op), _row_samples)
+log_softmax_op = _row_record("log_softmax", K.log_softmax_fwd, _through(log_softmax_grad_op), _row_samples)
 
 # ----- public functions ----------------------------------------------------------------------
 
