@@ -5,7 +5,7 @@ The transpose of ``expand``; every broadcasting op's vjp ends in it, so it is an
 
 from __future__ import annotations
 
-from ..core.op import REDUCE, OpDef, Sample, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ._util import unbroadcast
 
@@ -26,7 +26,7 @@ sum_to_op = OpDef(
     lambda ctx, x, shape: unbroadcast(x, tuple(shape)),
     lambda ctx, g: g.expand(list(ctx.input(0).shape)),
     _sum_to_infer,
-    REDUCE,
+    OPAQUE,
     tensor_vjp=True,
     samples=_sum_to_samples,
 )
