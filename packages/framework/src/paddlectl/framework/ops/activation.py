@@ -101,7 +101,7 @@ def activation(name: str, expr, deriv, second=None, *, of_output=False, defaults
     return OpDef(name, forward, vjp, same_as_first, ELEMENTWISE, tensor_vjp=True, expr=expr, samples=samples)
 
 
-def select(cond, a, b, like):
+def _select(cond, a, b, like):
     """``a`` where ``cond`` holds, else ``b``; Python numbers become constants of ``like``'s dtype."""
     a = constant(a, like.dtype) if isinstance(a, int | float) else a
     b = constant(b, like.dtype) if isinstance(b, int | float) else b
@@ -173,7 +173,7 @@ leaky_relu_op = activation(
 def exp_branch(a, factor, inverse_scale=1.0):
     """``factor * exp(a / inverse_scale)`` where ``a <= 0``, else 0: the second derivative of the
     exponential linear units (elu, selu, celu), with no overflow where ``a`` is large."""
-    return select(a > 0, 0.0, factor * ew.exp(ew.BINARY["minimum"](a, 0.0) / inverse_scale), a)
+    return _select(a > 0, 0.0, factor * ew.exp(ew.BINARY["minimum"](a, 0.0) / inverse_scale), a)
 
 
 elu_op = activation(
@@ -188,7 +188,7 @@ elu_op = activation(
 
 def _softplus_second(a, beta, threshold):
     s = sigmoid_op(beta * a)
-    return select(a * beta > threshold, 0.0, beta * s * (1 - s), a)
+    return _select(a * beta > threshold, 0.0, beta * s * (1 - s), a)
 
 
 softplus_op = activation(
@@ -230,7 +230,7 @@ hardswish_op = activation(
     "hardswish",
     "{x} * min(max({x} + T(3.0), T(0.0)), T(6.0)) / T(6.0)",
     _step("{x} <= T(-3.0)", "T(0.0)", _step("{x} < T(3.0)", "(T(2.0) * {x} + T(3.0)) / T(6.0)", "T(1.0)")),
-    lambda a: select((a > -3.0) & (a < 3.0), 1 / 3, 0.0, a),
+    lambda a: _select((a > -3.0) & (a < 3.0), 1 / 3, 0.0, a),
     kinks=[-3, 3],
 )
 
@@ -263,10 +263,12 @@ def _prelu_vjp(ctx, g):
     positive = x > 0
     gx = gw = None
     if ctx.needs_input_grad[0]:
-        gx = select(positive, g, g * w.reshape(list(_prelu_shape(x.ndim, w.size, ctx.attrs.get("channel_axis", 1)))), x)
+        gx = _select(
+            positive, g, g * w.reshape(list(_prelu_shape(x.ndim, w.size, ctx.attrs.get("channel_axis", 1)))), x
+        )
     if ctx.needs_input_grad[1]:
         shape = _prelu_shape(x.ndim, w.size, ctx.attrs.get("channel_axis", 1))
-        gw = sum_to(select(positive, 0.0, g * x, x), shape).reshape(list(w.shape))
+        gw = sum_to(_select(positive, 0.0, g * x, x), shape).reshape(list(w.shape))
     return gx, gw
 
 
