@@ -16,9 +16,10 @@ import paddlectl.framework as paddle  # noqa: E402
 from paddlectl.framework import jit, nn  # noqa: E402
 from paddlectl.framework.core.op import REGISTRY  # noqa: E402
 from paddlectl.framework.errors import ConversionError  # noqa: E402
+from paddlectl.framework.hapi.export import export_model_dir  # noqa: E402
 from paddlectl.framework.jit import InputSpec, to_static  # noqa: E402
 from paddlectl.framework.onnx.emitters import emits  # noqa: E402
-from paddlectl.framework.onnx.export import export_model_dir, export_onnx  # noqa: E402
+from paddlectl.framework.onnx.export import export_onnx  # noqa: E402
 from paddlectl.framework.vision.models import LeNet, mobilenet_v3_small, resnet18, resnet34  # noqa: E402
 
 RNG = np.random.default_rng(0)

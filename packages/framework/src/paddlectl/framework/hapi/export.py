@@ -27,7 +27,7 @@ from ..inference import Config
 from ..inference.predictor import Predictor
 from ..jit import save as jit_save
 from ..jit.api import compare_outputs
-from ..jit.saved_model import MODEL_JSON, SavedModel, read_model_dir
+from ..jit.saved_model import MODEL_JSON, ONNX_METADATA_ENTRIES, SavedModel, read_model_dir
 from . import checkpoint_dir
 from .lineage import build_lineage, recorded_lineage
 from .task import Task
@@ -89,11 +89,23 @@ FORMATS = ("native", "onnx")
 
 
 def _onnx_exporter():
+    """``onnx.export.export_onnx``, or a DataError naming the extra that provides it."""
     try:
-        from ..onnx.export import export_model_dir
+        from ..onnx.export import export_onnx
     except ImportError:
         raise DataError("--format onnx needs the onnx package; pip install 'paddlectl-framework[onnx]'") from None
-    return export_model_dir
+    return export_onnx
+
+
+def export_model_dir(model_dir, path) -> str:
+    """A saved model directory (``jit.save``) as an ONNX file, with its input/output names and its
+    pre/post-processing configs and metadata as ``metadata_props`` (``paddlectl export --format onnx``)."""
+    export_onnx = _onnx_exporter()
+    saved = read_model_dir(model_dir)
+    meta = saved.meta
+    metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta.get(k) is not None}
+    metadata.update(meta.get("metadata") or {})
+    return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
 
 
 def export(task: Task, config: dict, weights, out, verify: bool = False, format: str = "native") -> ExportResult:  # noqa: A002
@@ -104,7 +116,7 @@ def export(task: Task, config: dict, weights, out, verify: bool = False, format:
         raise DataError(f"export format {format!r} is unknown; choose native or onnx")
     out = Path(out)
     if format == "onnx":
-        to_onnx = _onnx_exporter()
+        _onnx_exporter()  # refuse before any work when the onnx extra is missing
         out = out if out.suffix.lower() == ".onnx" else out.with_name(out.name + ".onnx")
         if out.is_dir():
             raise DataError(f"{str(out)!r} is a directory; give the ONNX file's path")
@@ -143,7 +155,7 @@ def export(task: Task, config: dict, weights, out, verify: bool = False, format:
                     "from the trained model; nothing was written (report this model's config as a bug)"
                 )
         if format == "onnx":
-            to_onnx(target, out)
+            export_model_dir(target, out)
         else:
             checkpoint_dir.replace_dir(target, out)
             saved = read_model_dir(out)

@@ -22,7 +22,7 @@ from ..static.input_spec import InputSpec, signatures
 from ..static.parser import parse_program
 from ..static.printer import print_program
 from ..static.trace import trace
-from .saved_model import SavedModel, read_model_dir, write_model_dir
+from .saved_model import ONNX_METADATA_ENTRIES, SavedModel, read_model_dir, write_model_dir
 from .to_static import StaticFunction
 
 
@@ -129,7 +129,7 @@ def save(
     if format == "onnx":
         from ..onnx.export import export_onnx
 
-        metadata = {k: json.dumps(meta[k]) for k in ("preprocess", "postprocess", "lineage") if meta[k] is not None}
+        metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta[k] is not None}
         export_onnx(program, path, [s.name for s in sigs], names, metadata)
         return report
     write_model_dir(path, program, meta)

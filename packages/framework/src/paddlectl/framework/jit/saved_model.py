@@ -36,7 +36,7 @@ FORMAT_VERSION = 1
 READABLE_VERSIONS = (1,)
 ONNX_METADATA_ENTRIES = ("preprocess", "postprocess", "lineage")
 """The model.json entries an exported ONNX file carries as JSON ``metadata_props``
-(``onnx.export.export_model_dir`` writes them, ``onnx_metadata_entries`` reads them back)."""
+(``hapi.export.export_model_dir`` writes them, ``onnx_metadata_entries`` reads them back)."""
 
 
 def onnx_metadata_entries(metadata: dict) -> dict:

@@ -11,14 +11,12 @@ anything is written. The result is checked with ``onnx.checker`` and written ato
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
 from ..core.op import REGISTRY
 from ..errors import ConversionError
-from ..jit.saved_model import ONNX_METADATA_ENTRIES, read_model_dir
 from ..static.ir import Program
 from ..utils.fileio import atomic_write
 from .dependency import onnx
@@ -141,14 +139,4 @@ def export_onnx(program: Program, path, input_names=None, output_names=None, met
     return path
 
 
-def export_model_dir(model_dir, path) -> str:
-    """A saved model directory (``jit.save``) as an ONNX file, with its input/output names and its
-    pre/post-processing configs and metadata as ``metadata_props`` (``paddlectl export --format onnx``)."""
-    saved = read_model_dir(model_dir)
-    meta = saved.meta
-    metadata = {k: json.dumps(meta[k]) for k in ONNX_METADATA_ENTRIES if meta.get(k) is not None}
-    metadata.update(meta.get("metadata") or {})
-    return export_onnx(saved.program, path, saved.input_names, saved.output_names, metadata)
-
-
-__all__ = ["OPSET", "Emitter", "export_model_dir", "export_onnx", "program_to_onnx"]
+__all__ = ["OPSET", "Emitter", "export_onnx", "program_to_onnx"]
