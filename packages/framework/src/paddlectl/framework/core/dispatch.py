@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .autograd import Context, Node
-from .dtype import as_array  # noqa: F401 - ops/_util.py and ops/creation.py import it from here
 from .state import STATE
 from .tensor import Tensor
 

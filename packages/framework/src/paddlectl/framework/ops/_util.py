@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dispatch import as_array
+from ..core.dtype import as_array
 from ..core.tensor import Tensor
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dispatch import as_array
-from ..core.dtype import convert_dtype, get_default_dtype
+from ..core.dtype import as_array, convert_dtype, get_default_dtype
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import ShapeError
