@@ -1,8 +1,9 @@
 """Fused softmax cross-entropy kernels over a [rows, classes] matrix.
 
-One pass computes a row's max and log-sum-exp and its loss, keeping only those two numbers per
-row for the backward pass, which rebuilds ``softmax - target`` in place. Nothing of size
-[rows, classes] is allocated besides the gradient itself. Sums accumulate in float64.
+One pass computes a row's max and log-sum-exp and its loss; the backward pass recomputes those two
+numbers per row from the logits (the row is in cache) and rebuilds ``softmax - target`` in place,
+so it reads nothing forward kept. Nothing of size [rows, classes] is allocated besides the
+gradient itself. Sums accumulate in float64.
 
 Like Paddle's softmax, shifted logits ``x - max`` are clipped at -64 before ``exp`` (so no row
 loss exceeds 64 plus log C); ``log_softmax(x)[c] = max(x[c] - m, -64) - log_sum``.
@@ -32,14 +33,12 @@ def _row_stats(row):
 
 
 @parallel_kernel
-def hard_forward(x, label, ignore_index, smoothing, loss, top, logsum):
+def hard_forward(x, label, ignore_index, smoothing, loss):
     """``loss[i] = -((1-eps) logp[i, y_i] + eps/C sum_c logp[i, c])``; rows labelled ``ignore_index`` give 0."""
     rows, classes = x.shape
     for i in prange(rows):
         row = x[i]
         m, ls = _row_stats(row)
-        top[i] = m
-        logsum[i] = ls
         y = label[i]
         if y == ignore_index:
             loss[i] = 0.0
@@ -54,7 +53,7 @@ def hard_forward(x, label, ignore_index, smoothing, loss, top, logsum):
 
 
 @parallel_kernel
-def hard_backward(x, label, ignore_index, smoothing, top, logsum, g, grad):
+def hard_backward(x, label, ignore_index, smoothing, g, grad):
     """``grad[i] = g_i (softmax(x_i) - target_i)`` with target the (smoothed) one-hot of ``y_i``."""
     rows, classes = x.shape
     for i in prange(rows):
@@ -64,8 +63,8 @@ def hard_backward(x, label, ignore_index, smoothing, top, logsum, g, grad):
             out[:] = 0.0
             continue
         gi = g[i]
-        m, ls = top[i], logsum[i]
         row = x[i]
+        m, ls = _row_stats(row)
         off = smoothing / classes
         for c in range(classes):
             out[c] = gi * (math.exp(max(row[c] - m, CLIP) - ls) - off)
@@ -73,14 +72,12 @@ def hard_backward(x, label, ignore_index, smoothing, top, logsum, g, grad):
 
 
 @parallel_kernel
-def soft_forward(x, label, loss, top, logsum):
+def soft_forward(x, label, loss):
     """``loss[i] = -sum_c label[i, c] logp[i, c]``."""
     rows, classes = x.shape
     for i in prange(rows):
         row = x[i]
         m, ls = _row_stats(row)
-        top[i] = m
-        logsum[i] = ls
         value = 0.0
         for c in range(classes):
             value += label[i, c] * (ls - max(row[c] - m, CLIP))
@@ -88,21 +85,14 @@ def soft_forward(x, label, loss, top, logsum):
 
 
 @parallel_kernel
-def soft_backward(x, label, top, logsum, g, grad):
+def soft_backward(x, label, g, grad):
     """``grad[i] = g_i (softmax(x_i) - label_i)``: Paddle's soft-label gradient, which assumes rows of
     ``label`` sum to one (it is the exact derivative only then)."""
     rows, classes = x.shape
     for i in prange(rows):
         gi = g[i]
-        m, ls = top[i], logsum[i]
         row = x[i]
+        m, ls = _row_stats(row)
         out = grad[i]
         for c in range(classes):
             out[c] = gi * (math.exp(max(row[c] - m, CLIP) - ls) - label[i, c])
-
-
-@parallel_kernel
-def row_stats(x, top, logsum):
-    """Each row's max and log-sum-exp alone, recomputed by the backward pass from the logits."""
-    for i in prange(x.shape[0]):
-        top[i], logsum[i] = _row_stats(x[i])

@@ -57,19 +57,9 @@ def layer_norm_fwd(x, weight, bias, eps, affine):
 
 
 @parallel_kernel(fastmath=REASSOC)
-def layer_norm_stats(x, eps):
-    """Each row's float64 mean and rstd alone: what the backward kernel needs, recomputed from x."""
-    rows = x.shape[0]
-    mean = np.empty(rows, dtype=np.float64)
-    rstd = np.empty(rows, dtype=np.float64)
-    for r in prange(rows):
-        mean[r], rstd[r] = _row_moments(x[r], eps)
-    return mean, rstd
-
-
-@parallel_kernel
-def layer_norm_bwd(x, g, mean, rstd, weight, affine):
-    """Returns dx and the per-column sums dweight = sum(g * xhat), dbias = sum(g)."""
+def layer_norm_bwd(x, g, eps, weight, affine):
+    """Returns dx and the per-column sums dweight = sum(g * xhat), dbias = sum(g). Each row's
+    statistics are recomputed from x while the row is in cache: backward reads nothing forward kept."""
     rows, n = x.shape
     dx = np.empty_like(x)
     chunk = (rows + _CHUNKS - 1) // _CHUNKS
@@ -77,8 +67,7 @@ def layer_norm_bwd(x, g, mean, rstd, weight, affine):
     db_part = np.zeros((_CHUNKS, n), dtype=np.float64)
     for k in prange(_CHUNKS):
         for r in range(k * chunk, min(rows, (k + 1) * chunk)):
-            mu = mean[r]
-            inv = rstd[r]
+            mu, inv = _row_moments(x[r], eps)
             s_g = 0.0
             s_gx = 0.0
             for j in range(n):
@@ -99,26 +88,32 @@ def layer_norm_bwd(x, g, mean, rstd, weight, affine):
     return dx, dw_part.sum(axis=0), db_part.sum(axis=0)
 
 
+@njit(cache=True, inline="always")
+def _channel_moments(x, ch):
+    """Channel ``ch``'s float64 mean and biased variance in an [outer, C, inner] array."""
+    outer, _, inner = x.shape
+    count = outer * inner
+    s = 0.0
+    for o in range(outer):
+        for i in range(inner):
+            s += x[o, ch, i]
+    mu = s / count if count else 0.0
+    v = 0.0
+    for o in range(outer):
+        for i in range(inner):
+            d = x[o, ch, i] - mu
+            v += d * d
+    return mu, v / count if count else 0.0
+
+
 @parallel_kernel
 def batch_stats(x):
     """Per-channel mean and biased variance of an [outer, C, inner] array."""
-    outer, c, inner = x.shape
-    count = outer * inner
+    c = x.shape[1]
     mean = np.zeros(c, dtype=np.float64)
     var = np.zeros(c, dtype=np.float64)
     for ch in prange(c):
-        s = 0.0
-        for o in range(outer):
-            for i in range(inner):
-                s += x[o, ch, i]
-        mu = s / count if count else 0.0
-        v = 0.0
-        for o in range(outer):
-            for i in range(inner):
-                d = x[o, ch, i] - mu
-                v += d * d
-        mean[ch] = mu
-        var[ch] = v / count if count else 0.0
+        mean[ch], var[ch] = _channel_moments(x, ch)
     return mean, var
 
 
@@ -137,16 +132,22 @@ def batch_norm_apply(x, mean, rstd, weight, bias):
 
 
 @parallel_kernel
-def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used):
-    """dx, dweight, dbias of batch norm; with batch statistics, dx also flows through mean and var."""
+def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
+    """dx, dweight, dbias of batch norm; with batch statistics (recomputed here from x, the channel
+    then in cache; ``mean``/``rstd`` unused) dx also flows through mean and var, else ``mean`` and
+    ``rstd`` are the constants used."""
     outer, c, inner = x.shape
     count = outer * inner
     dw = np.zeros(c, dtype=np.float64)
     db = np.zeros(c, dtype=np.float64)
     dx = np.empty_like(x)
     for ch in prange(c):
-        mu = mean[ch]
-        inv = rstd[ch]
+        if batch_stats_used:
+            mu, var = _channel_moments(x, ch)
+            inv = 1.0 / math.sqrt(var + eps)
+        else:
+            mu = mean[ch]
+            inv = rstd[ch]
         sg = 0.0
         sgx = 0.0
         for o in range(outer):

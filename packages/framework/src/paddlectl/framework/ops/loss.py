@@ -69,12 +69,13 @@ def _reduce(out: Tensor, reduction: str) -> Tensor:
 
 def _rows(x: np.ndarray, axis: int) -> np.ndarray:
     """``x`` with ``axis`` moved last and the rest flattened: [rows, classes] (a view when axis is last)."""
-    moved = np.moveaxis(x, axis, -1)
+    moved = x if axis == x.ndim - 1 else np.moveaxis(x, axis, -1)
     return np.ascontiguousarray(moved).reshape(-1, x.shape[axis])
 
 
-def _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight):
-    """Labels as rows, each row's class weight (None without ``weight``) and the mask's count for 'mean'."""
+def _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight, check=True):
+    """Labels as rows, each row's class weight (None without ``weight``) and the mask's count for 'mean';
+    ``check``: refuse a class id out of range (forward does; backward's labels are the same)."""
     classes, dtype = x.shape[axis], x.dtype
     if soft_label:
         lab = _rows(label, axis).astype(dtype, copy=False)
@@ -83,8 +84,10 @@ def _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight):
         row_w = None if weight is None else lab @ weight.astype(dtype)
         counted = lab != ignore_index
         return lab, row_w, counted
-    lab = np.moveaxis(label, axis, -1).reshape(-1).astype(np.int64, copy=False)
-    _check_labels("cross_entropy", lab, classes, None if smoothing else ignore_index)
+    lab = label.reshape(-1) if axis == label.ndim - 1 else np.moveaxis(label, axis, -1).reshape(-1)
+    lab = lab.astype(np.int64, copy=False)
+    if check:
+        _check_labels("cross_entropy", lab, classes, None if smoothing else ignore_index)
     keep = lab != ignore_index
     row_w = None
     if weight is not None:
@@ -114,11 +117,10 @@ def _ce_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax, ignore_
     rows = x2.shape[0]
     if use_softmax:
         loss = np.empty(rows, x.dtype)
-        lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))  # row max, log of the shifted sum
         if soft_label:
-            ce_kernels.soft_forward(x2, lab, loss, *lse)
+            ce_kernels.soft_forward(x2, lab, loss)
         else:
-            ce_kernels.hard_forward(x2, lab, ignore_index, float(smoothing), loss, *lse)
+            ce_kernels.hard_forward(x2, lab, ignore_index, float(smoothing), loss)
     else:
         with np.errstate(divide="ignore"):
             if soft_label:
@@ -153,9 +155,10 @@ def _ce_mean_scale(x, counted, row_w, ignore_index) -> float:
 
 def _ce_grad_forward(ctx, x, g, label, weight, *, axis, soft_label, use_softmax, ignore_index, smoothing, reduction,
                      squeeze):  # fmt: skip
-    """The row statistics and targets recomputed from the inputs, then the fused backward kernel."""
+    """The targets recomputed from the labels, then the fused backward kernel (which recomputes
+    each row's log-sum-exp)."""
     x2 = _rows(x, axis)
-    lab, row_w, counted = _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight)
+    lab, row_w, counted = _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight, check=False)
     rows = x2.shape[0]
     g_rows = (
         g.reshape(rows)
@@ -165,18 +168,18 @@ def _ce_grad_forward(ctx, x, g, label, weight, *, axis, soft_label, use_softmax,
     g_rows = (g_rows if row_w is None else g_rows * row_w).astype(np.float64)
     if use_softmax:
         grad = np.empty_like(x2)
-        lse = (np.empty(rows, x.dtype), np.empty(rows, np.float64))
-        ce_kernels.row_stats(x2, *lse)
         if soft_label:
-            ce_kernels.soft_backward(x2, lab, *lse, g_rows, grad)
+            ce_kernels.soft_backward(x2, lab, g_rows, grad)
         else:
-            ce_kernels.hard_backward(x2, lab, ignore_index, float(smoothing), *lse, g_rows, grad)
+            ce_kernels.hard_backward(x2, lab, ignore_index, float(smoothing), g_rows, grad)
     elif soft_label:
         grad = -(g_rows[:, None] * lab) / x2
     else:
         grad = np.zeros_like(x2)
         idx = np.nonzero(lab != ignore_index)[0]
         grad[idx, lab[idx]] = -g_rows[idx] / x2[idx, lab[idx]]
+    if axis == x.ndim - 1:
+        return grad.reshape(x.shape)
     moved = tuple(d for i, d in enumerate(x.shape) if i != axis) + (x.shape[axis],)
     return np.moveaxis(grad.reshape(moved), -1, axis)
 

@@ -1,8 +1,8 @@
 """The gradients of ops/norm.py's normalisations, in two forms.
 
-``<name>_grad`` ops run the fused Numba backward kernels, the statistics recomputed from the input
-(one cheap pass) rather than saved by forward, so a traced backward computes them from its own
-input: one op where a chain of small ones would cost passes over big arrays, used by ordinary
+``<name>_grad`` ops run the fused Numba backward kernels, which recompute the statistics from the
+input (while each row or channel is in cache) rather than read what forward computed, so a traced
+backward computes them from its own input: one op where a chain of small ones would cost passes over big arrays, used by ordinary
 backward. The
 ``*_composed`` functions are the same math in differentiable ops, statistics recomputed from the
 input, used while ``paddle.grad(create_graph=True)`` records the backward so it can be
@@ -66,9 +66,8 @@ def _prod(dims):
 def _ln_grad_forward(ctx, x, g, weight, begin_axis, epsilon, affine):
     n = math.prod(x.shape[begin_axis:])
     rows = np.ascontiguousarray(x, dtype=compute_dtype(x)).reshape(-1, n)
-    mean, rstd = K.layer_norm_stats(rows, epsilon)
     grows = np.ascontiguousarray(g, dtype=rows.dtype).reshape(rows.shape)
-    dx, dw, db = K.layer_norm_bwd(rows, grows, mean, rstd, _ones_or(weight, n, rows.dtype), affine)
+    dx, dw, db = K.layer_norm_bwd(rows, grows, epsilon, _ones_or(weight, n, rows.dtype), affine)
     return dx.reshape(x.shape).astype(g.dtype, copy=False), dw.astype(rows.dtype), db.astype(rows.dtype)
 
 
@@ -95,13 +94,10 @@ layer_norm_grad_op = OpDef(
 
 def _bn_grad_forward(ctx, x, g, weight, running_mean, running_var, channels_last, through_stats, epsilon):
     view = bn_view(x, channels_last)
-    if through_stats:
-        mean, var = K.batch_stats(view)
-    else:
-        mean, var = (s.astype(np.float64).reshape(-1) for s in (running_mean, running_var))
+    mean, var = (s.astype(np.float64).reshape(-1) for s in (running_mean, running_var))
     rstd = 1.0 / np.sqrt(var + epsilon)
     w = _ones_or(weight, view.shape[1], view.dtype)
-    dx, dw, db = K.batch_norm_bwd(view, bn_view(g, channels_last), mean, rstd, w, through_stats)
+    dx, dw, db = K.batch_norm_bwd(view, bn_view(g, channels_last), mean, rstd, w, through_stats, epsilon)
     return dx.reshape(x.shape).astype(g.dtype, copy=False), dw.astype(view.dtype), db.astype(view.dtype)
 
 
@@ -134,12 +130,11 @@ def _gn_grad_forward(ctx, x, g, weight, num_groups, channels_last, epsilon):
     dtype = compute_dtype(x)
     rows = np.ascontiguousarray(first, dtype=dtype).reshape(n * num_groups, -1)
     empty = np.empty(0, dtype)
-    xhat, mean, rstd = K.layer_norm_fwd(rows, empty, empty, epsilon, False)
-    xhat = xhat.reshape(n, c, -1)
+    xhat = K.layer_norm_fwd(rows, empty, empty, epsilon, False)[0].reshape(n, c, -1)
     g3 = np.asarray(gfirst, dtype=dtype).reshape(n, c, -1)
     w = _ones_or(weight, c, dtype)
     ghat = np.ascontiguousarray(g3 * w[:, None]).reshape(rows.shape)
-    dx, _, _ = K.layer_norm_bwd(rows, ghat, mean, rstd, np.empty(0, dtype), False)
+    dx, _, _ = K.layer_norm_bwd(rows, ghat, epsilon, empty, False)
     dx = dx.reshape(first.shape)
     dx = np.moveaxis(dx, 1, -1) if channels_last else dx
     return dx.astype(g.dtype, copy=False), np.einsum("ncs,ncs->c", g3, xhat), g3.sum(axis=(0, 2))
@@ -225,9 +220,13 @@ def group_norm_grad_composed(x, g, weight, num_groups: int, channels_last: bool,
 
 def param_grads(needs: tuple, dw, db, weight, bias, index: int):
     """Gradients for the optional (weight, bias) inputs at positions ``index``, ``index + 1``, in their shapes."""
-    gw = reshape(dw, weight.shape) if weight is not None and needs[index] else None
-    gb = reshape(db, bias.shape) if bias is not None and needs[index + 1] else None
+    gw = _shaped(dw, weight) if weight is not None and needs[index] else None
+    gb = _shaped(db, bias) if bias is not None and needs[index + 1] else None
     return gw, gb
+
+
+def _shaped(grad, param):
+    return grad if grad.shape == param.shape else reshape(grad, param.shape)
 
 
 def zero_param_grads(needs: tuple, weight, bias, index: int):
