@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
 from .shape import reshape
@@ -103,16 +104,12 @@ embedding_freq_op = OpDef(
     "embedding_freq",
     lambda ctx, ids, rows, dtype: _freq(ids, rows, np.dtype(dtype)),
     None,
-    lambda ids, rows, dtype: Spec((_count(ids.shape),), np.dtype(dtype)),
+    lambda ids, rows, dtype: Spec((symbolic.product(ids.shape),), np.dtype(dtype)),
     OPAQUE,
     samples=lambda rng: [Sample((np.array([[0, 2], [2, 3]]),), {"rows": 4, "dtype": "float64"})],
 )
 """How often each looked-up id occurs in the batch (``scale_grad_by_freq``'s divisor), as an op so a
 traced backward counts its own ids."""
-
-
-def _count(shape) -> int | str:
-    return int(np.prod(shape)) if all(isinstance(d, int) for d in shape) else "N"
 
 
 def _renorm_(data: np.ndarray, ids: np.ndarray, max_norm: float, norm_type: float) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, normalize_axis
@@ -207,12 +208,8 @@ def _ce_targets_forward(ctx, x, label, weight, *, axis, soft_label, use_softmax,
 
 
 def _ce_targets_infer(x: Spec, label: Spec, weight=None, *, axis, **attrs):
-    rows = _prod([d for i, d in enumerate(x.shape) if i != axis])
+    rows = symbolic.product([d for i, d in enumerate(x.shape) if i != axis])
     return Spec((rows, x.shape[axis]), x.dtype), Spec((rows, 1), x.dtype)
-
-
-def _prod(dims):
-    return int(np.prod(dims)) if all(isinstance(d, int) for d in dims) else "N"
 
 
 def _ce_samples(rng, grad: bool = False):

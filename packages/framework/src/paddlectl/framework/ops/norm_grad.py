@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import norm as K
 from ._util import constant
@@ -56,10 +57,6 @@ def _channel_count(x: Spec, attrs: dict):
     return x.shape[-1] if attrs["channels_last"] else x.shape[1]
 
 
-def _prod(dims):
-    return math.prod(dims) if all(isinstance(d, int) for d in dims) else "N"
-
-
 # ----- fused backward ops ---------------------------------------------------------------------------
 
 
@@ -84,7 +81,7 @@ layer_norm_grad_op = OpDef(
     "layer_norm_grad",
     _ln_grad_forward,
     None,
-    _grad_infer(lambda x, a: _prod(x.shape[a["begin_axis"] :])),
+    _grad_infer(lambda x, a: symbolic.product(x.shape[a["begin_axis"] :])),
     OPAQUE,
     samples=_ln_grad_samples,
 )
