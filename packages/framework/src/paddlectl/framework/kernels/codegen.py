@@ -151,6 +151,21 @@ hardswish whose constants are inputs)."""
 _VECTOR_MATH = re.compile(r"\bmath\.(exp|tanh)\(")
 """Calls the generated source takes from ``kernels.fastmath``: float32 versions LLVM vectorises."""
 
+_MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
+_VECTORISED = {np.dtype(np.float32): {"sqrt", "exp", "tanh"}, np.dtype(np.float64): {"sqrt"}}
+"""Math functions a loop computes without a libm call per element (``fastmath``'s float32 exp/tanh,
+an instruction for sqrt)."""
+
+
+def libm_bound(body: str, dtype) -> bool:
+    """Whether the body calls libm per element (erf, log1p, float64 exp...). Such a loop does not
+    vectorise and is compute-bound (gelu's erf: ~15 ns an element): it goes parallel from
+    ``PARALLEL_MIN_SIZE`` elements as the other kernels do, not only from
+    ``ELEMENTWISE_PARALLEL_MIN_SIZE``, and keeps libm's exp/tanh, which are faster than
+    ``fastmath``'s as scalars (gelu's gradient on 1M float32: 15.1 against 17.5 ms)."""
+    return bool(set(_MATH_CALL.findall(body)) - _VECTORISED.get(np.dtype(dtype), set()))
+
+
 _INNER_INDEX = {"c": "np.uint64(o{i} + j)", "s": "np.uint64(o{i} + j * s{i})"}
 
 
@@ -202,7 +217,10 @@ def kernel_source(
     loads = "\n".join(
         f"            x{i} = a{i}[{_INNER_INDEX[kind].format(i=i)}]" for i, kind in enumerate(inner) if kind != "b"
     )
-    stmts = "\n".join("            " + _VECTOR_MATH.sub(r"fastmath.\1(", s) for s in split_body(body))
+    vector = not libm_bound(body, out_dtype)
+    stmts = "\n".join(
+        "            " + (_VECTOR_MATH.sub(r"fastmath.\1(", s) if vector else s) for s in split_body(body)
+    )
     if inplace is not None:
         k = inplace
         head, store, tail = "", f"            a{k}[{_INNER_INDEX[inner[k]].format(i=k)}] = {result}", ""

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 
 import numpy as np
 
 from ..errors import ShapeError
 from . import ELEMENTWISE_PARALLEL_MIN_SIZE, PARALLEL_MIN_SIZE, parallel_allowed
-from .codegen import expression
+from .codegen import expression, libm_bound
 from .kernel_cache import get_kernel
 
 _ROW_TARGET = 4096  # elements per row when a flat loop is cut into rows
@@ -33,20 +32,6 @@ least that long (a 2048-element copy per call), and the rows coalesce. The copy 
 call, so only from ``_WIDEN_MIN_ROWS`` rows: [4, 64, 8] + [64, 1] (256 rows) runs in 3.8 us as it
 is, 4.5 us widened; [64, 16, 4] + [16, 1] (1024 rows) 10.5 against 4.7 us; a [6, 22, 1, 1] bias of
 a PP-OCR squeeze-excite block coalesces to 6 rows, 2.7 against 6.9 us."""
-
-
-_MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
-_VECTORISED = {np.dtype(np.float32): {"sqrt", "exp", "tanh"}, np.dtype(np.float64): {"sqrt"}}
-"""Math functions a generated loop computes without a libm call per element (``kernels.fastmath``
-for float32 exp/tanh, an instruction for sqrt)."""
-
-
-def _scalar_calls(body: str, dtype) -> bool:
-    """Whether the body calls libm per element (erf, log1p, float64 exp...): then it is compute-bound
-    (gelu's erf: ~40 ns an element) and goes parallel from ``PARALLEL_MIN_SIZE`` elements, as the
-    other kernels do, not only from ``ELEMENTWISE_PARALLEL_MIN_SIZE`` (measured on 1M float32: gelu's
-    gradient 35 ms parallel, 45 ms serial, on two busy cores)."""
-    return bool(set(_MATH_CALL.findall(body)) - _VECTORISED.get(np.dtype(dtype), set()))
 
 
 def _broadcast_strides(own: tuple, shape: tuple) -> list[int]:
@@ -189,7 +174,7 @@ class Launch:
         self._own = self._kernel(self.inplace, self._inner)
         self._copying = None if self.inplace is not None else self._own
         self.empty = math.prod(self.out_shape) == 0
-        threshold = PARALLEL_MIN_SIZE if _scalar_calls(body, self.dtype) else ELEMENTWISE_PARALLEL_MIN_SIZE
+        threshold = PARALLEL_MIN_SIZE if libm_bound(body, self.dtype) else ELEMENTWISE_PARALLEL_MIN_SIZE
         self.big = math.prod(full) >= threshold and math.prod(self.shape[:-1]) > 1
 
     def __call__(self, *arrays) -> np.ndarray:
