@@ -165,3 +165,23 @@ def test_traced_step_gradients_match_eager_on_other_inputs():
         for got, want in zip(static(ids, labels), eager(ids, labels), strict=True):
             assert np.abs(want.numpy()).max() > 1e-3
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_recurrent_and_ctc_gradients_refuse_create_graph():
+    """Their backward kernels have no derivative: create_graph is refused, not silently wrong."""
+    x = paddle.to_tensor(rng.standard_normal((2, 3, 4)), stop_gradient=False)
+    out = paddle.nn.LSTM(4, 5)(x)[0]
+    with pytest.raises(RuntimeError, match="recurrent layer's gradient"):
+        paddle.grad(out, x, create_graph=True)
+    logits = paddle.to_tensor(rng.standard_normal((5, 2, 4)), stop_gradient=False)
+    loss = F.ctc_loss(
+        logits,
+        paddle.to_tensor(np.array([[1, 2], [3, 0]])),
+        paddle.to_tensor(np.array([5, 4])),
+        paddle.to_tensor(np.array([2, 1])),
+        reduction="sum",
+    )
+    with pytest.raises(RuntimeError, match="ctc_loss's gradient"):
+        paddle.grad(loss, logits, create_graph=True)
+    (first,) = paddle.grad(loss, logits)  # once is fine
+    assert np.isfinite(first.numpy()).all()
