@@ -1,4 +1,4 @@
-"""Embedding and likelihood losses (ops/loss_extra.py) and their layers against real Paddle."""
+"""Embedding and likelihood losses (ops/composite_losses.py) and their layers against real Paddle."""
 
 from __future__ import annotations
 

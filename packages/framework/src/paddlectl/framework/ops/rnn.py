@@ -18,6 +18,8 @@ from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import rnn as kernels
+from ._util import constant
+from .shape import unsqueeze
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
@@ -215,3 +217,14 @@ def rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0=None, c0=None, mask=None, cell: str 
     if cell not in GATES:
         raise ValueError(f"rnn_layer: cell must be one of {sorted(GATES)}, got {cell!r}")
     return rnn_layer_op(x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell=cell, reverse=bool(reverse))[:-1]
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``mask[..., j] = j < x[...]`` for lengths ``x``, ``maxlen`` columns (default ``max(x)``): the
+    [B, T] mask a recurrent layer takes from sequence lengths."""
+    if maxlen is None:  # the column count from the lengths: a data-dependent shape, eager only
+        maxlen = int(x.max().item()) if x.size else 0
+    return (constant(np.arange(int(maxlen)), x.dtype) < unsqueeze(x, -1)).astype(dtype)
+
+
+FUNCTIONAL = ["sequence_mask"]

@@ -1,5 +1,5 @@
-"""More losses for ``paddle.nn.functional``, composed from existing ops as Paddle composes them:
-label_smooth, sigmoid_focal_loss, margin_ranking_loss."""
+"""The losses ``paddle.nn.functional`` composes from existing ops, as Paddle composes them (no
+kernels of their own): label smoothing, focal, ranking, margin, embedding and likelihood losses."""
 
 from __future__ import annotations
 
@@ -88,16 +88,7 @@ nonnegative_op = OpDef(
 traced program), where a Python-side check would only see the example input."""
 
 
-def sequence_mask(x, maxlen=None, dtype="int64", name=None):
-    """``mask[..., j] = j < x[...]`` for lengths ``x``, ``maxlen`` columns (default ``max(x)``)."""
-    from .shape import unsqueeze
-
-    if maxlen is None:  # the column count from the lengths: a data-dependent shape, eager only
-        maxlen = int(x.max().item()) if x.size else 0
-    return (constant(np.arange(int(maxlen)), x.dtype) < unsqueeze(x, -1)).astype(dtype)
-
-
-FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss", "sequence_mask"]
+FUNCTIONAL += ["square_error_cost", "log_loss", "soft_margin_loss"]
 
 
 # ----- embedding and likelihood losses (Paddle's compositions) ---------------------------------
