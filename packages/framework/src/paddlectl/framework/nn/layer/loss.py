@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...ops import loss as F
-from ...ops import loss_extra as LX
+from ...ops import composite_losses as LX
 from .base import Layer
 
 __all__ = [
