@@ -151,7 +151,7 @@ class _TextStep(paddle.nn.Layer):
 
 def test_traced_step_gradients_match_eager_on_other_inputs():
     """Before the vjps read ops' inputs and outputs, the traced backward froze the tracing
-    example's saved statistics and labels (or refused the legacy vjps)."""
+    example's saved statistics and labels."""
     from paddlectl.framework.jit import InputSpec
 
     eager = _TextStep()

@@ -78,7 +78,7 @@ def _same(x: Spec) -> Spec:
 
 def test_a_wrong_vjp_fails_the_vjp_check(scratch_op):
     op = scratch_op("cube", lambda ctx, x: x**3, lambda ctx, g: g * ctx.input(0) * 2.0, _same, ELEMENTWISE,
-                    tensor_vjp=True)  # fmt: skip
+                    )  # fmt: skip
     with pytest.raises(AssertionError, match=r"\[vjp\].*gradient of input 0 vs central finite differences"):
         check_op(op, checks=("vjp",))
 
@@ -87,7 +87,7 @@ def test_a_first_order_only_vjp_fails_the_vjp2_check(scratch_op):
     """The gradient of x**3 right to first order but computed from constants: its own gradient is 0."""
     op = scratch_op("cube2", lambda ctx, x: x**3,
                     lambda ctx, g: g * paddlectl.framework.to_tensor(3 * ctx.input(0).numpy() ** 2), _same,
-                    ELEMENTWISE, tensor_vjp=True)  # fmt: skip
+                    ELEMENTWISE)  # fmt: skip
     assert check_op(op, checks=("vjp",)) == {}
     with pytest.raises(AssertionError, match=r"\[vjp2\].*Hessian-vector product"):
         check_op(op, checks=("vjp2",))
@@ -128,11 +128,10 @@ def test_check_op_refuses_unknown_checks_and_ops():
         skip_reason(REGISTRY["add"], "onxx")
 
 
-def test_exempt_and_legacy_checks_are_skipped_with_their_reason(scratch_op):
-    op = scratch_op("legacy", lambda ctx, x: x * 2, lambda ctx, g: g * 2, _same, ELEMENTWISE,
+def test_exempt_checks_are_skipped_with_their_reason(scratch_op):
+    op = scratch_op("doubled", lambda ctx, x: x * 2, lambda ctx, g: g * 2, _same, ELEMENTWISE,
                     exempt={"trace": "a test record"})  # fmt: skip
     assert skip_reason(op, "trace") == "a test record"
-    assert skip_reason(op, "vjp2") == "legacy array vjp"
     assert skip_reason(op, "vjp") is None
 
 
@@ -144,7 +143,7 @@ def test_a_vjp_wrapping_a_saved_value_fails_the_trace_check(scratch_op):
         return x * x / 2
 
     op = scratch_op("half_square", forward, lambda ctx, g: g * paddlectl.framework.to_tensor(ctx.saved[0]), _same,
-                    OPAQUE, tensor_vjp=True, samples=lambda rng: [Sample((rng.standard_normal((2, 3)),))])  # fmt: skip
+                    OPAQUE, samples=lambda rng: [Sample((rng.standard_normal((2, 3)),))])  # fmt: skip
     assert check_op(op, checks=("vjp", "infer")) == {}
     with pytest.raises(AssertionError, match=r"\[trace\].*forward and gradient traced and executed vs eager"):
         check_op(op, checks=("trace",))

@@ -5,11 +5,8 @@ gradients on inputs, and weights, other than the ones it was traced with."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import paddlectl.framework as paddle
-from paddlectl.framework.core.op import ELEMENTWISE, REGISTRY, OpDef
-from paddlectl.framework.errors import ConversionError
 from paddlectl.framework.jit import InputSpec
 
 RNG = np.random.default_rng(0)
@@ -90,26 +87,6 @@ def test_a_traced_step_trains_as_eager_does():
                 p.set_value(p.numpy() - 0.1 * g.numpy())
     for a, b in zip(eager.parameters(), static.parameters(), strict=True):
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-10, err_msg=a.name)
-
-
-def test_backward_through_a_legacy_vjp_is_refused_naming_the_op():
-    legacy = OpDef("_trace_backward_legacy_double", lambda ctx, x: 2 * x, lambda ctx, g: 2 * g,
-                   lambda x: x, ELEMENTWISE)  # fmt: skip
-    w = paddle.create_parameter([3, 2], "float64")
-    try:
-        step = paddle.jit.to_static(
-            lambda x: paddle.grad(paddle.tanh(legacy(paddle.matmul(x, w))), [w]),
-            input_spec=[InputSpec([2, 3], "float64")],
-        )
-        with pytest.raises(ConversionError, match="backward of _trace_backward_legacy_double cannot be traced"):
-            step(paddle.to_tensor(RNG.standard_normal((2, 3))))
-        forward_only = paddle.jit.to_static(
-            lambda x: legacy(paddle.matmul(x, w)), input_spec=[InputSpec([2, 3], "float64")]
-        )
-        x = RNG.standard_normal((2, 3))
-        np.testing.assert_allclose(forward_only(paddle.to_tensor(x)).numpy(), 2 * x @ w.numpy(), rtol=1e-12)
-    finally:
-        REGISTRY.pop(legacy.name, None)
 
 
 def test_tracing_a_step_leaves_no_gradient_on_the_parameters():

@@ -60,10 +60,8 @@ def _samples(rng):
     ]  # fmt: skip
 
 
-_NO_VJP = "fusion rewrites programs after tracing (backward included): nothing differentiates a fused group"
-fused_elementwise_op = OpDef(
-    "fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples, exempt={"vjp": _NO_VJP, "vjp2": _NO_VJP}
-)
+# No vjp: fusion rewrites programs after tracing (backward included), so nothing differentiates a fused group.
+fused_elementwise_op = OpDef("fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples)
 
 
 @lowering("fused_elementwise")

@@ -177,12 +177,12 @@ def run_backward(
     previous = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     try:
-        return _propagate(roots, root_grads, retain_graph or create_graph, capture, create_graph)
+        return _propagate(roots, root_grads, retain_graph or create_graph, capture)
     finally:
         STATE.grad_enabled = previous
 
 
-def _propagate(roots, root_grads, retain_graph, capture, create_graph):
+def _propagate(roots, root_grads, retain_graph, capture):
     pending = _collect(roots)
     buffers: dict[Node, list] = {}
     wanted_nonleaf = {}
@@ -226,7 +226,7 @@ def _propagate(roots, root_grads, retain_graph, capture, create_graph):
                 slot = wanted_nonleaf.get((id(node), i))
                 if slot is not None and buf[i] is not None:
                     results[slot] = buf[i]
-        grads = _vjp(node, buf, create_graph)
+        grads = _vjp(node, buf)
         for inp, edge, grad in zip(node.inputs, node.edges, grads, strict=False):
             if inp is None:
                 continue
@@ -242,26 +242,20 @@ def _propagate(roots, root_grads, retain_graph, capture, create_graph):
     return results
 
 
-def _vjp(node: Node, buf: list, create_graph: bool) -> tuple:
+def _vjp(node: Node, buf: list) -> tuple:
     op = node.op
     if op.vjp is None:
         raise RuntimeError(f"op '{op.name}' has no gradient; call .detach() on its inputs or outputs")
     if all(g is None for g in buf):
         return (None,) * len(node.inputs)
     if node.n_outputs > 1 and any(g is None for g in buf):
-        buf = [Tensor._wrap(np.zeros_like(o)) if g is None else g for g, o in zip(buf, node.ctx.outputs, strict=True)]
-    if op.tensor_vjp:
-        grads = op.vjp(node.ctx, *buf)
-        return grads if isinstance(grads, tuple) else (grads,)
-    if create_graph:
-        raise RuntimeError(
-            f"paddle.grad(create_graph=True): the gradient of op '{op.name}' is computed outside the tape, so it "
-            "cannot be differentiated again; differentiate once, or express the loss with other ops"
-        )
-    grads = op.vjp(node.ctx, *(None if g is None else g._data for g in buf))
-    if not isinstance(grads, tuple):
-        grads = (grads,)
-    return tuple(None if g is None else Tensor._wrap(np.asarray(g)) for g in grads)
+        # zeros for a float output nothing read; an integer one (a mask, indices) never has a gradient
+        buf = [
+            Tensor._wrap(np.zeros_like(o)) if g is None and o.dtype.kind in "fc" else g
+            for g, o in zip(buf, node.ctx.outputs, strict=True)
+        ]
+    grads = op.vjp(node.ctx, *buf)
+    return grads if isinstance(grads, tuple) else (grads,)
 
 
 def _fit(grad, tensor, edge: tuple):
@@ -326,10 +320,11 @@ def grad(
     retain = create_graph if retain_graph is None else bool(retain_graph)
     results = run_backward(roots, root_grads, retain, capture=inputs, create_graph=bool(create_graph))
     out = []
-    for t, r in zip(inputs, results, strict=True):
+    for i, (t, r) in enumerate(zip(inputs, results, strict=True)):
         if r is None and not allow_unused:
             raise RuntimeError(
-                f"paddle.grad: input {t.name} is not used to compute the outputs; pass allow_unused=True to get None"
+                f"paddle.grad: input {i} ({t.name or 'unnamed'}, shape {t.shape}) is not used to compute the "
+                "outputs, or only through a constant derivative; pass allow_unused=True to get None for it"
             )
         if r is not None and r.dtype != t.dtype:
             r = r.astype(t.dtype)

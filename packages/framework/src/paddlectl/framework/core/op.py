@@ -4,7 +4,7 @@ Eager mode runs ``forward`` and keeps ``ctx`` for ``vjp``; tracing calls ``infer
 instead; the compiler reads ``kind``; the conformance sweep (tests/test_op_conformance.py) calls
 ``samples``. Nothing about an op is written twice.
 
-A ``vjp`` works on Tensors through ops (``tensor_vjp=True``), so backward is itself recorded when
+A ``vjp`` works on Tensors through ops, so backward is itself recorded when
 ``paddle.grad(create_graph=True)`` asks for it: higher-order derivatives come for free. It reads
 the op's inputs and outputs as graph-connected Tensors with ``ctx.input(i)``/``ctx.output(i)``;
 arrays ``forward`` saved (``ctx.saved``) are constants, fit for integer indices and fast paths
@@ -63,7 +63,6 @@ class OpDef:
     vjp: Callable | None
     infer: Callable
     kind: str = OPAQUE
-    tensor_vjp: bool = False
     expr: str | Callable | None = None
     flops: Callable | None = None
     onnx_export: Callable | None = None

@@ -91,14 +91,14 @@ def activation(name: str, expr, deriv, second=None, *, of_output=False, defaults
         return ga, grad_op(a, h, **ctx.attrs) if needs[1] else None
 
     grad_op = OpDef(
-        f"{name}_grad", grad_forward, grad_vjp, same_as_first, ELEMENTWISE, tensor_vjp=True, expr=grad_expr,
+        f"{name}_grad", grad_forward, grad_vjp, same_as_first, ELEMENTWISE, expr=grad_expr,
         samples=lambda rng: samples(rng, 2),
     )  # fmt: skip
 
     def vjp(ctx, g):
         return grad_op(ctx.output(0) if of_output else ctx.input(0), g, **ctx.attrs)
 
-    return OpDef(name, forward, vjp, same_as_first, ELEMENTWISE, tensor_vjp=True, expr=expr, samples=samples)
+    return OpDef(name, forward, vjp, same_as_first, ELEMENTWISE, expr=expr, samples=samples)
 
 
 def _select(cond, a, b, like):
@@ -280,7 +280,7 @@ def _prelu_samples(rng):
     ]
 
 
-prelu_op = OpDef("prelu", _prelu_forward, _prelu_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_prelu_samples)
+prelu_op = OpDef("prelu", _prelu_forward, _prelu_vjp, same_as_first, OPAQUE, samples=_prelu_samples)
 
 # ----- softmax family: fused row kernels ------------------------------------------------------
 
@@ -355,7 +355,6 @@ def _row_record(name: str, kernel, vjp, samples) -> OpDef:
         vjp,
         _row_infer(name),
         OPAQUE,
-        tensor_vjp=True,
         samples=samples,
     )
 

@@ -27,7 +27,6 @@ sum_to_op = OpDef(
     lambda ctx, g: g.expand(list(ctx.input(0).shape)),
     _sum_to_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_sum_to_samples,
 )
 

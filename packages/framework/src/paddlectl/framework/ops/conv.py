@@ -133,7 +133,6 @@ conv2d_bias_grad_op = OpDef(
     _bias_grad_vjp,
     _bias_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal((2, 3, 4, 5)),), {"data_format": "NCHW"}),
         Sample((rng.standard_normal((2, 4, 5, 3)),), {"data_format": "NHWC"}),
@@ -197,7 +196,6 @@ conv2d_op = OpDef(
     _conv2d_vjp,
     _conv2d_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: _geometry_samples(rng, transposed=False),
 )
 
@@ -269,7 +267,6 @@ conv2d_weight_grad_op = OpDef(
     _weight_grad_vjp,
     _weight_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_weight_grad_samples,
 )
 
@@ -370,7 +367,6 @@ conv2d_transpose_op = OpDef(
     _conv2d_transpose_vjp,
     _conv2d_transpose_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_transpose_samples,
 )
 

@@ -39,7 +39,6 @@ diagonal_op = OpDef(
     lambda ctx, g: diagonal_grad_op(g, shape=tuple(ctx.input(0).shape), **_diagonal_attrs(ctx.attrs)),
     _diagonal_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal((3, 4)),), {"offset": 0, "axis1": 0, "axis2": 1}),
         Sample((rng.standard_normal((2, 3, 4)),), {"offset": 1, "axis1": 2, "axis2": 1}),
@@ -62,7 +61,6 @@ diagonal_grad_op = OpDef(
     lambda ctx, g: diagonal_op(g, **_diagonal_attrs(ctx.attrs)),
     lambda g, shape, **attrs: Spec(tuple(shape), g.dtype),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal(3),), {"shape": (3, 4), "offset": 0, "axis1": 0, "axis2": 1}),
         Sample((rng.standard_normal((2, 3)),), {"shape": (2, 4, 3), "offset": 1, "axis1": 2, "axis2": 1}),
@@ -101,7 +99,6 @@ diag_embed_op = OpDef(
     lambda ctx, g: diagonal_op(g, offset=ctx.attrs["offset"], axis1=0, axis2=1),
     _diag_embed_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal(3),), {"offset": k, "padding_value": v}) for k, v in ((0, 0), (1, 2.0), (-2, 0))
     ],

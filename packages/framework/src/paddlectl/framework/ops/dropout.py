@@ -50,9 +50,7 @@ def _dropout_samples(rng):
     ]
 
 
-dropout_op = OpDef(
-    "dropout", _dropout_forward, _dropout_vjp, _dropout_infer, OPAQUE, tensor_vjp=True, samples=_dropout_samples
-)
+dropout_op = OpDef("dropout", _dropout_forward, _dropout_vjp, _dropout_infer, OPAQUE, samples=_dropout_samples)
 
 
 def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):

@@ -111,9 +111,7 @@ def _einsum_samples(rng):
     ]
 
 
-einsum_op = OpDef(
-    "einsum", _einsum_forward, _einsum_vjp, _einsum_infer, OPAQUE, tensor_vjp=True, samples=_einsum_samples
-)
+einsum_op = OpDef("einsum", _einsum_forward, _einsum_vjp, _einsum_infer, OPAQUE, samples=_einsum_samples)
 
 
 def einsum(equation, *operands):

@@ -35,7 +35,7 @@ def _binary(name: str, fn, grads, expr: str | None = None):
             sum_to(gb, b.shape) if gb is not None else None,
         )
 
-    return OpDef(name, forward, vjp, elementwise(name), BROADCAST, tensor_vjp=True, expr=expr)
+    return OpDef(name, forward, vjp, elementwise(name), BROADCAST, expr=expr)
 
 
 def _needed(ctx, ga, gb):
@@ -116,7 +116,7 @@ def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, **record) -> 
             return constant(np.zeros(x._data.shape, dtype=g.dtype))
         return g * derivative(x, lambda: ctx.output(0))
 
-    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, tensor_vjp=True, **record)
+    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, **record)
 
 
 def _unit_interval(rng):
@@ -194,7 +194,6 @@ scale_op = OpDef(
     lambda ctx, g: scale_op(g, scale=ctx.attrs.get("scale", 1.0)),
     same_as_first,
     ELEMENTWISE,
-    tensor_vjp=True,
     expr=_scale_expr,
     samples=_scale_samples,
 )
@@ -210,7 +209,6 @@ cast_op = OpDef(
     lambda ctx, g: cast_op(g, dtype=ctx.input(0).dtype.name),
     _cast_infer,
     ELEMENTWISE,
-    tensor_vjp=True,
     exempt={"compile": "it changes the dtype, and a fused group computes in one float type"},
     samples=lambda rng: [Sample((rng.uniform(-2, 2, (3, 4)),), {"dtype": "float64"})],
 )
@@ -241,7 +239,6 @@ where_op = OpDef(
     _where_vjp,
     _where_infer,
     BROADCAST,
-    tensor_vjp=True,
     samples=_where_samples,
 )
 
@@ -279,7 +276,6 @@ clip_op = OpDef(
     _clip_vjp,
     same_as_first,
     ELEMENTWISE,
-    tensor_vjp=True,
     expr=_clip_expr,
     samples=_clip_samples,
 )

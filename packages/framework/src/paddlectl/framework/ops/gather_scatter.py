@@ -46,7 +46,6 @@ index_add_op = OpDef(
     _index_add_vjp,
     lambda x, index, value, axis, alpha: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_index_add_samples,
 )
 
@@ -75,7 +74,6 @@ index_fill_op = OpDef(
     lambda ctx, g: (index_fill_op(g, ctx.input(1), axis=ctx.attrs["axis"], value=0), None),
     lambda x, index, axis, value: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal((4, 3)), np.array([0, 2])), {"axis": 0, "value": 1.5}),
         Sample((rng.standard_normal((2, 5)), np.array([4])), {"axis": 1, "value": -1.0}),

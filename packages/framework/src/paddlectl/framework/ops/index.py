@@ -27,10 +27,7 @@ INT = np.int64
 
 NNZ = "nnz"
 """The symbolic size of a data-dependent dim (a mask's selected count)."""
-_NNZ_EXEMPT = {
-    "infer": "the output's size is the count of selected entries (symbol nnz), known only from the values",
-    "trace": "the output's size is the count of selected entries: no input's dims bind the symbol nnz",
-}
+_NNZ_EXEMPT = {"trace": "the output's size is the count of selected entries: no input's dims bind the symbol nnz"}
 
 
 class IndexOutOfRangeError(ShapeError, IndexError):
@@ -94,7 +91,6 @@ gather_grad_op = OpDef(
     lambda ctx, gg: (gather_op(gg, ctx.input(2), axis=ctx.attrs["axis"]), None, None),
     _grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_gi(rng, (3, 2), (4, 2), [0, 2, 0], axis=0), _gi(rng, (2,), (2, 3), 1, axis=1)],
 )
 """The transpose of ``gather``: ``g`` scatter-added into zeros of ``shape`` (the Numba kernel)."""
@@ -114,7 +110,6 @@ gather_op = OpDef(
     _gather_vjp,
     _gather_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_xi(rng, (4, 2), [0, 2, 0], axis=0), _xi(rng, (2, 3), 1, axis=1)],
 )
 
@@ -160,7 +155,6 @@ gather_nd_grad_op = OpDef(
     lambda ctx, gg: (gather_nd_op(gg, ctx.input(2)), None, None),
     _grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_gi(rng, (3, 2), (3, 2, 2), [[0, 1], [2, 0], [0, 1]])],
 )
 """The transpose of ``gather_nd``: ``g`` added into zeros of ``shape`` at the index rows."""
@@ -178,7 +172,6 @@ gather_nd_op = OpDef(
     lambda ctx, g: (gather_nd_grad_op(g, ctx.input(0), ctx.input(1)), None),
     _gather_nd_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_xi(rng, (3, 2, 2), _ND_INDEX), _xi(rng, (3, 2), [[1, 1], [0, 0]])],
 )
 
@@ -216,7 +209,6 @@ scatter_nd_add_op = OpDef(
     _scatter_nd_add_vjp,
     lambda x, index, updates: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_scatter_nd_add_samples,
 )
 
@@ -265,7 +257,6 @@ scatter_op = OpDef(
     _scatter_vjp,
     lambda x, index, updates, overwrite: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_scatter_samples,
 )
 
@@ -324,7 +315,6 @@ masked_select_grad_op = OpDef(
     lambda ctx, gg: (masked_select_op(gg, ctx.input(1)), None),
     lambda g, mask: Spec(tuple(mask.shape), g.dtype),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [Sample((rng.standard_normal(3), np.array([[True, False], [True, True]])))],
     exempt={"trace": "g holds one entry per True of the mask: a data-dependent size no traced shape carries"},
 )
@@ -344,7 +334,6 @@ masked_select_op = OpDef(
     _masked_select_vjp,
     lambda x, mask: Spec((NNZ,), x.dtype),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: _mask_samples(rng, (3, 4), (3, 4)) + _mask_samples(rng, (4,), (3, 4)),
     exempt=_NNZ_EXEMPT,
 )
@@ -398,7 +387,6 @@ take_along_axis_grad_op = OpDef(
     lambda ctx, gg: (take_along_axis_op(gg, ctx.input(2), axis=ctx.attrs["axis"]), None, None),
     _grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_gi(rng, (3, 2), (3, 4), _ALONG_INDEX, axis=1)],
 )
 """The transpose of ``take_along_axis`` (and of sort/topk's values): ``g`` added back at ``indices``."""
@@ -414,7 +402,6 @@ take_along_axis_op = OpDef(
     lambda ctx, g: (_along_grad(ctx, g, ctx.input(1)), None),
     lambda arr, indices, axis: Spec(tuple(indices.shape), arr.dtype),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_xi(rng, (3, 4), _ALONG_INDEX, axis=1), _xi(rng, (4, 2), [[3, 0]], axis=0)],
 )
 
@@ -555,7 +542,6 @@ put_along_axis_op = OpDef(
     _put_vjp,
     lambda arr, indices, values, **attrs: arr,
     OPAQUE,
-    tensor_vjp=True,
     samples=_put_samples,
     exempt={"vjp2": "mul/mean/amin/amax: the gradient is one NumPy kernel (put_along_axis_grad) with no vjp"},
 )
@@ -612,7 +598,6 @@ sort_op = OpDef(
     _sort_vjp,
     lambda x, axis, descending: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_sort_samples,
 )
 argsort_op = OpDef(
@@ -666,7 +651,6 @@ topk_op = OpDef(
     lambda ctx, g, unused: _along_grad(ctx, g, ctx.output(1)),  # the indices output holds the order
     _topk_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: (
         [Sample((rng.standard_normal((3, 20)),), {"k": 2, "axis": 1, "largest": largest}) for largest in (True, False)]
         + [Sample((rng.standard_normal((4, 3)),), {"k": 3, "axis": 0, "largest": True})]
@@ -851,7 +835,6 @@ getitem_grad_op = OpDef(
     _getitem_grad_vjp,
     _grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: _getitem_samples(rng, grad=True),
 )
 """The transpose of ``getitem``: ``g`` added into zeros of ``shape`` at the index (duplicates accumulate)."""
@@ -915,9 +898,7 @@ getitem_op = OpDef(
     _getitem_vjp,
     _getitem_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_getitem_samples,
-    exempt={"onnx": "only int/slice/None indexing exports; tensor indices are refused with a ConversionError"},
 )
 
 
@@ -991,7 +972,6 @@ set_value_op = OpDef(
     _setitem_vjp,
     lambda x, value, *indices, spec: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_set_value_samples,
 )
 

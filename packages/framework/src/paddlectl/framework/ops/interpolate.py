@@ -119,7 +119,7 @@ def _samples(rng):
     ]
 
 
-interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE, tensor_vjp=True, samples=_samples)
+interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE, samples=_samples)
 
 
 # ----- interpolate_grad: the adjoint, A_h^T @ g @ A_w, whose own adjoint is interpolate -----------
@@ -153,9 +153,7 @@ def _grad_samples(rng):
     return samples
 
 
-interpolate_grad_op = OpDef(
-    "interpolate_grad", _grad_forward, _grad_vjp, _grad_infer, OPAQUE, tensor_vjp=True, samples=_grad_samples
-)
+interpolate_grad_op = OpDef("interpolate_grad", _grad_forward, _grad_vjp, _grad_infer, OPAQUE, samples=_grad_samples)
 
 
 def _pair(value, what: str):

@@ -105,7 +105,6 @@ inv_op = OpDef(
     _inv_vjp,
     _square_infer("inv"),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_one(_well_conditioned(rng)), _one(_well_conditioned(rng, 2))],
 )
 
@@ -136,7 +135,7 @@ def _square_samples(rng):
     return [_one(_well_conditioned(rng)), _one(_well_conditioned(rng, 2))]
 
 
-det_op = OpDef("det", _det_forward, _det_vjp, _batch_infer("det"), OPAQUE, tensor_vjp=True, samples=_square_samples)
+det_op = OpDef("det", _det_forward, _det_vjp, _batch_infer("det"), OPAQUE, samples=_square_samples)
 
 
 def _slogdet_forward(ctx, x):
@@ -156,7 +155,6 @@ slogdet_op = OpDef(
     _slogdet_vjp,
     _batch_infer("slogdet", (2,)),
     OPAQUE,
-    tensor_vjp=True,
     samples=_square_samples,
 )
 
@@ -203,7 +201,6 @@ solve_op = OpDef(
     _solve_vjp,
     _solve_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         _one(_well_conditioned(rng), rng.standard_normal((3, 2))),
         _one(_well_conditioned(rng), rng.standard_normal(3)),
@@ -241,7 +238,6 @@ cholesky_op = OpDef(
     _cholesky_vjp,
     _square_infer("cholesky"),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_one(_spd(rng)), _one(_spd(rng, 2), upper=True)],
     exempt=_SYMMETRIC_INPUT,
 )
@@ -283,7 +279,6 @@ qr_op = OpDef(
     _qr_vjp,
     _qr_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_one(rng.standard_normal((4, 3))), _one(_well_conditioned(rng, 2))],
 )
 
@@ -333,7 +328,7 @@ def _rectangular_samples(rng):
     return [_one(rng.standard_normal((4, 3))), _one(rng.standard_normal((2, 3, 5)))]
 
 
-svd_op = OpDef("svd", _svd_forward, _svd_vjp, _svd_infer, OPAQUE, tensor_vjp=True, samples=_rectangular_samples)
+svd_op = OpDef("svd", _svd_forward, _svd_vjp, _svd_infer, OPAQUE, samples=_rectangular_samples)
 
 
 def _eigh_forward(ctx, x, UPLO="L"):  # noqa: N803 - Paddle's name
@@ -365,7 +360,6 @@ eigh_op = OpDef(
     _eigh_vjp,
     _eigh_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_one(_spd(rng)), _one(_spd(rng, 2), UPLO="U")],
     exempt=_SYMMETRIC_INPUT,
 )
@@ -390,7 +384,7 @@ def _pinv_infer(x: Spec, **attrs) -> Spec:
     return Spec(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)
 
 
-pinv_op = OpDef("pinv", _pinv_forward, _pinv_vjp, _pinv_infer, OPAQUE, tensor_vjp=True, samples=_rectangular_samples)
+pinv_op = OpDef("pinv", _pinv_forward, _pinv_vjp, _pinv_infer, OPAQUE, samples=_rectangular_samples)
 
 
 # ----- public functions -----------------------------------------------------------------------

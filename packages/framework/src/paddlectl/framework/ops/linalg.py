@@ -104,9 +104,7 @@ def _matmul_samples(rng):
     ]
 
 
-matmul_op = OpDef(
-    "matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, tensor_vjp=True, samples=_matmul_samples
-)
+matmul_op = OpDef("matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, samples=_matmul_samples)
 
 
 @lowering("matmul")

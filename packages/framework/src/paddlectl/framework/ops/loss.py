@@ -306,9 +306,7 @@ def _ce_infer(x: Spec, label: Spec, weight=None, *, axis, reduction, squeeze, **
     return Spec(tuple(d for i, d in enumerate(shape) if i != axis) if squeeze else shape, x.dtype)
 
 
-softmax_cross_entropy_op = OpDef(
-    "softmax_cross_entropy", _ce_forward, _ce_vjp, _ce_infer, OPAQUE, tensor_vjp=True, samples=_ce_samples
-)
+softmax_cross_entropy_op = OpDef("softmax_cross_entropy", _ce_forward, _ce_vjp, _ce_infer, OPAQUE, samples=_ce_samples)
 
 
 def _ce_label(op: str, input: Tensor, label: Tensor, axis: int, soft_label: bool) -> tuple[Tensor, bool]:
@@ -450,7 +448,7 @@ def _nll_samples(rng):
     ]
 
 
-nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE, tensor_vjp=True, samples=_nll_samples)
+nll_loss_op = OpDef("nll_loss", _nll_forward, _nll_vjp, _nll_infer, OPAQUE, samples=_nll_samples)
 nll_picks_op = OpDef(
     "nll_loss_picks", _nll_picks_forward, None, lambda x, *rest, **attrs: x, OPAQUE, samples=_nll_samples
 )
@@ -508,7 +506,7 @@ def _pointwise(name: str, loss_fn, grad_fn, check=None, *, samples, exempt=None)
     def infer(x: Spec, y: Spec, extra=None, **attrs) -> Spec:
         return Spec(broadcast_shapes(name, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
 
-    return OpDef(name, forward, vjp, infer, OPAQUE, tensor_vjp=True, samples=samples, exempt=exempt or {})
+    return OpDef(name, forward, vjp, infer, OPAQUE, samples=samples, exempt=exempt or {})
 
 
 def _pair_samples(low: float = -2.0, high: float = 2.0, **attrs):
@@ -522,12 +520,6 @@ def _pair_samples(low: float = -2.0, high: float = 2.0, **attrs):
         ]
 
     return samples
-
-
-_NO_LABEL_GRAD = {
-    check: "as in Paddle the label gets no gradient, where finite differences would find one"
-    for check in ("vjp", "vjp2")
-}
 
 
 def _mask(t: Tensor, dtype) -> Tensor:
@@ -589,7 +581,6 @@ bce_op = _pointwise(
     _bce_grad,
     _check_probabilities,
     samples=_pair_samples(0.1, 0.9),
-    exempt=_NO_LABEL_GRAD,
 )
 
 
@@ -611,7 +602,6 @@ bce_logits_op = _pointwise(
     _bce_logits,
     _bce_logits_grad,
     samples=_pair_samples(0.0, 1.0),
-    exempt=_NO_LABEL_GRAD,
 )
 
 
@@ -626,7 +616,7 @@ def _kl_grad(x, y, e, log_target):
     return (-ew.exp(y) if log_target else -(y * _mask(y > 0.0, y.dtype))), None
 
 
-kl_op = _pointwise("kl_div", _kl, _kl_grad, samples=_pair_samples(0.1, 1.0, log_target=False), exempt=_NO_LABEL_GRAD)
+kl_op = _pointwise("kl_div", _kl, _kl_grad, samples=_pair_samples(0.1, 1.0, log_target=False))
 
 
 def _float_pair(op: str, input, label) -> tuple[Tensor, Tensor]:
@@ -751,7 +741,6 @@ ctc_op = OpDef(
     _ctc_vjp,
     _ctc_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_ctc_samples,
     exempt={"vjp2": "warp-ctc's gradient kernel (warpctc_grad) has no derivative of its own"},
 )

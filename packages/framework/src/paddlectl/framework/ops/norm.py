@@ -115,7 +115,7 @@ def _bn_samples(rng):
 
 batch_norm_op = OpDef(
     "batch_norm", _bn_forward, _bn_vjp, same_as_first, OPAQUE,
-    tensor_vjp=True, samples=_bn_samples,
+    samples=_bn_samples,
 )  # fmt: skip
 
 
@@ -177,7 +177,7 @@ def _ln_samples(rng):
     ]
 
 
-layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_ln_samples)
+layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, samples=_ln_samples)
 
 
 @lowering("layer_norm")
@@ -255,7 +255,7 @@ def _gn_samples(rng):
     ]
 
 
-group_norm_op = OpDef("group_norm", _gn_forward, _gn_vjp, same_as_first, OPAQUE, tensor_vjp=True, samples=_gn_samples)
+group_norm_op = OpDef("group_norm", _gn_forward, _gn_vjp, same_as_first, OPAQUE, samples=_gn_samples)
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):

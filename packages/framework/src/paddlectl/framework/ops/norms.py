@@ -94,7 +94,6 @@ p_norm_op = OpDef(
     _p_norm_vjp,
     _p_norm_infer,
     REDUCE,
-    tensor_vjp=True,
     samples=_p_norm_samples,
     exempt=reduce.UNFUSED,
 )

@@ -121,9 +121,7 @@ def _fold_samples(rng):
     return samples
 
 
-unfold_op = OpDef(
-    "unfold", _unfold_forward, _unfold_vjp, _unfold_infer, OPAQUE, tensor_vjp=True, samples=_unfold_samples
-)
+unfold_op = OpDef("unfold", _unfold_forward, _unfold_vjp, _unfold_infer, OPAQUE, samples=_unfold_samples)
 
 
 def _fold_forward(ctx, x, out_hw, kernel, stride, pads, dil):
@@ -145,7 +143,7 @@ def _fold_infer(x: Spec, out_hw, kernel, stride, pads, dil) -> Spec:
     return Spec((x.shape[0], c) + tuple(out_hw), x.dtype)
 
 
-fold_op = OpDef("fold", _fold_forward, _fold_vjp, _fold_infer, OPAQUE, tensor_vjp=True, samples=_fold_samples)
+fold_op = OpDef("fold", _fold_forward, _fold_vjp, _fold_infer, OPAQUE, samples=_fold_samples)
 
 
 def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):

@@ -226,8 +226,8 @@ def _pool_samples(rng):
     ]
 
 
-max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE, tensor_vjp=True, samples=_pool_samples)
-avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, tensor_vjp=True, samples=_pool_samples)
+max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE, samples=_pool_samples)
+avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, samples=_pool_samples)
 
 
 # ----- backward ops: linear in the output gradient ------------------------------------------------
@@ -293,7 +293,6 @@ max_pool2d_grad_op = OpDef(
     _max_grad_vjp,
     _max_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_max_grad_samples,
 )
 max_pool2d_gather_op = OpDef(
@@ -302,7 +301,6 @@ max_pool2d_gather_op = OpDef(
     _gather_vjp,
     _gather_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_gather_samples,
 )
 
@@ -340,7 +338,6 @@ avg_pool2d_grad_op = OpDef(
     _avg_grad_vjp,
     _avg_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_avg_grad_samples,
 )
 

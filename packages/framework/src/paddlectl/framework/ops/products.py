@@ -42,7 +42,6 @@ cross_op = OpDef(
     _cross_vjp,
     _cross_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         Sample((rng.standard_normal((4, 3)), rng.standard_normal((4, 3))), {"axis": 1}),
         Sample((rng.standard_normal((3, 2)), rng.standard_normal((3, 1))), {"axis": 0}),

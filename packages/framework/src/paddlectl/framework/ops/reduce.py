@@ -58,7 +58,7 @@ def _sum_forward(ctx, x, axis=None, keepdim=False, dtype=None):
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdim, dtype=out_dtype))
 
 
-sum_op = OpDef("sum", _sum_forward, lambda ctx, g: _spread(g, ctx), reduce_infer(sum_dtype), REDUCE, tensor_vjp=True)
+sum_op = OpDef("sum", _sum_forward, lambda ctx, g: _spread(g, ctx), reduce_infer(sum_dtype), REDUCE)
 
 
 def _count(shape, axes) -> int:
@@ -74,7 +74,7 @@ def _mean_vjp(ctx, g):
     return _spread(g / float(_count(ctx.input(0).shape, ctx.attrs.get("axis"))), ctx)
 
 
-mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE, tensor_vjp=True)
+mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE)
 
 
 def _extremum(name: str, fn):
@@ -88,7 +88,7 @@ def _extremum(name: str, fn):
         g = expand_back(g, x.shape, ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False))
         return g * (x == keepdim_output(ctx)).astype(g.dtype)
 
-    return OpDef(name, forward, vjp, reduce_infer(), REDUCE, tensor_vjp=True)
+    return OpDef(name, forward, vjp, reduce_infer(), REDUCE)
 
 
 max_op = _extremum("max", np.max)
@@ -120,7 +120,7 @@ def _var_vjp(ctx, g):
 UNFUSED = {"compile": "kernels/codegen.REDUCTIONS has fused loops for sum, mean, max and min only"}
 """The exemption of the reductions the compiler leaves as they are."""
 
-var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, tensor_vjp=True, exempt=UNFUSED)
+var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, exempt=UNFUSED)
 
 
 def _logsumexp_forward(ctx, x, axis=None, keepdim=False):
@@ -139,9 +139,7 @@ def _logsumexp_vjp(ctx, g):
     return g * exp(x - keepdim_output(ctx))
 
 
-logsumexp_op = OpDef(
-    "logsumexp", _logsumexp_forward, _logsumexp_vjp, reduce_infer(), REDUCE, tensor_vjp=True, exempt=UNFUSED
-)
+logsumexp_op = OpDef("logsumexp", _logsumexp_forward, _logsumexp_vjp, reduce_infer(), REDUCE, exempt=UNFUSED)
 
 
 def _arg_infer(x: Spec, axis=None, keepdim=False, dtype="int64") -> Spec:

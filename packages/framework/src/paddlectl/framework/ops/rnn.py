@@ -201,7 +201,6 @@ rnn_layer_op = OpDef(
     _rnn_vjp,
     _rnn_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_samples,
     exempt={"vjp2": "BPTT runs as fused step kernels (rnn_layer_grad), which have no derivative of their own"},
 )

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.op import OPAQUE, REDUCE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axis
+from ..core.state import STATE
 from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import reduce
@@ -53,9 +54,7 @@ def _prod_samples(rng):
     ]
 
 
-prod_op = OpDef(
-    "prod", _prod_forward, _prod_vjp, reduce_infer(), REDUCE, tensor_vjp=True, samples=_prod_samples, exempt=UNFUSED
-)
+prod_op = OpDef("prod", _prod_forward, _prod_vjp, reduce_infer(), REDUCE, samples=_prod_samples, exempt=UNFUSED)
 
 
 def _cumsum_forward(ctx, x, axis):
@@ -74,7 +73,6 @@ cumsum_op = OpDef(
     _cumsum_vjp,
     lambda x, axis: Spec(x.shape, x.dtype),
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [Sample((rng.standard_normal((3, 4)),), {"axis": a}) for a in (0, 1)],
 )
 
@@ -96,9 +94,10 @@ def _along(axis: int, ndim: int, values: np.ndarray) -> np.ndarray:
 
 def _cumprod_vjp(ctx, g):
     """``sum_{j >= i} g_j out_j / x_i`` without zeros; with one, ``d out_j / d x_i`` is the
-    cumulative product with ``x_i`` replaced by 1, taken one position ``i`` at a time."""
+    cumulative product with ``x_i`` replaced by 1, taken one position ``i`` at a time. A traced
+    gradient always takes the zero-safe form: the program must hold for inputs with zeros too."""
     x, axis = ctx.input(0), ctx.attrs["axis"]
-    if not (x._data == 0).any():
+    if STATE.tracer is None and not (x._data == 0).any():
         return _reverse_cumsum(g * ctx.output(0), axis) / x
     n, positions = x.shape[axis], np.arange(x.shape[axis])
     columns = []
@@ -126,12 +125,7 @@ cumprod_op = OpDef(
     _cumprod_vjp,
     lambda x, axis: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=_cumprod_samples,
-    exempt={
-        "trace": "the vjp picks its zero-safe form by the data (no cheap zero-safe scan exists); a traced gradient "
-        "keeps the tracing example's choice"
-    },
 )
 
 

@@ -78,7 +78,6 @@ reshape_op = OpDef(
     lambda ctx, g: _reshaped_back(g, ctx.input(0).shape),
     _reshape_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(2, 3, 4)(rng, shape=(0, -1)), _x(6)(rng, shape=(2, 3))],
 )
 
@@ -120,7 +119,6 @@ transpose_op = OpDef(
     _transpose_vjp,
     _transpose_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(2, 3, 4)(rng, perm=(2, 0, 1)), _x(3, 4)(rng, perm=(1, 0))],
 )
 
@@ -160,7 +158,6 @@ squeeze_op = OpDef(
     lambda ctx, g: unsqueeze_op(g, axes=ctx.attrs["axes"]),
     _squeeze_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(2, 1, 3, 1)(rng, axes=(1, 3)), _x(1, 4)(rng, axes=())],
 )
 
@@ -195,7 +192,6 @@ unsqueeze_op = OpDef(
     lambda ctx, g: squeeze_op(g, axes=ctx.attrs["axes"]),
     _unsqueeze_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(2, 3)(rng, axes=(0, 2)), _x(3)(rng, axes=(1,))],
 )
 
@@ -233,9 +229,7 @@ def _concat_infer(*xs: Spec, axis) -> Spec:
     return Spec(tuple(shape), np.result_type(*[x.dtype for x in xs]))
 
 
-concat_op = OpDef(
-    "concat", _concat_forward, _concat_vjp, _concat_infer, OPAQUE, tensor_vjp=True, samples=_concat_samples
-)
+concat_op = OpDef("concat", _concat_forward, _concat_vjp, _concat_infer, OPAQUE, samples=_concat_samples)
 
 
 def concat(x, axis=0, name=None):
@@ -302,7 +296,6 @@ split_op = OpDef(
     _split_vjp,
     _split_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(5, 3)(rng, axis=0, sections=(2, 3)), _x(2, 6)(rng, axis=1, sections=(2, 2, 2))],
 )
 
@@ -372,7 +365,6 @@ tile_op = OpDef(
     _tile_vjp,
     _tile_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(2, 3)(rng, reps=(2, 3)), _x(1, 3)(rng, reps=(3, 1))],
 )
 
@@ -408,7 +400,6 @@ expand_op = OpDef(
     lambda ctx, g: sum_to(g, ctx.input(0).shape),
     _expand_infer,
     BROADCAST,
-    tensor_vjp=True,
     samples=lambda rng: [_x(3, 1)(rng, shape=(2, -1, 4)), _x(4)(rng, shape=(3, -1))],
     exempt={"compile": "a copy with no scalar expression: fusion leaves it as the broadcast feeding a group"},
 )
@@ -450,7 +441,6 @@ flip_op = OpDef(
     lambda ctx, g: flip_op(g, axis=ctx.attrs["axis"]),
     lambda x, axis: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(3, 4)(rng, axis=(1,)), _x(2, 3, 4)(rng, axis=(0, 2))],
 )
 
@@ -476,7 +466,6 @@ roll_op = OpDef(
     _roll_vjp,
     lambda x, shifts, axis: x,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_x(3, 4)(rng, shifts=(1, -2), axis=(0, 1)), _x(3, 4)(rng, shifts=(5,), axis=None)],
 )
 
@@ -502,7 +491,6 @@ def _triangle(name: str, fn):
         lambda ctx, x, diagonal: fn(x, diagonal),
         lambda ctx, g: op(g, diagonal=ctx.attrs["diagonal"]),
         infer,
-        tensor_vjp=True,
         samples=lambda rng: [_x(4, 3)(rng, diagonal=0), _x(2, 3, 5)(rng, diagonal=-1), _x(3, 3)(rng, diagonal=1)],
     )
 
@@ -550,7 +538,6 @@ strided_slice_grad_op = OpDef(
     lambda ctx, g: (strided_slice_op(g, index=ctx.attrs["index"]), None),
     _like_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [_g_like(rng, (2, 2), (5, 3), index=((1, None, 2), (None, None, -2)))],
 )
 """The transpose of ``strided_slice``: ``g`` written at ``index`` into zeros shaped as ``like``."""
@@ -576,7 +563,6 @@ strided_slice_op = OpDef(
     _strided_vjp,
     _strided_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         _x(5, 3)(rng, index=((1, None, 2), (None, None, -2))),
         _x(4, 3, 2)(rng, index=((None, None, None), (0, 2, 1))),
@@ -661,7 +647,6 @@ pad_grad_op = OpDef(
     lambda ctx, g: (pad_op(g, pads=ctx.attrs["pads"], mode=ctx.attrs["mode"], value=0.0), None),
     _like_grad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=lambda rng: [
         _g_like(rng, (5, 6), (3, 4), pads=((1, 1), (2, 0)), mode=mode) for mode in ("constant", "reflect", "circular")
     ],
@@ -685,7 +670,6 @@ pad_op = OpDef(
     lambda ctx, g: pad_grad_op(g, ctx.input(0), pads=ctx.attrs["pads"], mode=ctx.attrs["mode"]),
     _pad_infer,
     OPAQUE,
-    tensor_vjp=True,
     samples=_pad_samples,
 )
 

@@ -14,13 +14,12 @@ parameter, a buffer, a closed-over tensor) raise ConversionError with the user's
 the way out.
 
 The tape is kept while tracing (in the caller's grad mode), so a function that computes a loss and
-calls ``paddle.grad`` records its backward too: the vjps of ``tensor_vjp`` ops run through
+calls ``paddle.grad`` records its backward too: every vjp runs through
 dispatch, hence through ``record``, and the static program holds the backward ops. A tensor that
 merely re-wraps a traced value's array (``paddle.grad`` returns such) stands for that value.
 ``loss.backward()`` works too: ``p.grad`` read inside the function is the gradient of that call's
 backward passes (the program returns it; it does not accumulate into ``.grad`` across calls), and
-tracing leaves every captured tensor's ``.grad`` as it found it. An op whose vjp still works on
-arrays (a legacy vjp) cannot be recorded: backward reaching it raises ConversionError naming it.
+tracing leaves every captured tensor's ``.grad`` as it found it.
 """
 
 from __future__ import annotations
@@ -220,10 +219,6 @@ class Tracer:
             raise
         finally:
             STATE.tracer = self
-        if op.vjp is not None and not op.tensor_vjp:
-            for t in out if isinstance(out, tuple) else (out,):
-                if t._node is not None:
-                    t._node.op = _UntraceableVjp(op.name, loc)
         return out
 
     def _check_concrete(self, name, spec, array, loc) -> None:
@@ -363,23 +358,6 @@ class _Leaf:
     def restore(self) -> None:
         self.handle.remove()
         self.tensor._grad = self.saved
-
-
-class _UntraceableVjp:
-    """Stands in for a legacy op on the tape of a trace: its vjp computes on arrays, outside
-    dispatch, so a traced backward would freeze the example's gradient into the program."""
-
-    tensor_vjp = True
-
-    def __init__(self, name: str, loc: str) -> None:
-        self.name, self.loc = name, loc
-
-    def vjp(self, ctx, *grads):
-        raise ConversionError(
-            f"{self.loc}: the backward of {self.name} cannot be traced: its vjp computes on arrays outside the "
-            f"tape (a legacy vjp), so the static program could not hold it; compute this gradient outside the "
-            f"function given to to_static, or avoid {self.name} on the path to the loss"
-        )
 
 
 def _eager_while(tracer, cond_fn, body_fn, loop_vars):

@@ -9,11 +9,11 @@ run on an op, ``exemptions`` lists every exemption in the registry so reviewers 
 - ``vjp``: the engine's gradient of ``<outputs, random cotangent>`` against central finite
   differences, float64. An input the vjp gives None is held constant, as not differentiable by
   design (running statistics, class weights, labels).
-- ``vjp2`` (``tensor_vjp`` ops): the gradient taken with ``create_graph=True`` differentiated again
+- ``vjp2``: the gradient taken with ``create_graph=True`` differentiated again
   (a Hessian-vector product) against finite differences of the first gradient along the vector.
 - ``infer``: the shape rule on Specs against the shapes and dtypes ``forward`` produces.
 - ``trace``: eager against the program ``jit.to_static`` makes (InputSpecs of the sample's shapes),
-  traced on other values than it is executed on; for ``tensor_vjp`` ops the gradient as well.
+  traced on other values than it is executed on, and the gradient as well.
 - ``compile`` (elementwise, broadcast and reduce ops): eager against the program after the
   ``fuse_elementwise`` pass, which must have fused the op into a generated kernel.
 - ``onnx`` (ops with an export rule): a one-op program exported and run in onnxruntime, float32;
@@ -107,8 +107,6 @@ def skip_reason(op: OpDef, check: str, exempt: bool = True) -> str | None:
         return op.exempt[check]
     if check in ("vjp", "vjp2") and op.vjp is None:
         return "no gradient: the record's vjp is None"
-    if check == "vjp2" and not op.tensor_vjp:
-        return "legacy array vjp"
     if check == "compile" and op.kind == OPAQUE:
         return "kind opaque: the compiler does not fuse it"
     if check == "onnx" and op.onnx_export is None:
@@ -373,7 +371,7 @@ def _other_values(others: list[Sample], k: int, sample: Sample) -> Sample:
 
 def _check_trace(op, samples, rng):
     """Traced on another draw of the samples where it has the same shapes, so that a value frozen
-    into the program (computed outside dispatch) shows as a difference. A ``tensor_vjp`` op's
+    into the program (computed outside dispatch) shows as a difference. An op's
     gradient is traced too (a training step's backward is part of its program): a vjp that wraps
     values ``forward`` saved would freeze the tracing example's."""
     others = _samples(op, np.random.default_rng(int(rng.integers(2**32))))
@@ -383,7 +381,7 @@ def _check_trace(op, samples, rng):
         program, feeds = _program(lambda *xs, s=s: op(*xs, **s.attrs), s.inputs, example.inputs)
         what = f"op {op.name}: traced (on other values of the same shapes) and executed vs eager (sample {k}); {hint}"
         _same_outputs(Executor(program).run(feeds), _run(op, s.inputs, s.attrs), what, _EXEC_TOL)
-    if not (op.tensor_vjp and op.vjp is not None and "vjp" not in op.exempt):
+    if not (op.vjp is not None and "vjp" not in op.exempt):
         return
     for d in _differentiable(op, samples, rng):
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...ops import loss as F
 from ...ops import composite_losses as LX
+from ...ops import loss as F
 from .base import Layer
 
 __all__ = [
