@@ -15,11 +15,11 @@ import paddlectl.framework as paddle
 from paddlectl.framework.compiler.fused_op import fused_elementwise_op
 from paddlectl.framework.core.op import REGISTRY, Context
 from paddlectl.framework.jit import InputSpec
-from paddlectl.framework.jit.input_spec import signatures
 from paddlectl.framework.kernels import kernel_cache
 from paddlectl.framework.kernels.codegen import KernelSourceError, check_body, expression, kernel_source, template
 from paddlectl.framework.kernels.launch import launch
 from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PassManager, optimize
 from paddlectl.framework.static.trace import trace
 from paddlectl.framework.vision.models import LeNet

@@ -10,10 +10,10 @@ from paddlectl.framework import inference, jit, nn
 from paddlectl.framework.core.op import Spec
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec
-from paddlectl.framework.jit.input_spec import signatures
 from paddlectl.framework.kernels import gemm
 from paddlectl.framework.ops.fc import fc_op
 from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PassManager
 from paddlectl.framework.static.trace import trace
 

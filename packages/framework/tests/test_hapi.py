@@ -115,7 +115,7 @@ def test_program_flops_reads_the_records_at_bound_sizes():
     from paddlectl.framework.core.op import REGISTRY
     from paddlectl.framework.hapi.flop_counts import program_flops
     from paddlectl.framework.jit import InputSpec
-    from paddlectl.framework.jit.input_spec import signatures
+    from paddlectl.framework.static.input_spec import signatures
     from paddlectl.framework.static.trace import trace
 
     assert all(REGISTRY[n].flops is not None for n in ("conv2d", "conv2d_transpose", "matmul", "batch_norm"))

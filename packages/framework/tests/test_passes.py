@@ -13,9 +13,9 @@ import paddlectl.framework as paddle
 from paddlectl.framework import inference, jit, nn
 from paddlectl.framework.core.op import REGISTRY
 from paddlectl.framework.jit import InputSpec
-from paddlectl.framework.jit.input_spec import signatures
 from paddlectl.framework.static import Executor, parse_program, print_program
 from paddlectl.framework.static import passes as passes_package
+from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PASSES, Pass, PassManager, optimize, resolve
 from paddlectl.framework.static.passes.memory_plan import MemoryPlanner
 from paddlectl.framework.static.trace import trace
@@ -465,12 +465,6 @@ def test_predictor_plans_memory_before_running_and_replans_a_specialised_model(s
     assert str(specialised.memory_plan()).startswith("memory plan (fixed shapes)")
 
 
-_NAMES_NOT_YET_FROM_RECORDS = {
-    "fusion.py": "moved under static/passes with issue 21 item 5; its conv and add checks still spell names",
-    "memory_plan.py": "tests fused_elementwise by name",
-}
-
-
 def _spelled_op_names(source: str) -> list[tuple[int, str]]:
     """(line, name) for each registered op name a pass spells as a string: compared with an op's
     ``name``, assigned to it, or given to ``Operation(...)``."""
@@ -499,8 +493,7 @@ def test_rewrite_passes_find_their_ops_through_the_records():
     spelled ``"conv2d"`` and name tuples each."""
     spelled = {}
     for path in sorted(Path(passes_package.__file__).parent.glob("*.py")):
-        if path.name not in _NAMES_NOT_YET_FROM_RECORDS:
-            spelled.update({f"{path.name}:{line}": name for line, name in _spelled_op_names(path.read_text())})
+        spelled.update({f"{path.name}:{line}": name for line, name in _spelled_op_names(path.read_text())})
     assert spelled == {}
     assert _spelled_op_names('if op.name in ("conv2d", "matmul"): op.name, x = "fc", 1') == [
         (1, "conv2d"), (1, "matmul"), (1, "fc")

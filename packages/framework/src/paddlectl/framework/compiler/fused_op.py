@@ -61,7 +61,7 @@ def _samples(rng):
 
 
 # No vjp: fusion rewrites programs after tracing (backward included), so nothing differentiates a fused group.
-fused_elementwise_op = OpDef("fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples)
+fused_elementwise_op = OpDef("fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples, fresh_output=True)
 
 
 @lowering("fused_elementwise")

@@ -47,16 +47,18 @@ class Sample:
 @dataclass(eq=False)
 class OpDef:
     """An op: ``forward(ctx, *arrays, **attrs)`` returns an array or a tuple of arrays;
-    ``vjp(ctx, *output_grads)`` returns one gradient (or None) per input;
-    ``infer(*specs, **attrs)`` returns the output Spec (or a tuple of them).
+        ``vjp(ctx, *output_grads)`` returns one gradient (or None) per input;
+        ``infer(*specs, **attrs)`` returns the output Spec (or a tuple of them).
 
-    The optional fields are everything else the system asks about the op, so no module keeps a
-    table keyed by op names: ``expr`` its scalar expression over ``{x}``/``{y}``/``{z}`` (a string,
-    or ``expr(attrs)`` returning one or None) from which elementwise kernels are generated;
-    ``flops(in_specs, out_specs, attrs)``; ``onnx_export`` its ONNX emitter; ``lower`` its lowering
-    (core/lowering.py). ``samples(rng)`` lists the calls the conformance sweep checks the op on;
-    ``exempt`` maps a sweep check (``"vjp"``, ``"vjp2"``, ``"infer"``, ``"trace"``, ``"compile"``,
-    ``"onnx"``) the op cannot meet to the reason why."""
+        The optional fields are everything else the system asks about the op, so no module keeps a
+        table keyed by op names: ``expr`` its scalar expression over ``{x}``/``{y}``/``{z}`` (a string,
+        or ``expr(attrs)`` returning one or None) from which elementwise kernels are generated;
+        ``flops(in_specs, out_specs, attrs)``; ``onnx_export`` its ONNX emitter; ``lower`` its lowering
+        (core/lowering.py); ``fresh_output`` says its result is a new array nothing else holds, which a
+    fused epilogue may overwrite; ``deterministic=False`` (dropout) keeps passes from merging, folding
+    or fusing it. ``samples(rng)`` lists the calls the conformance sweep checks the op on;
+        ``exempt`` maps a sweep check (``"vjp"``, ``"vjp2"``, ``"infer"``, ``"trace"``, ``"compile"``,
+        ``"onnx"``) the op cannot meet to the reason why."""
 
     name: str
     forward: Callable
@@ -67,6 +69,8 @@ class OpDef:
     flops: Callable | None = None
     onnx_export: Callable | None = None
     lower: Callable | None = None
+    fresh_output: bool = False
+    deterministic: bool = True
     samples: Callable[[Any], Sequence[Sample]] | None = None
     exempt: dict[str, str] = field(default_factory=dict)
 

@@ -183,7 +183,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
 
 def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):  # noqa: A002
     from . import reduce
-    from .activation_extra import log_sigmoid
+    from .activation import log_sigmoid
 
     _check_reduction("multi_label_soft_margin_loss", reduction)
     if input.shape != label.shape:

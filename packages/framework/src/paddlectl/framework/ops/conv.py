@@ -197,6 +197,7 @@ conv2d_op = OpDef(
     _conv2d_infer,
     OPAQUE,
     samples=lambda rng: _geometry_samples(rng, transposed=False),
+    fresh_output=True,
 )
 
 
@@ -368,6 +369,7 @@ conv2d_transpose_op = OpDef(
     _conv2d_transpose_infer,
     OPAQUE,
     samples=_transpose_samples,
+    fresh_output=True,
 )
 
 

@@ -50,7 +50,9 @@ def _dropout_samples(rng):
     ]
 
 
-dropout_op = OpDef("dropout", _dropout_forward, _dropout_vjp, _dropout_infer, OPAQUE, samples=_dropout_samples)
+dropout_op = OpDef(
+    "dropout", _dropout_forward, _dropout_vjp, _dropout_infer, OPAQUE, samples=_dropout_samples, deterministic=False
+)
 
 
 def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):

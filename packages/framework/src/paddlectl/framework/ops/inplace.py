@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.state import STATE
 from ..core.tensor import Tensor
-from . import activation, activation_extra, creation, elementwise, shape
+from . import activation, creation, elementwise, shape
 from . import random as _random
 from ._util import constant, tensor_args
 
@@ -138,7 +138,7 @@ def _functional_inplace(op: str, fn):
 _FUNCTIONAL = {
     "relu_": activation.relu, "tanh_": activation.tanh, "elu_": activation.elu,
     "leaky_relu_": activation.leaky_relu, "softmax_": activation.softmax,
-    "hardtanh_": activation_extra.hardtanh, "thresholded_relu_": activation_extra.thresholded_relu,
+    "hardtanh_": activation.hardtanh, "thresholded_relu_": activation.thresholded_relu,
 }  # fmt: skip
 for _name, _fn in _FUNCTIONAL.items():
     globals()[_name] = _functional_inplace(_name, _fn)

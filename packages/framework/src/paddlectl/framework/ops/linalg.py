@@ -104,7 +104,9 @@ def _matmul_samples(rng):
     ]
 
 
-matmul_op = OpDef("matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, samples=_matmul_samples)
+matmul_op = OpDef(
+    "matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, samples=_matmul_samples, fresh_output=True
+)
 
 
 @lowering("matmul")

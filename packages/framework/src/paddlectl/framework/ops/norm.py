@@ -115,7 +115,7 @@ def _bn_samples(rng):
 
 batch_norm_op = OpDef(
     "batch_norm", _bn_forward, _bn_vjp, same_as_first, OPAQUE,
-    samples=_bn_samples,
+    samples=_bn_samples, fresh_output=True,
 )  # fmt: skip
 
 
@@ -177,7 +177,7 @@ def _ln_samples(rng):
     ]
 
 
-layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, samples=_ln_samples)
+layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, samples=_ln_samples, fresh_output=True)
 
 
 @lowering("layer_norm")

@@ -31,9 +31,9 @@ import numpy as np
 from ..core.autograd import enable_grad, grad, no_grad
 from ..core.op import ELEMENTWISE, OPAQUE, REDUCE, REGISTRY, OpDef, Sample, Spec
 from ..errors import ConfigError, ConversionError
-from ..jit.input_spec import InputSpec, signatures
 from ..ops.creation import to_tensor
 from ..static.executor import Executor
+from ..static.input_spec import InputSpec, signatures
 from ..static.passes import PassManager
 from ..static.trace import trace
 

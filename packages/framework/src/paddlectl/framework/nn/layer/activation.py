@@ -1,11 +1,10 @@
-"""Activation layers: thin Layer wrappers over ``ops.activation`` and ``ops.activation_extra`` with
+"""Activation layers: thin Layer wrappers over ``ops.activation`` with
 Paddle's constructors and reprs."""
 
 from __future__ import annotations
 
 from ...errors import ShapeError
 from ...ops import activation as A
-from ...ops import activation_extra as AX
 from .. import initializer as init
 from .base import Layer
 
@@ -53,17 +52,17 @@ Softplus = _activation_layer("Softplus", A.softplus, beta=1, threshold=20)
 Softmax = _activation_layer("Softmax", A.softmax, axis=-1)
 LogSoftmax = _activation_layer("LogSoftmax", A.log_softmax, axis=-1)
 Mish = _activation_layer("Mish", A.mish)
-Hardtanh = _activation_layer("Hardtanh", AX.hardtanh, min=-1.0, max=1.0)
+Hardtanh = _activation_layer("Hardtanh", A.hardtanh, min=-1.0, max=1.0)
 SiLU = _activation_layer("SiLU", A.silu, inplace=False)
-Tanhshrink = _activation_layer("Tanhshrink", AX.tanhshrink)
-Softsign = _activation_layer("Softsign", AX.softsign)
-SELU = _activation_layer("SELU", AX.selu, scale=1.0507009873554805, alpha=1.6732632423543772)
-CELU = _activation_layer("CELU", AX.celu, alpha=1.0)
-GLU = _activation_layer("GLU", AX.glu, axis=-1)
-Hardshrink = _activation_layer("Hardshrink", AX.hardshrink, threshold=0.5)
-Softshrink = _activation_layer("Softshrink", AX.softshrink, threshold=0.5)
-LogSigmoid = _activation_layer("LogSigmoid", AX.log_sigmoid)
-ThresholdedReLU = _activation_layer("ThresholdedReLU", AX.thresholded_relu, threshold=1.0, value=0.0)
+Tanhshrink = _activation_layer("Tanhshrink", A.tanhshrink)
+Softsign = _activation_layer("Softsign", A.softsign)
+SELU = _activation_layer("SELU", A.selu, scale=1.0507009873554805, alpha=1.6732632423543772)
+CELU = _activation_layer("CELU", A.celu, alpha=1.0)
+GLU = _activation_layer("GLU", A.glu, axis=-1)
+Hardshrink = _activation_layer("Hardshrink", A.hardshrink, threshold=0.5)
+Softshrink = _activation_layer("Softshrink", A.softshrink, threshold=0.5)
+LogSigmoid = _activation_layer("LogSigmoid", A.log_sigmoid)
+ThresholdedReLU = _activation_layer("ThresholdedReLU", A.thresholded_relu, threshold=1.0, value=0.0)
 
 
 class PReLU(Layer):

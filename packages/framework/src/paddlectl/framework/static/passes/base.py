@@ -3,8 +3,8 @@ the use map passes consult before they rewrite.
 
 A pass is a function ``run(program, ctx) -> int`` that rewrites ``program`` in place and returns
 how many ops it changed; the manager verifies the program after it. Passes never change results
-beyond float rounding: an op whose result could differ between two runs (``NONDETERMINISTIC``)
-is never merged, folded or fused.
+beyond float rounding: an op whose result could differ between two runs (its record says
+``deterministic=False``) is never merged, folded or fused.
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.op import REGISTRY
 from ..ir import Block, Operation, Program
 
-NONDETERMINISTIC = frozenset({"dropout"})
-"""Ops that may give different results on two calls with the same inputs."""
+
+def deterministic(op: Operation) -> bool:
+    """Whether two runs of ``op`` on the same inputs agree (control flow and inputs count as such)."""
+    record = REGISTRY.get(op.name)
+    return record is None or record.deterministic
 
 
 @dataclass(frozen=True)

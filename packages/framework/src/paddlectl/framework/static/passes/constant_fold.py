@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.op import REGISTRY, Context
 from ..ir import Program
-from .base import NONDETERMINISTIC, add_param, known_array
+from .base import add_param, deterministic, known_array
 
 _GROWTH_LIMIT = 4  # folded bytes may be at most this many times the inputs' bytes (or 64 KiB)
 
@@ -22,7 +22,7 @@ def constant_fold(program: Program, ctx) -> int:
     block = program.block
     folded = 0
     for op in list(block.ops):
-        if op.name in ("input", "param", "constant", "cond", "while") or op.name in NONDETERMINISTIC:
+        if op.name in ("input", "param", "constant", "cond", "while") or not deterministic(op):
             continue
         if op.name not in REGISTRY:
             continue

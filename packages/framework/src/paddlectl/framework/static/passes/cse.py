@@ -9,11 +9,11 @@ weight, two equal ``constant``s. Feeds and nondeterministic ops are never merged
 from __future__ import annotations
 
 from ..ir import Block, Program, _freeze
-from .base import NONDETERMINISTIC
+from .base import deterministic
 
 
 def _key(op, subst: dict) -> tuple | None:
-    if op.name in ("input", "cond", "while") or op.name in NONDETERMINISTIC:
+    if op.name in ("input", "cond", "while") or not deterministic(op):
         return None
     inputs = tuple(None if v is None else id(subst.get(id(v), v)) for v in op.inputs)
     return op.name, inputs, _freeze(op.attrs), tuple((v.shape, v.dtype.str) for v in op.outputs)

@@ -24,18 +24,17 @@ import string
 import numpy as np
 from numba.core.errors import NumbaError
 
+from ...compiler.fused_op import fused_elementwise_op
 from ...compiler.report import CompileReport, GroupRecord
 from ...core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
 from ...core.shapes import normalize_axes
 from ...kernels.codegen import REDUCTIONS, expression, template
 from ...kernels.kernel_cache import cache_dir, get_kernel
 from ...kernels.launch import probe_inner_kinds
+from ...ops import elementwise as ew
+from ...ops.conv import conv2d_op, conv2d_transpose_op
 from ..ir import Operation, Program
-from .base import NONDETERMINISTIC, add_param, known_array, producer, users
-
-_FRESH_OUTPUT = frozenset({"conv2d", "conv2d_transpose", "matmul", "batch_norm", "layer_norm", "fused_elementwise"})
-"""Ops whose result is a fresh array nothing else holds: a fused group may overwrite it. Interim:
-to become a flag of the op record (OpDef has no field for it yet)."""
+from .base import add_param, deterministic, known_array, producer, users
 
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
@@ -45,7 +44,7 @@ def _arity(text: str) -> int:
 
 
 def _elementwise(op) -> bool:
-    if op.blocks or op.name in NONDETERMINISTIC or op.name not in REGISTRY or len(op.outputs) != 1:
+    if op.blocks or op.name not in REGISTRY or not deterministic(op) or len(op.outputs) != 1:
         return False
     if REGISTRY[op.name].kind not in (ELEMENTWISE, BROADCAST):
         return False
@@ -132,7 +131,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
         for i, leaf in enumerate(leaves):
             p = producer(leaf)
             if (
-                p is not None and p.name in _FRESH_OUTPUT and leaf.shape == out.shape and leaf.dtype == out.dtype
+                p is not None and p.name in REGISTRY and REGISTRY[p.name].fresh_output and leaf.shape == out.shape and leaf.dtype == out.dtype
                 and all(isinstance(u, Operation) and id(u) in members for u in use_map.get(id(leaf), []))
             ):  # fmt: skip
                 attrs["inplace"] = i
@@ -152,7 +151,7 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     index = block.ops.index(root)
     for op in ops:
         block.remove(op)
-    block.insert(index - len(ops) + 1, Operation("fused_elementwise", leaves, [out], attrs, loc=root.loc))
+    block.insert(index - len(ops) + 1, Operation(fused_elementwise_op.name, leaves, [out], attrs, loc=root.loc))
     report.groups.append(
         GroupRecord(
             ops=attrs["ops"], body=body, kernel=kernel.key, source=kernel.stats.source,
@@ -167,7 +166,8 @@ def _bias_into_epilogues(program: Program, ctx) -> None:
     pass of its own over the output. Several readers are common: hardswish ``x * relu6(x + 3) / 6``
     reads the conv twice (PP-OCR cls: 0.45 ms of NumPy bias adds a run, ~15% of it)."""
     use_map = users(program)
-    for conv in [op for op in program.walk() if op.name in ("conv2d", "conv2d_transpose") and len(op.inputs) == 3]:
+    convs = (conv2d_op.name, conv2d_transpose_op.name)
+    for conv in [op for op in program.walk() if op.name in convs and len(op.inputs) == 3]:
         bias, out = conv.inputs[2], conv.outputs[0]
         readers = use_map.get(id(out), [])
         array = None if bias is None else known_array(bias, program, ctx)
@@ -182,7 +182,7 @@ def _bias_into_epilogues(program: Program, ctx) -> None:
         conv.inputs = [conv.inputs[0], conv.inputs[1], None]
         conv.outputs = [bare]
         bare.owner = conv
-        add = Operation("add", [bare, channel.outputs[0]], [out], loc=conv.loc)
+        add = Operation(ew.add.name, [bare, channel.outputs[0]], [out], loc=conv.loc)
         block.insert(block.ops.index(conv) + 1, add)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...compiler.fused_op import fused_elementwise_op
 from ...core import symbolic
 from ..ir import SOURCE_OPS, Program, last_uses
 
@@ -73,7 +74,7 @@ class MemoryPlanner:
                 continue
             for v in op.outputs:
                 interval = Interval(v.name, i, last.get(id(v), i), v.shape, v.dtype.itemsize)
-                target = op.attrs.get("inplace") if op.name == "fused_elementwise" else None
+                target = op.attrs.get("inplace") if op.name == fused_elementwise_op.name else None
                 if target is not None and id(op.inputs[target]) in by_value:
                     host = by_value[id(op.inputs[target])]
                     while host.alias_of is not None:
