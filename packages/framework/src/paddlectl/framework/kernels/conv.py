@@ -28,6 +28,32 @@ def _valid_run(j, dw, sw, pl, w, ow):
     return lo, hi, off
 
 
+@njit(cache=True)
+def _tap_runs(oh, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow):
+    """Every (output row y, tap i, j) whose input row lies inside the image, with its non-empty run of
+    output columns: rows ``(y, i, j, input row, lo, hi, off)``, shared by the strided depthwise
+    gradients (the input gradient adds along each run, the weight gradient dots it)."""
+    runs = np.empty((oh * kh * kw, 7), dtype=np.int64)
+    count = 0
+    for y in range(oh):
+        for i in range(kh):
+            row = y * sh - pt + i * dh
+            if row < 0 or row >= h:
+                continue
+            for j in range(kw):
+                lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
+                if hi > lo:  # an empty run's strided slice bounds would wrap around
+                    runs[count, 0], runs[count, 1], runs[count, 2], runs[count, 3] = y, i, j, row
+                    runs[count, 4], runs[count, 5], runs[count, 6] = lo, hi, off
+                    count += 1
+    return runs[:count]
+
+
+@njit(cache=True, inline="always")
+def _run(runs, r):
+    return runs[r, 0], runs[r, 1], runs[r, 2], runs[r, 3], runs[r, 4], runs[r, 5], runs[r, 6]
+
+
 @njit(cache=True, inline="always")
 def _copy(dst, src):
     """Element loops over 1-D views: Numba's slice assignment checks overlap and broadcasting per
@@ -349,6 +375,7 @@ def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
     mult = o_ch // c
     dx = np.zeros((n, c, h, wd), dtype=g.dtype)
     wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
+    runs = _tap_runs(oh if sh != 1 or sw != 1 else 0, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow)  # flat: none
     for t in prange(n * c):
         b = t // c
         ci = t % c
@@ -365,17 +392,10 @@ def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
                 _copy(dx[b, ci, y, : min(wd, wp - pl)], plane[(pt + y) * wp + pl : (pt + y + 1) * wp])
             continue
         for o in range(ci * mult, (ci + 1) * mult):
-            for y in range(oh):
-                for i in range(kh):
-                    row = y * sh - pt + i * dh
-                    if row < 0 or row >= h:
-                        continue
-                    for j in range(kw):
-                        lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                        if hi == lo:  # an empty run's strided slice bounds would wrap around
-                            continue
-                        dst = dx[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw]
-                        _axpy(dst, w[o, 0, i, j], g[b, o, y, lo:hi])
+            for r in range(runs.shape[0]):
+                y, i, j, row, lo, hi, off = _run(runs, r)
+                dst = dx[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw]
+                _axpy(dst, w[o, 0, i, j], g[b, o, y, lo:hi])
     return dx
 
 
@@ -387,6 +407,7 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
     mult = o_ch // c
     dwt = np.empty((o_ch, 1, kh, kw), dtype=x.dtype)
     wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
+    runs = _tap_runs(oh if sh != 1 or sw != 1 else 0, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow)  # flat: none
     for o in prange(o_ch):
         ci = o // mult
         acc = np.zeros((kh, kw))
@@ -403,13 +424,8 @@ def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
                         start = i * dh * wp + j * dw
                         acc[i, j] += _dot(ext, plane[start : start + oh * wp])
                 continue
-            for y in range(oh):
-                for i in range(kh):
-                    row = y * sh - pt + i * dh
-                    if row < 0 or row >= h:
-                        continue
-                    for j in range(kw):
-                        lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                        acc[i, j] += _dot(g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
+            for r in range(runs.shape[0]):
+                y, i, j, row, lo, hi, off = _run(runs, r)
+                acc[i, j] += _dot(g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
         dwt[o, 0] = acc
     return dwt
