@@ -16,7 +16,11 @@ def apply(op: OpDef, inputs: tuple, attrs: dict):
     """Run ``op`` on Tensors (None allowed for optional inputs) and record it on the tape if needed."""
     if STATE.tracer is not None:
         return STATE.tracer.record(op, inputs, attrs)
-    grad_on = STATE.grad_enabled
+    if not STATE.grad_enabled:  # inference, and backward without create_graph: nothing to record
+        out = op.forward(
+            Context((False,) * len(inputs), attrs), *[None if t is None else t._data for t in inputs], **attrs
+        )
+        return tuple(map(Tensor._wrap, out)) if isinstance(out, tuple) else Tensor._wrap(out)
     arrays = []
     needs = []
     any_need = False
@@ -26,7 +30,7 @@ def apply(op: OpDef, inputs: tuple, attrs: dict):
             needs.append(False)
             continue
         arrays.append(t._data)
-        need = grad_on and not t.stop_gradient
+        need = not t.stop_gradient
         needs.append(need)
         any_need = any_need or need
     ctx = Context(tuple(needs), attrs)
