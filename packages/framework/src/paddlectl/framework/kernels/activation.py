@@ -14,17 +14,9 @@ from numba import njit, prange
 
 from . import parallel_kernel
 from .fastmath import REASSOC, exp
+from .rows import row_max
 
 _SHIFT_FLOOR = -64.0
-
-
-@njit(cache=True, inline="always")
-def _row_max(xr):
-    m = xr.dtype.type(-np.inf)
-    for j in range(xr.size):
-        v = xr[j]
-        m = v if v > m else m
-    return m
 
 
 @njit(cache=True, inline="always")
@@ -40,7 +32,7 @@ def _shifted_into(out, xr, m):
 def _softmax_row_into(o, xr):
     """``o = softmax(xr)`` for one row: shift, exp (``fastmath.exp``, vectorised for float32), sum
     (float64), scale; each a separate loop over the row so each vectorises. ``o`` may be ``xr``."""
-    _shifted_into(o, xr, _row_max(xr))
+    _shifted_into(o, xr, row_max(xr))
     for j in range(o.size):
         o[j] = exp(o[j])
     s = 0.0
@@ -97,7 +89,7 @@ def log_softmax_fwd(x):
     out = np.empty_like(x)
     for r in prange(rows):
         o = out[r]
-        _shifted_into(o, x[r], _row_max(x[r]))
+        _shifted_into(o, x[r], row_max(x[r]))
         s = 0.0
         for j in range(n):
             s += exp(o[j])

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import parallel_kernel
+from .rows import row_max
 
 
 @njit(cache=True, inline="always")
@@ -28,10 +29,7 @@ def _lse2(a, b):
 def _log_softmax(frames, out):
     for t in range(frames.shape[0]):
         row = frames[t]
-        m = -np.inf
-        for c in range(row.shape[0]):
-            if row[c] > m:
-                m = row[c]
+        m = row_max(row)
         s = 0.0
         for c in range(row.shape[0]):
             s += math.exp(row[c] - m)

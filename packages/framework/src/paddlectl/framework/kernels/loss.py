@@ -11,10 +11,10 @@ loss exceeds 64 plus log C); ``log_softmax(x)[c] = max(x[c] - m, -64) - log_sum`
 
 import math
 
-import numpy as np
 from numba import njit, prange
 
 from . import parallel_kernel
+from .rows import row_max
 
 CLIP = -64.0
 
@@ -22,10 +22,7 @@ CLIP = -64.0
 @njit(cache=True, inline="always")
 def _row_stats(row):
     """The row's max and ``log sum_c exp(max(x_c - max, -64))``."""
-    m = -np.inf
-    for c in range(row.shape[0]):
-        if row[c] > m:
-            m = row[c]
+    m = row_max(row)
     s = 0.0
     for c in range(row.shape[0]):
         s += math.exp(max(row[c] - m, CLIP))
