@@ -71,16 +71,28 @@ def attention_softmax(scores, mask, c):
 
 
 @parallel_kernel(fastmath=REASSOC)
-def softmax_bwd(y, g):
+def _row_bwd(y, g, log):
+    """The input gradient of softmax (``y`` its output) or, with ``log``, of log_softmax: per row one
+    reduction (``sum(g * y)``, or ``sum(g)``) and one elementwise pass."""
     rows, n = y.shape
     dx = np.empty_like(y)
     for r in prange(rows):
-        dot = 0.0
+        acc = 0.0
         for j in range(n):
-            dot += g[r, j] * y[r, j]
+            acc += g[r, j] if log else g[r, j] * y[r, j]
         for j in range(n):
-            dx[r, j] = y[r, j] * (g[r, j] - dot)
+            dx[r, j] = g[r, j] - math.exp(y[r, j]) * acc if log else y[r, j] * (g[r, j] - acc)
     return dx
+
+
+def softmax_bwd(y, g):
+    """``y * (g - sum(g * y))`` per row: softmax's input gradient from its output."""
+    return _row_bwd(y, g, False)
+
+
+def log_softmax_bwd(y, g):
+    """``g - exp(y) * sum(g)`` per row: log_softmax's input gradient from its output."""
+    return _row_bwd(y, g, True)
 
 
 @parallel_kernel(fastmath=REASSOC)
@@ -97,16 +109,3 @@ def log_softmax_fwd(x):
         for j in range(n):
             o[j] -= log_s
     return out
-
-
-@parallel_kernel
-def log_softmax_bwd(y, g):
-    rows, n = y.shape
-    dx = np.empty_like(y)
-    for r in prange(rows):
-        s = 0.0
-        for j in range(n):
-            s += g[r, j]
-        for j in range(n):
-            dx[r, j] = g[r, j] - math.exp(y[r, j]) * s
-    return dx
