@@ -20,7 +20,7 @@ from ..core import symbolic
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
-from ..kernels.codegen import REDUCTIONS, check_body
+from ..kernels.codegen import accumulator, check_body
 from ..kernels.launch import Launch, check_trailing, launch, reduced
 
 
@@ -39,8 +39,8 @@ def _infer(*specs, body, ops, dtype, reduce=None, axis=None, keepdim=False, inpl
     if not specs:
         raise ValueError("fused_elementwise takes at least one input")
     check_body(body, len(specs))  # a model file's body is refused at load, before any source is generated
-    if reduce is not None and reduce not in REDUCTIONS:
-        raise ValueError(f"fused_elementwise: reduce={reduce!r} is not one of {sorted(REDUCTIONS)}")
+    if reduce is not None and accumulator(reduce) is None:
+        raise ValueError(f"fused_elementwise: reduce={reduce!r} is not a reduce op with an accumulator rule")
     shape = broadcast_shapes("fused_elementwise", *(s.shape for s in specs))
     if reduce is not None:
         check_trailing(axis, len(shape))

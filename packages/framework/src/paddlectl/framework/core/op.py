@@ -52,7 +52,8 @@ class OpDef:
 
         The optional fields are everything else the system asks about the op, so no module keeps a
         table keyed by op names: ``expr`` its scalar expression over ``{x}``/``{y}``/``{z}`` (a string,
-        or ``expr(attrs)`` returning one or None) from which elementwise kernels are generated;
+        or ``expr(attrs)`` returning one or None) from which elementwise kernels are generated (a reduce
+        op's is its accumulator rule for fused loops: ``(initial, combine(acc, v), finish(acc, n))``);
         ``flops(in_specs, out_specs, attrs)``; ``onnx_export`` its ONNX emitter; ``lower`` its lowering
         (core/lowering.py); ``fresh_output`` says its result is a new array nothing else holds, which a
     fused epilogue may overwrite; ``deterministic=False`` (dropout) keeps passes from merging, folding
@@ -65,7 +66,7 @@ class OpDef:
     vjp: Callable | None
     infer: Callable
     kind: str = OPAQUE
-    expr: str | Callable | None = None
+    expr: str | Callable | tuple | None = None
     flops: Callable | None = None
     onnx_export: Callable | None = None
     lower: Callable | None = None

@@ -40,6 +40,8 @@ import re
 
 import numpy as np
 
+from ..core.op import REDUCE, REGISTRY
+
 _MATH = frozenset(
     {"exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "tanh", "erf", "sin", "cos", "tan", "asin", "acos",
      "atan", "sinh", "cosh", "inf"}
@@ -54,14 +56,13 @@ _NODES = (
 )  # fmt: skip
 
 
-REDUCTIONS = {
-    # name: (initial accumulator, combine(acc, v), finish(acc, count))
-    "sum": ("0.0", "{acc} + {v}", "{acc}"),
-    "mean": ("0.0", "{acc} + {v}", "{acc} / {n}"),
-    "max": ("-math.inf", "{acc} if {acc} != {acc} or {acc} >= {v} else {v}", "{acc}"),
-    "min": ("math.inf", "{acc} if {acc} != {acc} or {acc} <= {v} else {v}", "{acc}"),
-}
-"""Reductions a generated kernel may end with; sums accumulate in float64, a NaN wins max/min as in NumPy."""
+def accumulator(reduce) -> tuple | None:
+    """The accumulator rule ``(initial, combine, finish)`` of the reduce op named ``reduce`` (its
+    record's ``expr``), or None when there is no such op or it has none (a model file may name any)."""
+    record = REGISTRY.get(reduce) if isinstance(reduce, str) else None
+    if record is None or record.kind != REDUCE or not isinstance(record.expr, tuple):
+        return None
+    return record.expr
 
 
 def lit(value) -> str:
@@ -227,7 +228,7 @@ def kernel_source(
     elif reduce is None:
         head, store, tail = "", f"            out[np.uint64(r * inner + j)] = {result}", ""
     else:
-        init, combine, finish = REDUCTIONS[reduce]
+        init, combine, finish = accumulator(reduce)
         head = f"        acc = {init}"
         store = f"            acc = {combine.format(acc='acc', v=result)}"
         tail = f"        out[r] = {finish.format(acc='acc', n='inner')}"

@@ -58,7 +58,10 @@ def _sum_forward(ctx, x, axis=None, keepdim=False, dtype=None):
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdim, dtype=out_dtype))
 
 
-sum_op = OpDef("sum", _sum_forward, lambda ctx, g: _spread(g, ctx), reduce_infer(sum_dtype), REDUCE)
+_SUM = ("0.0", "{acc} + {v}", "{acc}")
+"""A reduce op's ``expr``: (initial accumulator, combine(acc, v), finish(acc, count)) for the fused
+loops ``kernels/codegen`` generates; sums accumulate in float64, a NaN wins max/min as in NumPy."""
+sum_op = OpDef("sum", _sum_forward, lambda ctx, g: _spread(g, ctx), reduce_infer(sum_dtype), REDUCE, expr=_SUM)
 
 
 def _count(shape, axes) -> int:
@@ -74,10 +77,12 @@ def _mean_vjp(ctx, g):
     return _spread(g / float(_count(ctx.input(0).shape, ctx.attrs.get("axis"))), ctx)
 
 
-mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE)
+mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE, expr=("0.0", "{acc} + {v}", "{acc} / {n}"))
 
 
-def _extremum(name: str, fn):
+def _extremum(name: str, fn, keep: str):
+    """max/min; ``keep`` is the comparison under which the accumulator stays (NaN stays too)."""
+
     def forward(ctx, x, axis=None, keepdim=False):
         return np.asarray(fn(x, axis=axis, keepdims=keepdim))
 
@@ -88,11 +93,16 @@ def _extremum(name: str, fn):
         g = expand_back(g, x.shape, ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False))
         return g * (x == keepdim_output(ctx)).astype(g.dtype)
 
-    return OpDef(name, forward, vjp, reduce_infer(), REDUCE)
+    expr = (
+        "-math.inf" if name == "max" else "math.inf",
+        f"{{acc}} if {{acc}} != {{acc}} or {{acc}} {keep} {{v}} else {{v}}",
+        "{acc}",
+    )
+    return OpDef(name, forward, vjp, reduce_infer(), REDUCE, expr=expr)
 
 
-max_op = _extremum("max", np.max)
-min_op = _extremum("min", np.min)
+max_op = _extremum("max", np.max, ">=")
+min_op = _extremum("min", np.min, "<=")
 
 
 def _var_forward(ctx, x, axis=None, keepdim=False, unbiased=True):
@@ -117,7 +127,7 @@ def _var_vjp(ctx, g):
     return expand_back(g * scale, x.shape, axis, ctx.attrs.get("keepdim", False)) * centered
 
 
-UNFUSED = {"compile": "kernels/codegen.REDUCTIONS has fused loops for sum, mean, max and min only"}
+UNFUSED = {"compile": "no accumulator rule (expr) for the fused loops: only sum, mean, max and min have one"}
 """The exemption of the reductions the compiler leaves as they are."""
 
 var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, exempt=UNFUSED)

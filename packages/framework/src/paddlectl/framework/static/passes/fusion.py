@@ -26,9 +26,9 @@ from numba.core.errors import NumbaError
 
 from ...compiler.fused_op import fused_elementwise_op
 from ...compiler.report import CompileReport, GroupRecord
-from ...core.op import BROADCAST, ELEMENTWISE, REDUCE, REGISTRY
+from ...core.op import BROADCAST, ELEMENTWISE, REGISTRY
 from ...core.shapes import normalize_axes
-from ...kernels.codegen import REDUCTIONS, expression, template
+from ...kernels.codegen import accumulator, expression, template
 from ...kernels.kernel_cache import cache_dir, get_kernel
 from ...kernels.launch import probe_inner_kinds
 from ...ops import elementwise as ew
@@ -41,6 +41,11 @@ _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
 def _arity(text: str) -> int:
     return len({f for _, f, _, _ in string.Formatter().parse(text) if f})
+
+
+def _reduction(op) -> bool:
+    """A reduce op whose record gives the fused loops an accumulator rule (its ``expr``)."""
+    return accumulator(op.name) is not None
 
 
 def _elementwise(op) -> bool:
@@ -59,7 +64,7 @@ def _elementwise(op) -> bool:
 
 
 def _trailing_reduce(op) -> bool:
-    if op.name not in REDUCTIONS or REGISTRY[op.name].kind != REDUCE or len(op.inputs) != 1:
+    if not _reduction(op) or len(op.inputs) != 1:
         return False
     x = op.inputs[0]
     if x.dtype not in _FLOATS or op.outputs[0].dtype != x.dtype or op.attrs.get("dtype") not in (None, x.dtype.name):
@@ -77,7 +82,7 @@ def _reduced_axes(op) -> list[int]:
 
 def _grow(root, block, use_map, taken: set) -> list[Operation]:
     """The root and every producer that may join it, in block order."""
-    shape = root.inputs[0].shape if root.name in REDUCTIONS else root.outputs[0].shape
+    shape = root.inputs[0].shape if _reduction(root) else root.outputs[0].shape
     dtype = root.outputs[0].dtype
     group = {id(root): root}
     changed = True
@@ -116,14 +121,14 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
                 names[id(v)] = f"x{len(leaves)}"
                 leaves.append(v)
             operands.append(names[id(v)])
-        if op is root and op.name in REDUCTIONS:
+        if op is root and _reduction(op):
             continue
         statements.append(f"t{k} = {expression(template(REGISTRY[op.name].expr, op.attrs), operands)}")
         names[id(op.outputs[0])] = f"t{k}"
     body = "; ".join(statements)
     out = root.outputs[0]
     attrs = {"body": body, "ops": [op.name for op in ops], "dtype": out.dtype}
-    reduce = root.name if root.name in REDUCTIONS else None
+    reduce = root.name if _reduction(root) else None
     if reduce:
         attrs.update(reduce=reduce, axis=_reduced_axes(root), keepdim=bool(root.attrs.get("keepdim", False)))
     epilogue = None
