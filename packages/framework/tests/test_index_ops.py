@@ -10,6 +10,7 @@ import paddlectl.framework as ours
 from paddlectl.framework.core.op import Spec
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.ops import index as index_ops
+from paddlectl.framework.ops import sorting, subscript
 
 F32 = np.dtype("float32")
 
@@ -187,8 +188,8 @@ def test_getitem_matches_paddle(real_paddle, gradcheck, case):
 def test_getitem_shape_rule_matches_the_result():
     x = ours.to_tensor(r(3, 4, 2))
     for index in [(1,), (slice(None, None, -2), None, Ellipsis), ([0, 2], slice(None), [1, 0]), (slice(1, None),)]:
-        spec, tensors = index_ops._encode("getitem", x, index)
-        inferred = index_ops.getitem_op.infer(
+        spec, tensors = subscript._encode("getitem", x, index)
+        inferred = subscript.getitem_op.infer(
             Spec(tuple(x.shape), F32), *[Spec(tuple(t.shape), t.dtype) for t in tensors], spec=spec
         )
         assert list(inferred.shape) == x[index].shape
@@ -196,7 +197,7 @@ def test_getitem_shape_rule_matches_the_result():
 
 def test_getitem_shape_rule_keeps_symbols_and_marks_mask_counts():
     x = Spec(("N", 4, 2), F32)
-    rule = index_ops.getitem_op.infer
+    rule = subscript.getitem_op.infer
     assert rule(x, spec=(("slice", None, None, None), ("int", 1))).shape == ("N", 2)
     assert rule(x, spec=(("none",), ("ellipsis",), ("slice", None, None, -1))).shape == (1, "N", 4, 2)
     mask = Spec(("N", 4), np.dtype(bool))
@@ -358,7 +359,7 @@ def test_index_shape_rules_keep_symbolic_dims():
     x, ids = Spec(("N", 4), F32), Spec((3,), np.dtype(np.int64))
     assert index_ops.gather_op.infer(x, ids, axis=1).shape == ("N", 3)
     assert index_ops.gather_op.infer(x, Spec(("K",), np.dtype(np.int64)), axis=0).shape == ("K", 4)
-    values, indices = index_ops.topk_op.infer(x, k=2, axis=1, largest=True)
+    values, indices = sorting.topk_op.infer(x, k=2, axis=1, largest=True)
     assert values.shape == indices.shape == ("N", 2) and indices.dtype == np.int64
     along = index_ops.take_along_axis_op.infer(x, Spec(("N", 2), np.dtype(np.int64)), axis=1)
     assert along.shape == ("N", 2)

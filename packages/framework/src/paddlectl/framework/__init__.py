@@ -89,7 +89,6 @@ from .ops.elementwise import BINARY as _BINARY
 from .ops.elementwise import UNARY as _UNARY
 from .ops.elementwise import cast, clip, pow, scale
 from .ops.index import (  # noqa: F401 - Paddle's public names
-    argsort,
     gather,
     gather_nd,
     index_select,
@@ -99,9 +98,7 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
     put_along_axis,
     scatter,
     scatter_nd_add,
-    sort,
     take_along_axis,
-    topk,
     where,
 )
 from .ops.inplace import TOP_LEVEL as _INPLACE
@@ -150,6 +147,7 @@ from .ops.shape import (  # noqa: F401 - Paddle's public names
     unbind,
     unsqueeze,
 )
+from .ops.sorting import argsort, sort, topk  # noqa: F401 - Paddle's public names
 from .ops.tensor_api import assign, is_tensor, numel, shape  # noqa: F401
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save

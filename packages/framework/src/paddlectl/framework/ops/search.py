@@ -16,8 +16,9 @@ from . import random as _random
 from . import reduce
 from ._util import constant
 from .creation import full_like
-from .index import argsort, sort, take_along_axis
+from .index import take_along_axis
 from .shape import flatten, reshape, squeeze, stack, transpose
+from .sorting import argsort, sort
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
