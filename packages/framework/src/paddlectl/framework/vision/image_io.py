@@ -28,7 +28,7 @@ def read_image(path: str | os.PathLike, mode: str = "RGB") -> np.ndarray:
         raise DataError(f"{path!r} is a directory; pass image files") from None
     except Image.DecompressionBombError as exc:
         raise DataError(f"refusing image {path!r}: {exc}") from None
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:  # PIL: SyntaxError for broken PNG chunks
         raise DataError(f"cannot read image {path!r} ({exc}); pass a PNG/JPEG/BMP file or a .npy array") from None
 
 
