@@ -11,7 +11,8 @@ from ..errors import ShapeError
 from . import elementwise as ew
 from ._util import constant
 from .activation import relu, sigmoid
-from .loss import _check_reduction, _reduce, binary_cross_entropy_with_logits
+from .loss_checks import check_reduction, reduce_loss
+from .pointwise_losses import binary_cross_entropy_with_logits
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
@@ -27,7 +28,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
 
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum", name=None):
     """Focal loss on logits: ``alpha_t * (1 - p_t)^gamma * BCE(logit, label)``, divided by ``normalizer``."""
-    _check_reduction("sigmoid_focal_loss", reduction)
+    check_reduction("sigmoid_focal_loss", reduction)
     if logit.shape != label.shape:
         raise ShapeError(f"sigmoid_focal_loss: logit{logit.shape} and label{label.shape} must have the same shape")
     loss = binary_cross_entropy_with_logits(logit, label, reduction="none")
@@ -37,16 +38,16 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     loss = alpha_t * loss * ew.pow(1.0 - p_t, float(gamma))
     if normalizer is not None:
         loss = loss / normalizer
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):  # noqa: A002
     """``relu(-label * (input - other) + margin)``."""
-    _check_reduction("margin_ranking_loss", reduction)
+    check_reduction("margin_ranking_loss", reduction)
     out = (other - input) * label
     if margin != 0.0:
         out = out + float(margin)
-    return _reduce(relu(out), reduction)
+    return reduce_loss(relu(out), reduction)
 
 
 FUNCTIONAL = ["label_smooth", "sigmoid_focal_loss", "margin_ranking_loss"]
@@ -66,8 +67,8 @@ def log_loss(input, label, epsilon=1e-4, name=None):  # noqa: A002
 
 def soft_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
     """``log(1 + exp(-label * input))`` with labels in {-1, 1}."""
-    _check_reduction("soft_margin_loss", reduction)
-    return _reduce(ew.UNARY["log1p"](ew.UNARY["exp"](-label * input)), reduction)
+    check_reduction("soft_margin_loss", reduction)
+    return reduce_loss(ew.UNARY["log1p"](ew.UNARY["exp"](-label * input)), reduction)
 
 
 def _nonnegative_forward(ctx, x, what):
@@ -100,7 +101,7 @@ def _zeros_like(t):
 
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
     """``1 - cos`` where label is 1, ``max(0, cos - margin)`` where it is -1."""
-    _check_reduction("cosine_embedding_loss", reduction)
+    check_reduction("cosine_embedding_loss", reduction)
     if label.ndim != 1 or input1.shape != input2.shape or input1.ndim > 2:
         raise ShapeError(
             f"cosine_embedding_loss: inputs must share a 1-D or 2-D shape and label be 1-D; got input1{input1.shape}, "
@@ -114,15 +115,15 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     )
     zero = _zeros_like(cos)
     out = ew.where(label == 1, 1 - cos, zero) + ew.where(label == -1, ew.clip(cos - margin, 0.0), zero)
-    return _reduce(out, reduction)
+    return reduce_loss(out, reduction)
 
 
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):  # noqa: A002
     """``input`` where label is 1, ``max(0, margin - input)`` where it is -1."""
-    _check_reduction("hinge_embedding_loss", reduction)
+    check_reduction("hinge_embedding_loss", reduction)
     zero = _zeros_like(input)
     loss = ew.where(label == 1.0, input, zero) + ew.where(label == -1.0, relu(float(margin) - input), zero)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False, reduction="mean",
@@ -130,7 +131,7 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
     """``max(0, d(input, positive) - d(input, negative) + margin)`` with pairwise p-distances."""
     from .distance import pairwise_distance
 
-    _check_reduction("triplet_margin_loss", reduction)
+    check_reduction("triplet_margin_loss", reduction)
     if margin < 0:
         raise ValueError(f"triplet_margin_loss: margin must be >= 0, got {margin}")
     if not input.shape == positive.shape == negative.shape:
@@ -141,12 +142,12 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
     neg = pairwise_distance(input, negative, p, epsilon)
     if swap:
         neg = ew.BINARY["minimum"](neg, pairwise_distance(positive, negative, p, epsilon))
-    return _reduce(ew.clip(pos - neg + float(margin), 0.0), reduction)
+    return reduce_loss(ew.clip(pos - neg + float(margin), 0.0), reduction)
 
 
 def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None):  # noqa: A002
     """Poisson negative log-likelihood; ``full`` adds Stirling's term where label > 1."""
-    _check_reduction("poisson_nll_loss", reduction)
+    check_reduction("poisson_nll_loss", reduction)
     if epsilon <= 0:
         raise ValueError(f"poisson_nll_loss: epsilon must be > 0, got {epsilon}")
     if input.shape != label.shape:
@@ -159,7 +160,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     if full:
         stirling = label * log(label) - label + 0.5 * log(label * (2 * np.pi))
         loss = loss + ew.where(label > 1, stirling, _zeros_like(stirling))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean", name=None):  # noqa: A002
@@ -167,7 +168,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     graph, as Paddle does, so no gradient reaches ``variance``."""
     from .shape import unsqueeze
 
-    _check_reduction("gaussian_nll_loss", reduction)
+    check_reduction("gaussian_nll_loss", reduction)
     if variance.shape != input.shape:
         if input.shape[:-1] == variance.shape:
             variance = unsqueeze(variance, -1)
@@ -178,20 +179,20 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     loss = (ew.UNARY["log"](var) + diff * diff / var) * 0.5
     if full:
         loss = loss + 0.5 * float(np.log(2 * np.pi))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):  # noqa: A002
     from . import reduce
     from .activation import log_sigmoid
 
-    _check_reduction("multi_label_soft_margin_loss", reduction)
+    check_reduction("multi_label_soft_margin_loss", reduction)
     if input.shape != label.shape:
         raise ShapeError(f"multi_label_soft_margin_loss: input{input.shape} and label{label.shape} must match")
     loss = -(label * log_sigmoid(input) + (1.0 - label) * log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return _reduce(reduce.mean(loss, -1), reduction)
+    return reduce_loss(reduce.mean(loss, -1), reduction)
 
 
 FUNCTIONAL += [

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ...ops import composite_losses as LX
-from ...ops import loss as F
+from ...ops import cross_entropy as CE
+from ...ops import ctc
+from ...ops import pointwise_losses as PW
+from ...ops.loss_checks import REDUCTIONS, check_reduction
 from .base import Layer
 
 __all__ = [
@@ -26,7 +29,7 @@ class CrossEntropyLoss(Layer):
         name=None,
     ) -> None:
         super().__init__()
-        F._check_reduction("CrossEntropyLoss", reduction)
+        check_reduction("CrossEntropyLoss", reduction)
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
         self.soft_label, self.axis, self.use_softmax, self.label_smoothing = (
             soft_label,
@@ -36,7 +39,7 @@ class CrossEntropyLoss(Layer):
         )
 
     def forward(self, input, label):
-        return F.cross_entropy(
+        return CE.cross_entropy(
             input, label, self.weight, self.ignore_index, self.reduction, self.soft_label, self.axis,
             self.use_softmax, self.label_smoothing,
         )  # fmt: skip
@@ -45,11 +48,11 @@ class CrossEntropyLoss(Layer):
 class NLLLoss(Layer):
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None) -> None:
         super().__init__()
-        F._check_reduction("NLLLoss", reduction)
+        check_reduction("NLLLoss", reduction)
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
 
     def forward(self, input, label):
-        return F.nll_loss(input, label, self.weight, self.ignore_index, self.reduction)
+        return CE.nll_loss(input, label, self.weight, self.ignore_index, self.reduction)
 
 
 class _Reduced(Layer):
@@ -59,7 +62,7 @@ class _Reduced(Layer):
 
     def __init__(self, reduction="mean", name=None) -> None:
         super().__init__()
-        F._check_reduction(type(self).__name__, reduction)
+        check_reduction(type(self).__name__, reduction)
         self.reduction = reduction
 
     def forward(self, input, label):
@@ -67,61 +70,61 @@ class _Reduced(Layer):
 
 
 class MSELoss(_Reduced):
-    _fn = staticmethod(F.mse_loss)
+    _fn = staticmethod(PW.mse_loss)
 
 
 class L1Loss(_Reduced):
-    _fn = staticmethod(F.l1_loss)
+    _fn = staticmethod(PW.l1_loss)
 
 
 class SmoothL1Loss(Layer):
     def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None) -> None:
         super().__init__()
-        F._check_reduction("SmoothL1Loss", reduction)
+        check_reduction("SmoothL1Loss", reduction)
         self.reduction, self.delta, self.is_huber = reduction, delta, is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+        return PW.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
 
 
 class BCELoss(Layer):
     def __init__(self, weight=None, reduction="mean", name=None) -> None:
         super().__init__()
-        F._check_reduction("BCELoss", reduction)
+        check_reduction("BCELoss", reduction)
         self.weight, self.reduction = weight, reduction
 
     def forward(self, input, label):
-        return F.binary_cross_entropy(input, label, self.weight, self.reduction)
+        return PW.binary_cross_entropy(input, label, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(Layer):
     def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None) -> None:
         super().__init__()
-        F._check_reduction("BCEWithLogitsLoss", reduction)
+        check_reduction("BCEWithLogitsLoss", reduction)
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
 
     def forward(self, logit, label):
-        return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction, self.pos_weight)
+        return PW.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction, self.pos_weight)
 
 
 class KLDivLoss(Layer):
     def __init__(self, reduction="mean", log_target=False) -> None:
         super().__init__()
-        F._check_reduction("KLDivLoss", reduction, (*F._REDUCTIONS, "batchmean"))
+        check_reduction("KLDivLoss", reduction, (*REDUCTIONS, "batchmean"))
         self.reduction, self.log_target = reduction, log_target
 
     def forward(self, input, label):
-        return F.kl_div(input, label, self.reduction, self.log_target)
+        return PW.kl_div(input, label, self.reduction, self.log_target)
 
 
 class CTCLoss(Layer):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False) -> None:
         super().__init__()
-        F._check_reduction("CTCLoss", reduction)
+        check_reduction("CTCLoss", reduction)
         self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
 
     def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
-        return F.ctc_loss(
+        return ctc.ctc_loss(
             log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction, norm_by_times,
             self.zero_infinity,
         )  # fmt: skip

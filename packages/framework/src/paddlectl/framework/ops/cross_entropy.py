@@ -1,10 +1,7 @@
-"""Loss functions under Paddle's names, signatures, defaults and reduction rules.
+"""Softmax cross-entropy and negative log-likelihood under Paddle's names, signatures and defaults.
 
 Softmax cross-entropy is one fused op (log-sum-exp, pick, weight, reduce; backward
-``softmax - target``) because it sits in every classification step; CTC runs warp-ctc's
-forward-backward as a Numba kernel. Pointwise losses share one op factory with closed-form
-gradients, then reduce with the ordinary reduction ops.
-"""
+``softmax - target``) because it sits in every classification step."""
 
 from __future__ import annotations
 
@@ -13,59 +10,15 @@ import numpy as np
 from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
-from ..core.shapes import broadcast_shapes, normalize_axis
+from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
-from ..errors import DTypeError, ShapeError
-from ..kernels import ctc as ctc_kernels
+from ..errors import ShapeError
 from ..kernels import loss as ce_kernels
 from . import elementwise as ew
-from ._util import constant, tensor_args, to_tensor_like
 from .activation import log_softmax, softmax
-from .broadcast import sum_to
-from .elementwise import isinf, where
-from .reduce import mean, sum
+from .loss_checks import check_float, check_int, check_labels, check_reduction
+from .reduce import sum
 from .shape import reshape, transpose, unsqueeze
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _check_reduction(op: str, reduction: str, allowed=_REDUCTIONS) -> None:
-    if reduction not in allowed:
-        raise ValueError(f"{op}: reduction must be one of {', '.join(map(repr, allowed))}, got {reduction!r}")
-
-
-def _check_float(op: str, what: str, t: Tensor) -> None:
-    if t.dtype.kind != "f":
-        raise DTypeError(f"{op}: {what} must be a float tensor, got {t.dtype}; cast it with .astype('float32')")
-
-
-def _check_int(op: str, what: str, t: Tensor, fix: str) -> None:
-    if t.dtype.kind not in "iu":
-        raise DTypeError(f"{op}: {what} must be an integer tensor, got {t.dtype}; {fix}")
-
-
-def _check_labels(op: str, labels: np.ndarray, classes: int, ignore_index: int | None) -> None:
-    """Paddle raises IndexError for a class id outside [0, classes) that is not ``ignore_index``."""
-    bad = (labels < 0) | (labels >= classes)
-    if ignore_index is not None:
-        bad &= labels != ignore_index
-    if bad.any():
-        value = int(labels[bad][0])
-        raise IndexError(
-            f"{op}: label value {value} is outside [0, {classes}) for {classes} classes "
-            f"(ignore_index={ignore_index}); fix the labels or the number of classes"
-        )
-
-
-def _reduce(out: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return mean(out)
-    if reduction == "sum":
-        return sum(out)
-    return out
-
-
-# ----- fused softmax cross-entropy -----------------------------------------------------------
 
 
 def _rows(x: np.ndarray, axis: int) -> np.ndarray:
@@ -88,7 +41,7 @@ def _ce_targets(x, label, axis, soft_label, ignore_index, smoothing, weight, che
     lab = label.reshape(-1) if axis == label.ndim - 1 else np.moveaxis(label, axis, -1).reshape(-1)
     lab = lab.astype(np.int64, copy=False)
     if check:
-        _check_labels("cross_entropy", lab, classes, None if smoothing else ignore_index)
+        check_labels("cross_entropy", lab, classes, None if smoothing else ignore_index)
     keep = lab != ignore_index
     row_w = None
     if weight is not None:
@@ -322,9 +275,9 @@ def _ce_label(op: str, input: Tensor, label: Tensor, axis: int, soft_label: bool
     if soft_label:
         if label.shape != input.shape:
             raise ShapeError(f"{op}: soft labels must have the input's shape {input.shape}, got {label.shape}")
-        _check_float(op, "a soft label", label)
+        check_float(op, "a soft label", label)
         return label, False
-    _check_int(op, "a hard label", label, "cast it with .astype('int64'), or pass soft_label=True for probabilities")
+    check_int(op, "a hard label", label, "cast it with .astype('int64'), or pass soft_label=True for probabilities")
     data = unsqueeze(label, axis) if lost else label
     expected = [1 if i == axis else d for i, d in enumerate(input.shape)]
     if data.shape != expected:
@@ -349,8 +302,8 @@ def cross_entropy(
 ):
     """Paddle's ``cross_entropy``: hard or soft labels, class weights, ignore_index and label smoothing."""
     op = "cross_entropy"
-    _check_reduction(op, reduction)
-    _check_float(op, "input", input)
+    check_reduction(op, reduction)
+    check_float(op, "input", input)
     if ignore_index > 0 and soft_label:
         raise ValueError(f"{op}: ignore_index must stay -100 with soft_label=True, got {ignore_index}")
     axis = normalize_axis(op, axis, input.ndim)
@@ -377,7 +330,7 @@ def softmax_with_cross_entropy(
 ):
     """Unreduced loss with the class axis kept (size 1); ``return_softmax`` adds the softmax as a constant."""
     op = "softmax_with_cross_entropy"
-    _check_float(op, "logits", logits)
+    check_float(op, "logits", logits)
     axis = normalize_axis(op, axis, logits.ndim)
     label_t, _ = _ce_label(op, logits, label, axis, soft_label)
     loss = softmax_cross_entropy_op(
@@ -402,7 +355,7 @@ def softmax_with_cross_entropy(
 
 def _nll_rows(x, label, weight, ignore_index, reduction):
     """Each row's label (0 where ignored), its weight (0 where ignored) and 'mean''s scale."""
-    _check_labels("nll_loss", label, x.shape[1], ignore_index)
+    check_labels("nll_loss", label, x.shape[1], ignore_index)
     keep = label != ignore_index
     safe = np.where(keep, label, 0).astype(np.int64)
     w = np.ones(1, x.dtype) if weight is None else weight.astype(x.dtype, copy=False)
@@ -457,9 +410,9 @@ nll_picks_op = OpDef(
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """``-weight[y] * input[y]`` over class axis 1; 'mean' divides by the kept weight, as in Paddle."""
     op = "nll_loss"
-    _check_reduction(op, reduction)
-    _check_float(op, "input", input)
-    _check_int(op, "label", label, "cast it with .astype('int64')")
+    check_reduction(op, reduction)
+    check_float(op, "input", input)
+    check_int(op, "label", label, "cast it with .astype('int64')")
     if input.ndim < 2:
         raise ShapeError(f"{op}: input must be [N, C] or [N, C, d1, ...], got {input.shape}")
     n, c = input.shape[0], input.shape[1]
@@ -476,318 +429,4 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     return reshape(out, expected) if reduction == "none" and input.ndim > 2 else out
 
 
-# ----- pointwise losses ----------------------------------------------------------------------
-
-
-def _pointwise(name: str, loss_fn, grad_fn, check=None, *, samples, exempt=None):
-    """A broadcasting loss of (input, label[, extra]); ``grad_fn(x, y, extra, **attrs)`` gives the
-    local derivatives (dx, dy or None) as Tensors, through ops. ``extra`` (a weight-like constant)
-    gets no gradient; ``check(x)`` validates the input's values each time the op runs."""
-
-    def forward(ctx, x, y, extra=None, **attrs):
-        if check is not None:
-            check(x)
-        try:
-            out = loss_fn(x, y, extra, **attrs)
-        except ValueError:
-            raise ShapeError(
-                f"{name}: input {list(x.shape)} and label {list(y.shape)} cannot be broadcast together"
-            ) from None
-        return out.astype(np.result_type(x.dtype, y.dtype), copy=False)
-
-    def vjp(ctx, g):
-        x, y = ctx.input(0), ctx.input(1)
-        extra = ctx.input(2) if len(ctx.needs_input_grad) > 2 else None
-        dx, dy = grad_fn(x, y, extra, **ctx.attrs)
-        gx = sum_to(g * dx, x.shape) if ctx.needs_input_grad[0] else None
-        gy = sum_to(g * dy, y.shape) if dy is not None and ctx.needs_input_grad[1] else None
-        return gx, gy, None
-
-    def infer(x: Spec, y: Spec, extra=None, **attrs) -> Spec:
-        return Spec(broadcast_shapes(name, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
-
-    return OpDef(name, forward, vjp, infer, OPAQUE, samples=samples, exempt=exempt or {})
-
-
-def _pair_samples(low: float = -2.0, high: float = 2.0, **attrs):
-    """Samples of a (3, 4) input against a (3, 4) and a broadcast (4,) label."""
-
-    def samples(rng):
-        x = rng.uniform(low, high, (3, 4))
-        return [
-            Sample((x, rng.uniform(low, high, (3, 4)), None), attrs),
-            Sample((x, rng.uniform(low, high, 4), None), attrs),
-        ]
-
-    return samples
-
-
-def _mask(t: Tensor, dtype) -> Tensor:
-    """A comparison's result as 0/1 values: a constant factor for differentiation (piecewise)."""
-    return t.astype(dtype)
-
-
-mse_op = _pointwise(
-    "mse_loss",
-    lambda x, y, e: np.square(x - y),
-    lambda x, y, e: (2.0 * (x - y), -2.0 * (x - y)),
-    samples=_pair_samples(),
-)
-l1_op = _pointwise(
-    "l1_loss",
-    lambda x, y, e: np.abs(x - y),
-    lambda x, y, e: (ew.sign(x - y), -ew.sign(x - y)),
-    samples=_pair_samples(),
-)
-
-
-def _smooth_l1(x, y, e, delta, is_huber):
-    d = np.abs(x - y)
-    if is_huber:
-        return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return np.where(d < delta, 0.5 * d * d / delta, d - 0.5 * delta)
-
-
-def _smooth_l1_grad(x, y, e, delta, is_huber):
-    d = x - y
-    inside = _mask(ew.abs(d) < delta, d.dtype)
-    outside = 1.0 - inside
-    dx = inside * d + outside * (delta * ew.sign(d)) if is_huber else inside * d / delta + outside * ew.sign(d)
-    return dx, -dx
-
-
-smooth_l1_op = _pointwise(
-    "smooth_l1_loss", _smooth_l1, _smooth_l1_grad, samples=_pair_samples(delta=1.0, is_huber=True)
-)
-
-
-def _bce(x, y, e):
-    with np.errstate(divide="ignore"):
-        return -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log(1 - x), -100))
-
-
-def _bce_grad(x, y, e):
-    return (x - y) / ew.maximum(x * (1.0 - x), constant(1e-12, x.dtype)), None
-
-
-def _check_probabilities(x):
-    if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
-        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; apply sigmoid first")
-
-
-bce_op = _pointwise(
-    "binary_cross_entropy",
-    _bce,
-    _bce_grad,
-    _check_probabilities,
-    samples=_pair_samples(0.1, 0.9),
-)
-
-
-def _bce_logits(x, y, pos_weight, ignore_index=-100):
-    """Stable ``(1-y) x + (1 + (pw-1) y) softplus(-x)``; labels equal to ``ignore_index`` give 0, as in Paddle."""
-    log_w = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
-    out = (1 - y) * x + log_w * (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))
-    return np.where(y == ignore_index, 0, out)
-
-
-def _bce_logits_grad(x, y, pos_weight, ignore_index=-100):
-    log_w = 1.0 if pos_weight is None else 1.0 + (pos_weight - 1.0) * y
-    sig_neg = 0.5 * (1.0 - ew.tanh(0.5 * x))  # sigmoid(-x), stable for large |x|
-    return _mask(y != float(ignore_index), x.dtype) * ((1.0 - y) - log_w * sig_neg), None
-
-
-bce_logits_op = _pointwise(
-    "binary_cross_entropy_with_logits",
-    _bce_logits,
-    _bce_logits_grad,
-    samples=_pair_samples(0.0, 1.0),
-)
-
-
-def _kl(x, y, e, log_target):
-    if log_target:
-        return np.exp(y) * (y - x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0)
-
-
-def _kl_grad(x, y, e, log_target):
-    return (-ew.exp(y) if log_target else -(y * _mask(y > 0.0, y.dtype))), None
-
-
-kl_op = _pointwise("kl_div", _kl, _kl_grad, samples=_pair_samples(0.1, 1.0, log_target=False))
-
-
-def _float_pair(op: str, input, label) -> tuple[Tensor, Tensor]:
-    input, label = tensor_args(input, label)
-    _check_float(op, "input", input)
-    _check_float(op, "label", label)
-    return input, label
-
-
-def mse_loss(input, label, reduction="mean", name=None):
-    _check_reduction("mse_loss", reduction)
-    return _reduce(mse_op(*_float_pair("mse_loss", input, label)), reduction)
-
-
-def l1_loss(input, label, reduction="mean", name=None):
-    _check_reduction("l1_loss", reduction)
-    return _reduce(l1_op(*_float_pair("l1_loss", input, label)), reduction)
-
-
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
-    """Huber loss with threshold ``delta`` (``is_huber=False``: the smooth-L1 form divided by delta)."""
-    _check_reduction("smooth_l1_loss", reduction)
-    if delta <= 0:
-        raise ValueError(f"smooth_l1_loss: delta must be positive, got {delta}")
-    x, y = _float_pair("smooth_l1_loss", input, label)
-    return _reduce(smooth_l1_op(x, y, delta=float(delta), is_huber=bool(is_huber)), reduction)
-
-
-def _weighted(out: Tensor, weight) -> Tensor:
-    return out if weight is None else out * to_tensor_like(weight, out)
-
-
-def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
-    """``-w (y log x + (1-y) log(1-x))`` with each log clamped at -100, as Paddle's kernel does."""
-    _check_reduction("binary_cross_entropy", reduction)
-    x, y = _float_pair("binary_cross_entropy", input, label)
-    return _reduce(_weighted(bce_op(x, y), weight), reduction)
-
-
-def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
-    """Sigmoid and binary cross-entropy in one stable formula; ``pos_weight`` scales the positive term."""
-    _check_reduction("binary_cross_entropy_with_logits", reduction)
-    x, y = _float_pair("binary_cross_entropy_with_logits", logit, label)
-    pw = None if pos_weight is None else to_tensor_like(pos_weight, x).detach()
-    return _reduce(_weighted(bce_logits_op(x, y, pw), weight), reduction)
-
-
-def kl_div(input, label, reduction="mean", log_target=False, name=None):
-    """``label (log label - input)`` (0 where label <= 0); 'batchmean' divides the sum by the batch size."""
-    _check_reduction("kl_div", reduction, (*_REDUCTIONS, "batchmean"))
-    x, y = _float_pair("kl_div", input, label)
-    out = kl_op(x, y, log_target=bool(log_target))
-    if reduction == "batchmean":
-        return sum(out) / float(x.shape[0]) if x.ndim > 0 else out
-    return _reduce(out, reduction)
-
-
-# ----- CTC -----------------------------------------------------------------------------------
-
-
-def _check_ctc_values(op, steps, labels, input_lengths, label_lengths, blank, classes) -> None:
-    """The lengths and labels are data: checked each time the op runs (eager or a traced program)."""
-    if input_lengths.size and (input_lengths.min() < 0 or input_lengths.max() > steps):
-        raise ValueError(f"{op}: input_lengths must lie in [0, {steps}], got {input_lengths.tolist()}")
-    if label_lengths.size and (label_lengths.min() < 0 or label_lengths.max() > labels.shape[1]):
-        raise ValueError(f"{op}: label_lengths must lie in [0, {labels.shape[1]}], got {label_lengths.tolist()}")
-    values = labels[np.arange(labels.shape[1])[None, :] < label_lengths[:, None]]
-    if values.size and (values.min() < 0 or values.max() >= classes or (values == blank).any()):
-        raise ValueError(f"{op}: labels must be class ids in [0, {classes}) other than blank={blank}")
-
-
-def _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, want_grad: bool):
-    """warp-ctc's forward-backward: each sequence's loss and, if wanted, the logits' gradient."""
-    _check_ctc_values("ctc_loss", logits.shape[0], labels, input_lengths, label_lengths, blank, logits.shape[2])
-    data = np.ascontiguousarray(logits, dtype=np.float64)
-    steps = input_lengths.astype(np.int64)
-    scale = 1.0 / np.maximum(steps, 1) if norm_by_times else np.ones(steps.shape[0])
-    loss = np.empty(data.shape[1])
-    grad = np.zeros(data.shape if want_grad else (0, 0, 0))
-    ctc_kernels.ctc(
-        data, labels.astype(np.int64), steps, label_lengths.astype(np.int64), blank, want_grad, scale, loss, grad
-    )
-    return loss.astype(logits.dtype), grad.astype(logits.dtype, copy=False)
-
-
-def _ctc_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
-    return _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, False)[0]
-
-
-def _ctc_grad_forward(ctx, logits, labels, input_lengths, label_lengths, *, blank, norm_by_times):
-    return _ctc_run(logits, labels, input_lengths, label_lengths, blank, norm_by_times, True)[1]
-
-
-def _ctc_vjp(ctx, g):
-    """warp-ctc's gradient (``warpctc_grad``, recomputed from the inputs) scaled by ``g``; it has no
-    derivative of its own."""
-    if is_grad_enabled():
-        raise RuntimeError(
-            "paddle.grad(create_graph=True): ctc_loss's gradient comes from warp-ctc's forward-backward "
-            "kernel and cannot be differentiated again; differentiate it once"
-        )
-    grad = ctc_grad_op(*(ctx.input(i) for i in range(4)), **ctx.attrs)
-    return grad * reshape(g, [1, -1, 1]), None, None, None
-
-
-def _ctc_infer(logits: Spec, labels: Spec, input_lengths: Spec, label_lengths: Spec, **attrs) -> Spec:
-    return Spec((logits.shape[1],), logits.dtype)
-
-
-def _ctc_samples(rng):
-    # norm_by_times scales only the gradient (as in Paddle), which finite differences cannot see: not sampled.
-    labels, lengths = np.array([[1, 2], [3, 0]]), (np.array([5, 4]), np.array([2, 1]))
-    return [Sample((rng.standard_normal((5, 2, 4)), labels, *lengths), {"blank": 0, "norm_by_times": False})]
-
-
-ctc_grad_op = OpDef(
-    "warpctc_grad", _ctc_grad_forward, None, lambda logits, *rest, **attrs: logits, OPAQUE, samples=_ctc_samples
-)
-ctc_op = OpDef(
-    "warpctc",
-    _ctc_forward,
-    _ctc_vjp,
-    _ctc_infer,
-    OPAQUE,
-    samples=_ctc_samples,
-    exempt={"vjp2": "warp-ctc's gradient kernel (warpctc_grad) has no derivative of its own"},
-)
-
-
-def _check_ctc(log_probs, labels, input_lengths, label_lengths, blank) -> None:
-    op = "ctc_loss"
-    _check_float(op, "log_probs", log_probs)
-    for what, t in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
-        _check_int(op, what, t, "cast it with .astype('int64')")
-    if log_probs.ndim != 3:
-        raise ShapeError(
-            f"{op}: log_probs must be [max_logit_length, batch_size, num_classes + 1], got {log_probs.shape}"
-        )
-    _, batch, classes = log_probs.shape
-    if labels.ndim != 2 or labels.shape[0] != batch:
-        raise ShapeError(f"{op}: labels must be [batch_size={batch}, max_label_length], got {labels.shape}")
-    for what, t in (("input_lengths", input_lengths), ("label_lengths", label_lengths)):
-        if t.shape != [batch]:
-            raise ShapeError(f"{op}: {what} must have shape [{batch}], got {t.shape}")
-    if not 0 <= blank < classes:
-        raise ValueError(f"{op}: blank must be in [0, {classes}), got {blank}")
-
-
-def ctc_loss(
-    log_probs,
-    labels,
-    input_lengths,
-    label_lengths,
-    blank=0,
-    reduction="mean",
-    norm_by_times=False,
-    zero_infinity=False,
-):
-    """Paddle's CTC: ``log_probs`` are logits [T, B, C] (softmax is applied inside, as warp-ctc does);
-    'mean' averages each loss divided by its label length; ``norm_by_times`` scales only the gradient."""
-    _check_reduction("ctc_loss", reduction)
-    _check_ctc(log_probs, labels, input_lengths, label_lengths, blank)
-    loss = ctc_op(log_probs, labels, input_lengths, label_lengths, blank=int(blank), norm_by_times=bool(norm_by_times))
-    if zero_infinity:
-        loss = where(isinf(loss), constant(0, loss.dtype), loss)
-    if reduction == "mean":
-        return mean(loss / label_lengths.astype(loss.dtype))
-    return _reduce(loss, reduction)
-
-
-FUNCTIONAL = [
-    "cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "ctc_loss",
-]  # fmt: skip
+FUNCTIONAL = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss"]
