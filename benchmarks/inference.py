@@ -2,8 +2,8 @@
 
 One invocation measures every (framework, workload) pair in its own child process (so peak RSS
 is the workload's own), all three with the same weights and thread count, and prints one table:
-median and p95 latency, throughput, achieved GFLOP/s (conv/matmul FLOPs counted from the
-program) against NumPy's own float32 matmul GFLOP/s measured in the same run, peak RSS, the
+median and p95 latency, throughput, achieved GFLOP/s (FLOPs counted from the program by each
+op's record) against NumPy's own float32 matmul GFLOP/s measured in the same run, peak RSS, the
 first load (paddlectl: passes + fused-kernel compile with empty kernel and Numba caches) and the
 warm-cache load (predictor creation + first run, the framework's import excluded and reported
 in the JSON), and each framework's largest output difference from paddlectl's eager model. Each
@@ -199,28 +199,11 @@ def _encoder_state(state: dict, np) -> dict:
 # ----- FLOPs and the NumPy reference ---------------------------------------------------------------
 
 
-def gemm_flops(program, bindings: dict) -> int:
-    """2 x multiply-adds of every conv2d and matmul in the program at these input sizes."""
-    from paddlectl.framework.core import symbolic
+def program_flop_count(program, bindings: dict) -> int:
+    """FLOPs (2 per multiply-add) of the program at these input sizes, from each op's record."""
+    from paddlectl.framework.hapi.flop_counts import program_flops
 
-    def dims(value):
-        return [symbolic.evaluate(d, bindings) if isinstance(d, str) else d for d in value.shape]
-
-    total = 0
-    for op in program.walk():
-        if op.name == "conv2d":
-            n, cout, oh, ow = dims(op.outputs[0])
-            _, cin_g, kh, kw = dims(op.inputs[1])
-            total += 2 * n * cout * oh * ow * cin_g * kh * kw
-        elif op.name == "matmul":
-            x = dims(op.inputs[0])
-            out = dims(op.outputs[0])
-            k = x[-2] if op.attrs.get("transpose_x") else x[-1]
-            batch = 1
-            for d in out[:-2]:
-                batch *= d
-            total += 2 * batch * out[-2] * out[-1] * k
-    return total
+    return 2 * program_flops(program, bindings)
 
 
 def numpy_matmul_gflops(n: int = 1024, repeat: int = 7) -> float:
@@ -416,7 +399,7 @@ def prepare(workdir: str, workloads: list[str]) -> dict:
                 expected = layer(paddle.to_tensor(x)).numpy()
             np.save(os.path.join(workdir, f"{model}.expected.{workload}.npy"), expected)
             bindings = {"N": shape[0], "H": shape[-2], "W": shape[-1], "L": shape[1]}
-            flops[workload] = gemm_flops(program, bindings)
+            flops[workload] = program_flop_count(program, bindings)
     return flops
 
 
