@@ -4,7 +4,11 @@
 (``@to_static``, ``@to_static(input_spec=[...])``, also on a Layer's ``forward``) return a
 ``StaticFunction``. It traces once per input signature: with an ``input_spec`` (symbolic dims
 allowed) one program serves every matching input; without one, the first call's shapes fix it.
-Calls run the program through the executor, with the layer's current weights.
+Calls run the program through the executor, with the layer's current weights. Where a gradient
+is wanted (the tape is on and an input or a parameter of the layer takes one), the call is one
+``run_program`` op (``program_op.py``), so ``loss.backward()`` reaches the inputs and parameters as
+Paddle's dynamic-to-static training does. Called while another function is traced, the function's
+Python runs under that tracer (inlined).
 """
 
 from __future__ import annotations
@@ -13,13 +17,19 @@ import functools
 
 import numpy as np
 
+from ..core import symbolic
+from ..core.autograd import is_grad_enabled
+from ..core.op import Sample, Spec
+from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..errors import ConversionError
 from ..nn.layer.base import Layer
-from ..static.executor import Executor
+from ..ops.random import get_rng_state, set_rng_state
+from ..static.executor import Executor, bind_inputs
 from ..static.input_spec import InputSpec, signatures
 from ..static.ir import Program
 from ..static.trace import param_names, trace
+from .program_op import program_op
 
 
 class StaticFunction:
@@ -31,6 +41,7 @@ class StaticFunction:
         self.input_spec = list(input_spec) if input_spec is not None else None
         self._programs: dict = {}
         self._executors: dict[int, tuple[Executor, tuple]] = {}
+        self.backward_programs: dict = {}  # run_program's backward, by input shapes and needs
         self.output_structure = "tensor"
         functools.update_wrapper(self, function)
 
@@ -57,7 +68,11 @@ class StaticFunction:
         sigs = signatures(self._specs_for(args))
         key = tuple((s.name, s.shape, s.dtype.str) for s in sigs)
         if key not in self._programs:
-            program, structure = trace(self._function, sigs, layer=self._layer)
+            state = get_rng_state()  # tracing runs the function; it must not move the user's random stream
+            try:
+                program, structure = trace(self._function, sigs, layer=self._layer)
+            finally:
+                set_rng_state(state)
             self.output_structure = structure
             self._programs[key] = program
         self._last = self._programs[key]
@@ -81,12 +96,46 @@ class StaticFunction:
             made = self._executors[id(program)] = (Executor(program), weights)
         return made[0]
 
-    def __call__(self, *args):
-        arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
-        program = self.concrete_program(*args)
+    def trainable_parameters(self) -> list:
+        """The layer's parameters that take a gradient (run_program's inputs after the arguments)."""
+        if self._layer is None:
+            return []
+        return [p for p in self._layer.parameters() if not p.stop_gradient]
+
+    def call_python(self, *args):
+        """The function itself, as written (what the programs are traced from)."""
+        return self._function(*args)
+
+    def run_program(self, program: Program, arrays: list) -> list:
         if self._layer is not None:
             refresh_weights(program, self._layer)
-        outs = [Tensor._wrap(o) for o in self._executor(program).run(arrays)]
+        return self._executor(program).run(arrays)
+
+    def run_arrays(self, arrays: list) -> list:
+        """The forward program on these arrays (traced first if their signature is new)."""
+        return self.run_program(self.concrete_program(*arrays), arrays)
+
+    def output_specs(self, specs) -> tuple | Spec:
+        """The outputs' shapes and dtypes for inputs of these specs (run_program's shape rule)."""
+        arrays = [np.empty(s.shape, s.dtype) for s in specs]
+        program = self.concrete_program(*arrays)
+        sizes = bind_inputs(program, arrays)
+        out = tuple(
+            Spec(tuple(symbolic.evaluate(d, sizes) if isinstance(d, str) else d for d in v.shape), v.dtype)
+            for v in program.outputs
+        )
+        return out if len(out) > 1 else out[0]
+
+    def __call__(self, *args):
+        if STATE.tracer is not None:
+            return self._function(*args)
+        tensors = [a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a)) for a in args]
+        params = self.trainable_parameters() if is_grad_enabled() else []
+        if is_grad_enabled() and (params or any(not t.stop_gradient for t in tensors)):
+            outs = program_op(*tensors, *params, fn=self, n_args=len(tensors))
+            outs = list(outs) if isinstance(outs, tuple) else [outs]
+        else:
+            outs = [Tensor._wrap(o) for o in self.run_arrays([t._data for t in tensors])]
         if self.output_structure == "tensor":
             return outs[0]
         return tuple(outs) if self.output_structure == "tuple" else outs
@@ -114,3 +163,12 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
         layer.forward = StaticFunction(functools.partial(forward, layer), input_spec, layer)
         return layer
     return StaticFunction(function, input_spec)
+
+
+def _program_samples(rng) -> list[Sample]:
+    """The conformance sweep's call of ``run_program``: two outputs, one of them 0-d."""
+    fn = StaticFunction(lambda x, w: (x.matmul(w).tanh(), (x * x).sum()))
+    return [Sample((rng.standard_normal((3, 4)), rng.standard_normal((4, 2))), {"fn": fn, "n_args": 2})]
+
+
+program_op.samples = _program_samples  # the record's samples need a StaticFunction, defined here
