@@ -1,21 +1,15 @@
-"""Rendered test images: text lines in the DejaVu fonts matplotlib ships, and a document page.
-Deterministic (no randomness), so tests and benchmarks see the same pixels everywhere."""
+"""Fixed test images: a text line in a DejaVu font matplotlib ships, and a document page. Deterministic
+(no randomness), so tests and benchmarks see the same pixels everywhere; ``synth`` renders varied,
+seeded data sets."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from .synth.fonts import font
 
-def font(name: str, size: int) -> ImageFont.FreeTypeFont:
-    """A TrueType font bundled with matplotlib (``DejaVuSans.ttf``, ``DejaVuSerif-Italic.ttf`` ...)."""
-    import matplotlib
-
-    return ImageFont.truetype(
-        os.path.join(os.path.dirname(matplotlib.__file__), "mpl-data", "fonts", "ttf", name), size
-    )
+__all__ = ["PAGE_LINES", "document_page", "font", "text_line"]
 
 
 def text_line(text: str, font_name: str = "DejaVuSans.ttf", size: int = 32, margin: int = 12) -> np.ndarray:

@@ -1,0 +1,89 @@
+"""``paddlectl ocr synth``: render a synthetic OCR data set (det pages and rec lines) in PaddleOCR's label
+formats. Only the options live here; rendering is imported when the command runs."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+USAGE_ERROR = 2
+
+
+class Kind(enum.StrEnum):
+    lines = "lines"
+    pages = "pages"
+    both = "both"
+
+
+KIND_SETS = {Kind.lines: ("rec",), Kind.pages: ("det",), Kind.both: ("rec", "det")}
+
+
+def synth_command(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder to write (det/, rec/, synth.json); made whole or not at all.")
+    ],
+    n: Annotated[int, typer.Option("--n", help="Images of each kind: N line crops and/or N pages.")],
+    fonts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fonts",
+            help="Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
+            "Default: the twelve DejaVu faces (with 'cjk' when the charset needs it).",
+        ),
+    ] = None,
+    val_fonts: Annotated[
+        list[str] | None,
+        typer.Option("--val-fonts", help="Fonts used only for the held-out split (score on unseen faces)."),
+    ] = None,
+    charset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--charset",
+            help="A PaddleOCR dictionary file (one character per line) or a named set: latin (default), "
+            "digits, cjk-common; several are merged.",
+        ),
+    ] = None,
+    kind: Annotated[Kind, typer.Option("--kind", help="lines (rec), pages (det) or both.")] = Kind.both,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same images and labels.")] = 0,
+    val_fraction: Annotated[
+        float, typer.Option("--val-fraction", help="Share of each kind held out in val.txt (0 = none).")
+    ] = 0.0,
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", help="Longest line crop text, spaces included (PaddleOCR's max_text_length).")
+    ] = 20,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Rendering processes (default: the CPUs, at most 8).")
+    ] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty --out folder.")] = False,
+) -> None:
+    """Render text lines (recognition) and pages of lines (detection) with several fonts, sizes, colours,
+    rotations, perspective, blur, noise and backgrounds, seeded; write PaddleOCR's label files."""
+    from paddlectl.framework.errors import PaddlectlError
+
+    from .run import run
+
+    try:
+        run(
+            out=out,
+            n=n,
+            fonts=_split(fonts),
+            val_fonts=_split(val_fonts),
+            charset=charset or [],
+            kinds=KIND_SETS[kind],
+            seed=seed,
+            val_fraction=val_fraction,
+            max_chars=max_chars,
+            workers=workers,
+            overwrite=overwrite,
+        )
+    except PaddlectlError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+
+
+def _split(values: list[str] | None) -> list[str]:
+    """``--fonts a,b --fonts c`` -> [a, b, c]."""
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]

@@ -1,0 +1,120 @@
+"""Fonts for rendering: DejaVu faces matplotlib ships, any TrueType/OpenType file, and an installed CJK
+face. Nothing is downloaded; a CJK request without a CJK font says which package installs one."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import ImageFont
+
+from paddlectl.framework.errors import DataError
+
+DEJAVU_FACES = (
+    "DejaVuSans",
+    "DejaVuSans-Bold",
+    "DejaVuSans-Oblique",
+    "DejaVuSans-BoldOblique",
+    "DejaVuSerif",
+    "DejaVuSerif-Bold",
+    "DejaVuSerif-Italic",
+    "DejaVuSerif-BoldItalic",
+    "DejaVuSansMono",
+    "DejaVuSansMono-Bold",
+    "DejaVuSansMono-Oblique",
+    "DejaVuSansMono-BoldOblique",
+)
+"""The text faces matplotlib bundles (its Display faces are left out: they hold few glyphs)."""
+
+CJK_FONT_PATHS = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
+)
+"""Where Debian's fonts-wqy-microhei, fonts-wqy-zenhei and fonts-noto-cjk put their faces."""
+
+CJK_INSTALL_HINT = (
+    "install a CJK font (Debian: apt-get install fonts-wqy-microhei, or fonts-noto-cjk) "
+    "or pass its .ttf/.otf/.ttc file with --fonts"
+)
+
+
+class MissingFontError(DataError):
+    """A font file is absent, unreadable, or no installed font has the glyphs the charset needs."""
+
+
+@dataclass(frozen=True)
+class Font:
+    """One face: its file and the code points it has glyphs for."""
+
+    name: str
+    path: Path
+    codepoints: frozenset[int]
+
+    def covers(self, char: str) -> bool:
+        return ord(char) in self.codepoints
+
+    def at(self, size: int) -> ImageFont.FreeTypeFont:
+        return _truetype(str(self.path), size)
+
+
+def dejavu_dir() -> Path:
+    import matplotlib
+
+    return Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf"
+
+
+def font(name: str, size: int) -> ImageFont.FreeTypeFont:
+    """A TrueType font bundled with matplotlib (``DejaVuSans.ttf``, ``DejaVuSerif-Italic.ttf`` ...)."""
+    return _truetype(str(dejavu_dir() / name), size)
+
+
+@functools.lru_cache(maxsize=512)
+def _truetype(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size)
+
+
+def installed_cjk_fonts() -> list[Path]:
+    """The CJK font files found at the places Debian's packages install them (and $PADDLECTL_CJK_FONT)."""
+    env = os.environ.get("PADDLECTL_CJK_FONT")
+    candidates = ([Path(env)] if env else []) + [Path(p) for p in CJK_FONT_PATHS]
+    return [p for p in candidates if p.is_file()]
+
+
+def resolve(spec: str) -> Font:
+    """A font from a file path, a DejaVu face name (``DejaVuSerif-Bold``, ``.ttf`` optional) or ``cjk``
+    (the first installed CJK font)."""
+    if spec.strip().lower() == "cjk":
+        found = installed_cjk_fonts()
+        if not found:
+            raise MissingFontError(f"no CJK font is installed; {CJK_INSTALL_HINT}")
+        return load(found[0])
+    stem = spec.removesuffix(".ttf")
+    if stem in DEJAVU_FACES:
+        return load(dejavu_dir() / f"{stem}.ttf", name=stem)
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        raise MissingFontError(
+            f"font {spec!r} is not a file nor a known face; pass a .ttf/.otf/.ttc path, 'cjk', "
+            f"or one of {', '.join(DEJAVU_FACES)}"
+        )
+    return load(path)
+
+
+@functools.lru_cache(maxsize=64)
+def load(path: Path, name: str | None = None) -> Font:
+    """Open ``path`` (collections: their first face) and read its character map."""
+    from fontTools.ttLib import TTFont, TTLibError
+
+    try:
+        with TTFont(str(path), fontNumber=0, lazy=True) as tt:
+            cmap = tt.getBestCmap() or {}
+        _truetype(str(path), 16)
+    except (OSError, TTLibError, AssertionError, KeyError, ValueError) as exc:
+        raise MissingFontError(f"font {str(path)!r} is not a readable TrueType/OpenType font ({exc})") from None
+    if not cmap:
+        raise MissingFontError(f"font {str(path)!r} has no Unicode character map; pass another font")
+    return Font(name or path.stem, path, frozenset(cmap))
