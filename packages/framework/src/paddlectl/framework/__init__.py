@@ -8,6 +8,7 @@ from importlib.metadata import version
 from . import (
     _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
     device,  # noqa: F401 - paddle.device
+    distribution,  # noqa: F401 - paddle.distribution
     hapi,
     inference,
     io,
