@@ -1,118 +1,114 @@
 """DB (Differentiable Binarization) post-processing: the detector's probability map -> text boxes.
 
-Same steps and defaults as PaddleOCR / RapidOCR's ``DBPostProcess`` (thresh 0.3, box_thresh 0.5,
-unclip_ratio 1.6, 2x2 dilation, "fast" box score, min side 3): binarise, dilate, take each
-connected region, fit its minimum-area rectangle, score it by the mean probability inside, grow
-it by ``area * unclip_ratio / perimeter`` and map it back to the source image.
+PaddleOCR's ``DBPostProcess`` (quad boxes) with its defaults as RapidOCR ships them (thresh 0.3,
+box_thresh 0.5, unclip_ratio 1.6, 2x2 dilation, "fast" box score, min side 3): binarise, dilate,
+take each contour (``cv2.findContours``), fit its minimum-area rectangle, score it by the mean
+probability inside, grow it by ``area * unclip_ratio / perimeter`` (pyclipper), fit again and scale
+to the source image (in float32, where PaddleOCR rounds). The same OpenCV/pyclipper calls in the
+same order give PaddleOCR's boxes exactly, in its order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
+import cv2
 import numpy as np
+from shapely.geometry import Polygon
 
-from .geometry import min_area_rect, order_corners, polygon_mask, round_offset
+from paddlectl.framework.errors import ConfigError, DataError
+
+from .geometry import mini_box, polygon_mask, round_offset
+
+SCORE_MODES = ("fast", "slow")
 
 
 @dataclass(frozen=True)
 class DBParams:
+    """PaddleOCR's ``PostProcess`` settings for DB (same names); ``score_mode`` "fast" scores the
+    rectangle, "slow" the contour itself."""
+
     thresh: float = 0.3
     box_thresh: float = 0.5
     max_candidates: int = 1000
     unclip_ratio: float = 1.6
     use_dilation: bool = True
     min_size: int = 3
+    score_mode: str = "fast"
+
+    def __post_init__(self) -> None:
+        for name in ("thresh", "box_thresh"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise ConfigError(f"DB post-processing: {name} must be a number in [0, 1], got {value!r}")
+        for name in ("max_candidates", "min_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "max_candidates" else 0):
+                raise ConfigError(
+                    f"DB post-processing: {name} must be a non-negative integer (max_candidates >= 1), got {value!r}"
+                )
+        if (
+            isinstance(self.unclip_ratio, bool)
+            or not isinstance(self.unclip_ratio, int | float)
+            or not self.unclip_ratio > 0
+        ):
+            raise ConfigError(f"DB post-processing: unclip_ratio must be a positive number, got {self.unclip_ratio!r}")
+        if self.score_mode not in SCORE_MODES:
+            raise ConfigError(
+                f"DB post-processing: score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}"
+            )
 
 
-@numba.njit(cache=True)
-def _label(mask):
-    """8-connected component labels (0 = background), in raster order of first pixel."""
-    h, w = mask.shape
-    labels = np.zeros((h, w), np.int32)
-    stack = np.empty((h * w, 2), np.int32)
-    n = 0
-    for y in range(h):
-        for x in range(w):
-            if mask[y, x] and labels[y, x] == 0:
-                n += 1
-                labels[y, x] = n
-                top = 0
-                stack[0, 0] = y
-                stack[0, 1] = x
-                top = 1
-                while top > 0:
-                    top -= 1
-                    cy = stack[top, 0]
-                    cx = stack[top, 1]
-                    for dy in range(-1, 2):
-                        for dx in range(-1, 2):
-                            ny = cy + dy
-                            nx = cx + dx
-                            if 0 <= ny < h and 0 <= nx < w and mask[ny, nx] and labels[ny, nx] == 0:
-                                labels[ny, nx] = n
-                                stack[top, 0] = ny
-                                stack[top, 1] = nx
-                                top += 1
-    return labels, n
-
-
-def _dilate2x2(mask: np.ndarray) -> np.ndarray:
-    """OpenCV's dilation with a 2x2 kernel (anchor at its centre = top-left offset): a pixel is set
-    when it or its up/left/up-left neighbour is."""
-    out = mask.copy()
-    out[1:, :] |= mask[:-1, :]
-    out[:, 1:] |= mask[:, :-1]
-    out[1:, 1:] |= mask[:-1, :-1]
-    return out
-
-
-def _region_points(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-    """The leftmost and rightmost pixel of each row: enough for the region's convex hull."""
-    order = np.lexsort((xs, ys))
-    ys, xs = ys[order], xs[order]
-    first = np.r_[True, ys[1:] != ys[:-1]]
-    last = np.r_[ys[1:] != ys[:-1], True]
-    return np.concatenate([np.stack([xs[first], ys[first]], 1), np.stack([xs[last], ys[last]], 1)]).astype(np.float64)
-
-
-def _box_score(prob: np.ndarray, box: np.ndarray) -> float:
+def mean_inside(prob: np.ndarray, polygon: np.ndarray) -> float:
+    """Mean of ``prob`` over the pixels ``polygon`` covers (``cv2.fillPoly`` + ``cv2.mean`` on its
+    bounding window, as PaddleOCR's box score)."""
     h, w = prob.shape
-    x0, x1 = (int(np.clip(f(box[:, 0]), 0, w - 1)) for f in (lambda a: np.floor(a.min()), lambda a: np.ceil(a.max())))
-    y0, y1 = (int(np.clip(f(box[:, 1]), 0, h - 1)) for f in (lambda a: np.floor(a.min()), lambda a: np.ceil(a.max())))
-    local = np.trunc(box) - np.array([x0, y0])  # fillPoly takes the corners as int32
-    mask = polygon_mask(local, y1 - y0 + 1, x1 - x0 + 1)
-    return float(prob[y0 : y1 + 1, x0 : x1 + 1][mask].mean()) if mask.any() else 0.0
+    lo = np.clip(np.floor(polygon.min(axis=0)), 0, [w - 1, h - 1]).astype(np.int64)
+    hi = np.clip(np.ceil(polygon.max(axis=0)), 0, [w - 1, h - 1]).astype(np.int64)
+    mask = polygon_mask(polygon - lo, hi[1] - lo[1] + 1, hi[0] - lo[0] + 1)
+    return cv2.mean(prob[lo[1] : hi[1] + 1, lo[0] : hi[0] + 1], mask.astype(np.uint8))[0]
+
+
+def checked_map(prob) -> np.ndarray:
+    """A non-empty 2-D finite float map; DataError otherwise (a model's output is user input here)."""
+    prob = np.asarray(prob)
+    if prob.ndim != 2 or min(prob.shape) < 1 or prob.dtype.kind not in "fiub":
+        raise DataError(
+            f"DB post-processing takes one probability map [H, W] of numbers, got shape {list(prob.shape)} "
+            f"dtype {prob.dtype}; pass output[0, 0] of the detector"
+        )
+    prob = prob.astype(np.float32, copy=False)
+    if not np.isfinite(prob).all():
+        raise DataError("the DB probability map holds NaN or infinite values; check the detector's input")
+    return prob
 
 
 def boxes_from_probability(prob: np.ndarray, src_h: int, src_w: int, params: DBParams = DBParams()):
     """Boxes (int32 [K, 4, 2], corners TL, TR, BR, BL in source pixels) and their scores for one
-    probability map [H, W]."""
+    probability map [H, W] of an image ``src_h`` x ``src_w``."""
+    prob = checked_map(prob)
+    for name, value in (("src_h", src_h), ("src_w", src_w)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise DataError(
+                f"DB post-processing: {name} must be a positive integer (the source image size), got {value!r}"
+            )
     height, width = prob.shape
-    mask = prob > params.thresh
+    mask = (prob > params.thresh).astype(np.uint8)
     if params.use_dilation:
-        mask = _dilate2x2(mask)
-    labels, n = _label(mask)
+        mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
+    contours = cv2.findContours(mask * 255, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[-2]
     boxes, scores = [], []
-    ys_all, xs_all = np.nonzero(labels)
-    ids = labels[ys_all, xs_all]
-    order = np.argsort(ids, kind="stable")
-    bounds = np.searchsorted(ids[order], np.arange(1, n + 2))
-    for k in range(min(n, params.max_candidates)):
-        sel = order[bounds[k] : bounds[k + 1]]
-        corners, w, h = min_area_rect(_region_points(ys_all[sel], xs_all[sel]))
-        if min(w, h) < params.min_size:
+    for contour in contours[: params.max_candidates]:
+        box, short_side = mini_box(contour)
+        if short_side < params.min_size:
             continue
-        box = order_corners(corners)
-        score = _box_score(prob, box)
+        score = mean_inside(prob, box if params.score_mode == "fast" else contour.reshape(-1, 2))
         if score < params.box_thresh:
             continue
-        area, perimeter = w * h, 2 * (w + h)
-        corners, w, h = min_area_rect(round_offset(box, area * params.unclip_ratio / perimeter))
-        if min(w, h) < params.min_size + 2:
+        outline = Polygon(box)
+        box, short_side = mini_box(round_offset(box, outline.area * params.unclip_ratio / outline.length))
+        if short_side < params.min_size + 2:
             continue
-        box = order_corners(corners)
         box[:, 0] = np.clip(np.round(box[:, 0] / width * src_w), 0, src_w)
         box[:, 1] = np.clip(np.round(box[:, 1] / height * src_h), 0, src_h)
         boxes.append(box.astype(np.int32))
