@@ -17,17 +17,19 @@ from paddlectl.ocr.geometry import (
 )
 
 
-def test_min_area_rect_of_a_rotated_rectangle():
-    angle = np.deg2rad(20)
+def test_mini_box_of_a_tilted_line():
+    # the outline of a 40 x 12 line tilted by -25 degrees about (60, 40), as integer pixels
+    angle = np.deg2rad(-25)
     u, v = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
-    pts = np.array([a * u + b * v for a in np.linspace(0, 30, 16) for b in np.linspace(0, 8, 5)]) + 50
-    corners, w, h = min_area_rect(pts)
-    assert sorted([w, h]) == pytest.approx([8, 30], abs=1e-4)
-    box, short = mini_box(pts)
-    assert short == pytest.approx(8, abs=1e-4)
-    # TL is the upper of the two left-most corners, TR/BR the right pair: the top edge runs along u
-    assert box[0][0] < box[1][0] and box[3][0] < box[2][0] and box[0][1] < box[3][1] and box[1][1] < box[2][1]
-    np.testing.assert_allclose(box[1] - box[0], 30 * u, atol=1e-3)
+    outline = np.array([[60, 40] + s * u + t * v for s in (-20, 20) for t in (-6, 6)])
+    corners, w, h = min_area_rect(outline)
+    assert sorted([w, h]) == pytest.approx([12, 40], abs=1e-3) and corners.dtype == np.float32
+    box, short = mini_box(outline)
+    assert short == pytest.approx(12, abs=1e-3)
+    # rising to the right: TL is the upper left corner, the top edge runs along u
+    np.testing.assert_allclose(box[0], [60, 40] - 20 * u - 6 * v, atol=1e-3)
+    np.testing.assert_allclose(box[1] - box[0], 40 * u, atol=1e-3)
+    np.testing.assert_allclose(box[3] - box[0], 12 * v, atol=1e-3)
 
 
 def test_order_corners_follows_paddleocrs_tie_rule():
@@ -42,28 +44,17 @@ def test_order_corners_follows_paddleocrs_tie_rule():
     assert order_corners(flat).tolist() == [[1, 0], [3, 0], [2, 0], [0, 0]]
 
 
-def test_round_offset_is_clippers_polygon():
-    box = np.array([[10.7, 5.2], [50.9, 5.2], [50.9, 15.6], [10.7, 15.6]])
-    grown = round_offset(box, 3.3)
-    # the input truncated to (10, 5)-(50, 15), grown by 3.3 with arcs of at most 0.25 px error, rounded
-    expected = [
-        [52, 3],
-        [53, 5],
-        [53, 15],
-        [52, 17],
-        [50, 18],
-        [10, 18],
-        [8, 17],
-        [7, 15],
-        [7, 5],
-        [8, 3],
-        [10, 2],
-        [50, 2],
-    ]
-    assert grown.dtype == np.int64
-    assert sorted(map(tuple, grown.tolist())) == sorted(map(tuple, expected))
+def test_round_offset_grows_a_truncated_box_with_rounded_corners():
+    box = np.array([[10.7, 5.2], [30.9, 5.2], [30.9, 15.6], [10.7, 15.6]])  # truncated to (10, 5)-(30, 15)
+    grown = round_offset(box, 4.0).astype(np.float64)
+    assert round_offset(box, 4.0).dtype == np.int64
+    # straight sides moved out by 4, corners on arcs of radius 4 (arc error <= 0.25, points rounded)
+    assert grown.min(axis=0).tolist() == [6, 1] and grown.max(axis=0).tolist() == [34, 19]
+    nearest = np.stack([np.clip(grown[:, 0], 10, 30), np.clip(grown[:, 1], 5, 15)], axis=1)
+    assert np.all(np.abs(np.hypot(*(grown - nearest).T) - 4.0) <= 0.25 + 0.5 * np.sqrt(2))
+    assert len(grown) > 8  # each corner is several points, not a mitre
     # shrinking: each side moves in by 2; shrunk away: no points
-    assert sorted(map(tuple, round_offset(box, -2).tolist())) == [(12, 7), (12, 13), (48, 7), (48, 13)]
+    assert sorted(map(tuple, round_offset(box, -2).tolist())) == [(12, 7), (12, 13), (28, 7), (28, 13)]
     assert round_offset(box, -6).shape == (0, 2)
 
 
