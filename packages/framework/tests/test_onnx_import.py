@@ -230,10 +230,20 @@ def test_batch_norm_with_small_constant_statistics_folds_into_the_conv(producer,
 def test_unsupported_nodes_are_reported_together(tmp_path):
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="fine"),
-        helper.make_node("Einsum", ["a", "a"], ["b"], name="my_einsum", equation="nchw,nchw->nchw"),
+        helper.make_node("LpPool", ["a"], ["b"], name="my_lppool", kernel_shape=[1, 1]),
         helper.make_node("Resize", ["b", "", "sc"], ["c"], name="cubic_resize", mode="cubic"),
         helper.make_node("Conv", ["c", "w"], ["y"], name="conv", kernel_shape=[3, 3]),
-        helper.make_node("Constant", [], ["k"], name="odd_const", value_float=1.0),  # valid ONNX, not modelled
+        helper.make_node(
+            "Constant",
+            [],
+            ["k"],
+            name="odd_const",
+            sparse_value=helper.make_sparse_tensor(
+                helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]),
+                helper.make_tensor("i", TensorProto.INT64, [1], [0]),
+                [2],
+            ),
+        ),  # valid ONNX, not modelled
     ]
     model = _model(nodes, [_float_input("x", ["N", 1, 8, 8])], [_float_input("y", ["N", 1, 14, 14])],
                    [_const("sc", np.float32([1, 1, 2, 2])), _const("w", np.ones((1, 1, 3, 3), np.float32))], 13)  # fmt: skip
@@ -243,7 +253,7 @@ def test_unsupported_nodes_are_reported_together(tmp_path):
         create_predictor(Config(path))
     text = str(info.value)
     assert "3 unsupported node(s)" in text
-    assert "'my_einsum' (Einsum, opset 13): op type Einsum is not supported" in text
+    assert "'my_lppool' (LpPool, opset 13): op type LpPool is not supported" in text
     assert "'cubic_resize' (Resize, opset 13): mode='cubic'" in text
-    assert "'odd_const' (Constant, opset 13): attribute(s) ['value_float'] not supported" in text
+    assert "'odd_const' (Constant, opset 13): attribute(s) ['sparse_value'] not supported" in text
     assert "'fine'" not in text

@@ -33,6 +33,15 @@ def clean_name(name: str) -> str:
     return _UNSAFE.sub("_", name) or "v"
 
 
+class DataDependentError(ConversionError):
+    """A node needs ``name`` as a constant (a Reshape target, TopK's k...) but it depends on data;
+    ``backend`` binds such graph inputs per call instead."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 def is_symbolic(array) -> bool:
     return isinstance(array, np.ndarray) and array.dtype == object
 
@@ -62,9 +71,10 @@ class Builder:
     def require_known(self, name: str, what: str) -> np.ndarray:
         array = self.known(name)
         if array is None:
-            raise ConversionError(
+            raise DataDependentError(
                 f"{self.where()}: {what} ({name!r}) must be a constant or computed from shapes only; it depends on "
-                "the input data here, which paddlectl's static graph cannot express"
+                "the input data here, which paddlectl's static graph cannot express",
+                name,
             )
         return array
 

@@ -9,47 +9,18 @@ existing ops of ``core.op.REGISTRY`` with Paddle's attr conventions (NCHW, paddi
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..errors import ConversionError, OnnxImportError
-from .builder import Builder, is_symbolic, reshape_target
+from ..errors import ConversionError
+from .builder import is_symbolic, reshape_target
 from .dependency import onnx
-from .validate import tensor_array
+from .import_rules import FAMILY_RULES
+from .import_rules.base import INT_BIG, Rule, attrs_of, binary, dtype_of, unary
+from .import_rules.base import axis_of as _axis
+from .import_rules.base import rank as _rank
+from .validate import DTYPES, tensor_array, type_name
 
-INT_BIG = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class Rule:
-    convert: Callable
-    attrs: frozenset = frozenset()
-    since: int = 1
-    check: Callable | None = None  # (attrs, opset) -> list of problems
-
-
-def attrs_of(node) -> dict:
-    out = {}
-    for a in node.attribute:
-        v = onnx.helper.get_attribute_value(a)
-        try:
-            out[a.name] = v.decode() if isinstance(v, bytes) else v
-        except UnicodeDecodeError:
-            raise OnnxImportError(
-                f"node {node.name or '<unnamed>'!r} ({node.op_type}): attribute {a.name!r} is not valid UTF-8 text; "
-                "the file is corrupted"
-            ) from None
-    return out
-
-
-def _rank(b: Builder, name: str) -> int:
-    return len(b.get(name).shape)
-
-
-def _axis(axis: int, rank: int) -> int:
-    return axis + rank if axis < 0 else axis
+__all__ = ["RULES", "attrs_of", "check_graph"]
 
 
 def _pads2d(node_attrs: dict) -> list | str:
@@ -74,34 +45,20 @@ def _check_2d(a, opset):
 # ----- elementwise -------------------------------------------------------------------------------------
 
 
-def _binary(op_name):
-    def convert(b, node, a, opset):
-        return b.op(op_name, list(node.input))
-
-    return Rule(convert)
-
-
-def _unary(op_name, **fixed):
-    def convert(b, node, a, opset):
-        return b.op(op_name, [node.input[0]], **fixed)
-
-    return Rule(convert)
+def _div(b, node, a, opset):
+    if dtype_of(b, node.input[0]).kind in "iu":  # ONNX integer division truncates toward zero
+        return b.op("int_divide", list(node.input), rounding_mode="trunc")
+    return b.op("divide", list(node.input))
 
 
 def _pow(b, node, a, opset):
+    base, exp = node.input
+    if dtype_of(b, base) != dtype_of(b, exp):  # the result has the base's type
+        (exp,) = b.op("cast", [exp], dtype=dtype_of(b, base).name)
     exponent = b.known(node.input[1])
     if exponent is not None and exponent.size == 1 and float(exponent.reshape(-1)[0]) == 2.0:
-        return b.op("square", [node.input[0]])
-    return b.op("elementwise_pow", list(node.input))
-
-
-def _clip(b, node, a, opset):
-    if opset < 11:
-        lo, hi = a.get("min"), a.get("max")
-    else:
-        bounds = [b.require_known(n, "a Clip bound") if n else None for n in list(node.input[1:3]) + ["", ""]][:2]
-        lo, hi = (None if x is None else float(x.reshape(-1)[0]) for x in bounds)
-    return b.op("clip", [node.input[0]], min=None if lo is None else float(lo), max=None if hi is None else float(hi))
+        return b.op("square", [base])
+    return b.op("elementwise_pow", [base, exp])
 
 
 def _hardsigmoid(b, node, a, opset):
@@ -114,24 +71,6 @@ def _cast(b, node, a, opset):
     if is_symbolic(item):
         return [item]  # shape arithmetic: the entries stay ints / symbols
     return b.op("cast", [node.input[0]], dtype=dtype.name)
-
-
-def _softmax(b, node, a, opset):
-    x = node.input[0]
-    rank = _rank(b, x)
-    axis = _axis(a.get("axis", 1 if opset < 13 else -1), rank)
-    if opset >= 13 or axis == rank - 1:
-        return b.op("softmax", [x], axis=axis)
-    # before opset 13, Softmax normalises over all dims from ``axis`` on, flattened together
-    shape = b.get(x).shape
-    tail = shape[axis:]
-    if not all(isinstance(d, int) for d in tail):
-        raise ConversionError(
-            f"{b.where()}: opset-{opset} Softmax over axes {axis}.. needs fixed sizes there, got {list(shape)}"
-        )
-    (flat,) = b.op("reshape", [x], shape=tuple([0] * axis + [-1]))
-    (soft,) = b.op("softmax", [flat], axis=-1)
-    return b.op("reshape", [soft], shape=tuple([0] * axis + list(tail)))
 
 
 # ----- convolution, normalisation, pooling, resizing --------------------------------------------------
@@ -153,14 +92,37 @@ def _conv(b, node, a, opset, op_name="conv2d", **extra):
 
 def _conv_transpose(b, node, a, opset):
     output_padding = list(a.get("output_padding", [0, 0]))
+    if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
+        a = {**a, "auto_pad": "NOTSET", "pads": _transpose_pads(b, node, a, output_padding)}
     return _conv(b, node, a, opset, "conv2d_transpose", output_padding=output_padding, output_size=None)
 
 
+def _transpose_pads(b, node, a, output_padding) -> list:
+    """ONNX's explicit pads for a ConvTranspose sized by ``auto_pad=SAME_*`` (output = input * stride)
+    or by ``output_shape``: the total padding is split with the odd one at the end (SAME_UPPER) or the
+    start (SAME_LOWER, and ``output_shape`` without auto_pad: onnx's reference does the same)."""
+    x = b.get(node.input[0]).shape[2:]
+    kernel = a.get("kernel_shape") or b.get(node.input[1]).shape[2:]
+    strides, dilations = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
+    if not all(isinstance(d, int) for d in x):
+        raise ConversionError(f"{b.where()}: auto_pad/output_shape needs fixed spatial input sizes, got {list(x)}")
+    out = list(a["output_shape"])[-2:] if "output_shape" in a else [n * s for n, s in zip(x, strides, strict=True)]
+    total = [s * (n - 1) + p + (k - 1) * d + 1 - o
+             for n, s, p, k, d, o in zip(x, strides, output_padding, kernel, dilations, out, strict=True)]  # fmt: skip
+    if min(total) < 0:
+        raise ConversionError(f"{b.where()}: output_shape {out} is larger than the transposed conv can make; "
+                              "give output_padding instead")  # fmt: skip
+    upper = a.get("auto_pad") == "SAME_UPPER"
+    begin = [t // 2 if upper else t - t // 2 for t in total]
+    return begin + [t - s for t, s in zip(total, begin, strict=True)]
+
+
 def _check_conv_transpose(a, opset):
-    problems = _check_2d(a, opset)
-    if "output_shape" in a:
-        problems.append("output_shape is not supported; give pads/output_padding instead")
-    return problems
+    return _check_2d({k: v for k, v in a.items() if k != "auto_pad"}, opset) + (
+        [f"auto_pad={a['auto_pad']!r}: only NOTSET, VALID, SAME_UPPER and SAME_LOWER are supported"]
+        if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
+        else []
+    )
 
 
 def _batch_norm(b, node, a, opset):
@@ -217,13 +179,6 @@ def _avg_pool(b, node, a, opset):
     return b.op("avg_pool2d", [node.input[0]], **_pool_attrs(a, exclusive=not a.get("count_include_pad", 0)))
 
 
-def _global_avg_pool(b, node, a, opset):
-    return b.op(
-        "avg_pool2d", [node.input[0]], kernel_size=None, stride=None, padding=None, ceil_mode=False, exclusive=True,
-        divisor_override=None, output_size=[1, 1], data_format="NCHW",
-    )  # fmt: skip
-
-
 _RESIZE_MODES = {
     ("nearest", "asymmetric"): ("nearest", False, 0),
     ("linear", "half_pixel"): ("bilinear", False, 0),
@@ -271,6 +226,7 @@ def _check_resize(a, opset):
 def _shape(b, node, a, opset):
     item = b.get(node.input[0])
     dims = list(item.shape)
+    dims = dims[a.get("start", 0) : a["end"] if "end" in a else None]  # opset 15: a slice of the shape
     if all(isinstance(d, int) for d in dims):
         return [np.array(dims, dtype=np.int64)]
     return [np.array(dims, dtype=object)]
@@ -363,10 +319,18 @@ def _identity(b, node, a, opset):
     return [b.get(node.input[0])]
 
 
+_CONSTANT_FORMS = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64,
+                   "value_ints": np.int64}  # fmt: skip
+
+
 def _constant(b, node, a, opset):
-    if "value" not in a:
-        raise ConversionError(f"{b.where()}: only Constant with a 'value' tensor is supported")
-    return [tensor_array(a["value"], f"{b.where()}: attribute 'value'")]
+    """Constant's ``value`` tensor, or (opset 12 on) one of its scalar/list forms."""
+    if "value" in a:
+        return [tensor_array(a["value"], f"{b.where()}: attribute 'value'")]
+    for name, dtype in _CONSTANT_FORMS.items():
+        if name in a:
+            return [np.asarray(a[name], dtype=dtype)]
+    raise ConversionError(f"{b.where()}: Constant needs one of 'value', {sorted(_CONSTANT_FORMS)}")
 
 
 def _matmul(b, node, a, opset):
@@ -400,20 +364,18 @@ def _flatten(b, node, a, opset):
 
 
 RULES: dict[str, Rule] = {
-    "Add": _binary("add"),
-    "Sub": _binary("subtract"),
-    "Mul": _binary("multiply"),
-    "Div": _binary("divide"),
+    "Add": binary("add"),
+    "Sub": binary("subtract"),
+    "Mul": binary("multiply"),
+    "Div": Rule(_div),
     "Pow": Rule(_pow),
-    "Sqrt": _unary("sqrt"),
-    "Relu": _unary("relu"),
-    "Sigmoid": _unary("sigmoid"),
-    "Tanh": _unary("tanh"),
-    "Exp": _unary("exp"),
-    "Neg": _unary("neg"),
-    "Clip": Rule(_clip, frozenset({"min", "max"})),
+    "Sqrt": unary("sqrt"),
+    "Relu": unary("relu"),
+    "Sigmoid": unary("sigmoid"),
+    "Tanh": unary("tanh"),
+    "Exp": unary("exp"),
+    "Neg": unary("neg"),
     "HardSigmoid": Rule(_hardsigmoid, frozenset({"alpha", "beta"})),
-    "Softmax": Rule(_softmax, frozenset({"axis"})),
     "Cast": Rule(_cast, frozenset({"to", "saturate"})),
     "MatMul": Rule(_matmul),
     "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB"})),
@@ -440,7 +402,6 @@ RULES: dict[str, Rule] = {
         frozenset({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}),
         check=_check_2d,
     ),  # fmt: skip
-    "GlobalAveragePool": Rule(_global_avg_pool),
     "Resize": Rule(
         _resize,
         frozenset(
@@ -456,7 +417,7 @@ RULES: dict[str, Rule] = {
         since=10,
         check=_check_resize,
     ),  # fmt: skip
-    "Shape": Rule(_shape),
+    "Shape": Rule(_shape, frozenset({"start", "end"})),
     "Reshape": Rule(
         _reshape,
         frozenset({"allowzero"}),
@@ -474,8 +435,9 @@ RULES: dict[str, Rule] = {
         check=lambda a, o: ["noop_with_empty_axes=1 is not supported"] if a.get("noop_with_empty_axes", 0) else [],
     ),  # fmt: skip
     "Flatten": Rule(_flatten, frozenset({"axis"})),
-    "Constant": Rule(_constant, frozenset({"value"})),
+    "Constant": Rule(_constant, frozenset({"value", *_CONSTANT_FORMS})),
     "Identity": Rule(_identity),
+    **FAMILY_RULES,
 }
 
 
@@ -499,4 +461,29 @@ def check_graph(graph, opset: int) -> list[str]:
             problems.append(f"{label}: attribute(s) {unknown} not supported (known: {sorted(rule.attrs)})")
         if rule.check is not None:
             problems += [f"{label}: {p}" for p in rule.check(a, opset)]
+    return problems + _type_problems(graph)
+
+
+_DTYPE_ATTRS = ("to", "dtype", "output_dtype")
+
+
+def _type_problems(graph) -> list[str]:
+    """Every element type without a NumPy dtype of its own (bfloat16, float8, 4-bit, strings) that a
+    node would make, and every graph output or intermediate that is not a tensor (sequences,
+    optionals, maps): named here, before conversion, instead of failing deep inside it."""
+    problems = []
+    for i, node in enumerate(graph.node):
+        label = f"node {node.name or f'#{i}'!r} ({node.op_type})"
+        for attr in node.attribute:
+            elem = attr.t.data_type if attr.HasField("t") else attr.i if attr.name in _DTYPE_ATTRS else None
+            if elem is not None and elem not in DTYPES:
+                problems.append(f"{label}: attribute {attr.name!r} has element type {type_name(elem)}; "
+                                f"supported: {sorted(type_name(t) for t in DTYPES)}")  # fmt: skip
+    for v in list(graph.output) + list(graph.value_info):
+        kind = v.type.WhichOneof("value")
+        if kind not in (None, "tensor_type"):
+            problems.append(f"value {v.name!r} is a {kind.removesuffix('_type')}; only tensors are supported")
+        elif kind and v.type.tensor_type.elem_type not in DTYPES:
+            problems.append(f"value {v.name!r} has element type {type_name(v.type.tensor_type.elem_type)}; "
+                            f"supported: {sorted(type_name(t) for t in DTYPES)}")  # fmt: skip
     return problems

@@ -20,11 +20,12 @@ TensorProto = onnx.TensorProto
 
 IR_VERSIONS = (3, onnx.IR_VERSION)
 """IR 3 introduced ``opset_import``; newer than the installed onnx package cannot be checked."""
-OPSETS = (6, 21)
+OPSETS = (6, 28)
 """Default-domain opsets the converters were written against: opset 6 dropped the legacy
 ``consumed_inputs`` attributes (a ``broadcast`` attribute of opset 6 is refused by the converters'
-attribute check), and no op the importer maps changed meaning between 6 and 21 in a way its
-converter does not handle."""
+attribute check). Opsets 22 to 28 (onnx 1.23) changed the ops the importer maps only by new element
+types and new attributes (Cast's ``round_mode``, Range's ``stash_type``...), which the converters'
+attribute check refuses by name; the inputs and outputs of every mapped op are those of opset 21."""
 DTYPES = {
     TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.FLOAT16: np.float16,
     TensorProto.INT8: np.int8, TensorProto.INT16: np.int16, TensorProto.INT32: np.int32, TensorProto.INT64: np.int64,
@@ -77,8 +78,8 @@ def validate_model(model) -> int:
         elem = inp.type.tensor_type.elem_type
         if not inp.type.HasField("tensor_type") or elem not in DTYPES:
             raise OnnxImportError(
-                f"onnx import: graph input {inp.name!r} has element type {_type_name(elem)}; expected a tensor of "
-                f"one of {sorted(_type_name(t) for t in DTYPES)}"
+                f"onnx import: graph input {inp.name!r} has element type {type_name(elem)}; expected a tensor of "
+                f"one of {sorted(type_name(t) for t in DTYPES)}"
             )
     return opset
 
@@ -95,8 +96,8 @@ def check_tensor(tensor, what: str) -> None:
         raise OnnxImportError(f"onnx import: {what} is a segment of a tensor; segmented tensors are not supported")
     if tensor.data_type not in DTYPES:
         raise OnnxImportError(
-            f"onnx import: {what} has element type {_type_name(tensor.data_type)}; expected one of "
-            f"{sorted(_type_name(t) for t in DTYPES)}"
+            f"onnx import: {what} has element type {type_name(tensor.data_type)}; expected one of "
+            f"{sorted(type_name(t) for t in DTYPES)}"
         )
     if any(d < 0 for d in tensor.dims):
         raise OnnxImportError(f"onnx import: {what} has negative dims {list(tensor.dims)}; dims are sizes >= 0")
@@ -115,7 +116,7 @@ def check_tensor(tensor, what: str) -> None:
         )
 
 
-def _type_name(elem: int) -> str:
+def type_name(elem: int) -> str:
     try:
         return TensorProto.DataType.Name(elem)
     except ValueError:

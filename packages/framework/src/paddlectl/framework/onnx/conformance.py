@@ -1,0 +1,229 @@
+"""ONNX's node conformance cases (``onnx.backend.test``) through paddlectl, counted by outcome.
+
+The cases are built in memory by the ``onnx`` package (the pip wheel leaves out the node data files,
+``load_model_tests(kind="node")`` generates them), so nothing is downloaded. A case counts when
+every tensor it feeds, returns or declares is a plain tensor type (float16/bfloat16/float32/float64,
+int8-64, uint8-64, bool) and it uses only the default domain: sequences, optionals, strings,
+float8/4-bit types, ``ai.onnx.ml`` and training ops are out of scope and listed as skipped. Each
+case is prepared and run with ``backend.PaddlectlBackend`` and compared with onnx's own
+``Runner.assert_similar_outputs`` (shape, dtype, values within the case's rtol/atol); with
+``--ort`` onnxruntime runs the same cases, for the README's side-by-side figure.
+
+``python -m paddlectl.framework.onnx.conformance [--ort] [--json PATH] [-k SUBSTRING]`` prints the
+counts per outcome; the ``onnx_conformance`` nox session runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from ..errors import OnnxImportError, PaddlectlError
+from .dependency import onnx
+
+PLAIN_TYPES = frozenset(
+    getattr(onnx.TensorProto, t)
+    for t in ("FLOAT16", "BFLOAT16", "FLOAT", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16",
+              "UINT32", "UINT64", "BOOL")
+)  # fmt: skip
+CASE_SECONDS = 30
+"""A case still running after this long counts as ``timeout`` (the suite must finish in bounded time)."""
+_UNSUPPORTED_OP = re.compile(r"op type (\w+) is not supported")
+
+
+def _value_types(graph) -> Iterable:
+    """The type of every value a graph (and its subgraphs) declares."""
+    for v in list(graph.input) + list(graph.output) + list(graph.value_info):
+        yield v.type
+    for node in graph.node:
+        for a in node.attribute:
+            for g in [a.g] * a.HasField("g") + list(a.graphs):
+                yield from _value_types(g)
+
+
+def _tensor_types(graph) -> Iterable[int]:
+    """Element types of initializers and tensor attributes (a Constant's value, a Cast's target)."""
+    for t in graph.initializer:
+        yield t.data_type
+    for node in graph.node:
+        for a in node.attribute:
+            if a.HasField("t"):
+                yield a.t.data_type
+            if node.op_type in ("Cast", "CastLike", "EyeLike", "RandomNormal", "RandomUniform") and a.name in (
+                "to",
+                "dtype",
+            ):
+                yield a.i
+            for g in [a.g] * a.HasField("g") + list(a.graphs):
+                yield from _tensor_types(g)
+
+
+def out_of_scope(model) -> str | None:
+    """Why a case is outside the plain-tensor default-domain set, or None when it is in it."""
+    for imp in model.opset_import:
+        if imp.domain not in ("", "ai.onnx"):
+            return f"domain {imp.domain}"
+    for t in _value_types(model.graph):
+        if t.WhichOneof("value") is None:  # an untyped intermediate of an expanded function body
+            continue
+        if not t.HasField("tensor_type"):
+            return f"{t.WhichOneof('value')} value"
+        if t.tensor_type.elem_type not in PLAIN_TYPES:
+            return f"{onnx.TensorProto.DataType.Name(t.tensor_type.elem_type)} tensor"
+    for elem in _tensor_types(model.graph):
+        if elem not in PLAIN_TYPES:
+            return f"{onnx.TensorProto.DataType.Name(elem)} tensor"
+    return None
+
+
+def node_cases(pattern: str = "") -> list:
+    """The in-scope node cases whose name contains ``pattern``, sorted by name."""
+    from onnx.backend.test.loader import load_model_tests
+
+    cases = [c for c in load_model_tests(kind="node") if pattern in c.name]
+    return sorted((c for c in cases if out_of_scope(c.model) is None), key=lambda c: c.name)
+
+
+def _data(case) -> list[tuple[list, list]]:
+    from onnx.backend.test.runner import _normalize_tensor
+
+    return [([_normalize_tensor(i) for i in ins], [_normalize_tensor(o) for o in outs]) for ins, outs in case.data_sets]
+
+
+def _classify_refusal(exc: PaddlectlError) -> str:
+    text = str(exc)
+    if _UNSUPPORTED_OP.search(text):
+        return "refused: unsupported op"
+    if "element type" in text:
+        return "refused: dtype"
+    if "must be a constant or computed from shapes only" in text:
+        return "refused: data-dependent shape"
+    if isinstance(exc, OnnxImportError) and "unsupported node" in text:
+        return "refused: attribute/opset"
+    return "refused: other"
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _Timeout
+
+
+def run_case(case, prepare: Callable) -> tuple[str, str]:
+    """(outcome, detail) of one case under ``prepare(model) -> rep`` (rep.run(list) -> outputs)."""
+    from onnx.backend.test.runner import Runner
+
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+    stage = "prepare"
+    try:
+        rep = prepare(case.model)
+        for inputs, expected in _data(case):
+            stage = "run"
+            outputs = rep.run(inputs)
+            stage = "compare"
+            Runner.assert_similar_outputs(expected, [np.asarray(o) for o in outputs], case.rtol, case.atol)
+        return "pass", ""
+    except _Timeout:
+        return "timeout", f"over {CASE_SECONDS} s in {stage}"
+    except AssertionError as exc:
+        first = str(exc).strip().splitlines()
+        return "wrong result", (first[1] if len(first) > 1 else first[0]) if first else ""
+    except PaddlectlError as exc:
+        detail = str(exc).strip().splitlines()
+        if stage == "prepare":
+            return _classify_refusal(exc), " | ".join(detail[:2])
+        return f"typed error in {stage}", detail[0] if detail else type(exc).__name__
+    except Exception as exc:  # noqa: BLE001 - the suite counts every failure; an untyped one is a bug
+        return f"untyped error in {stage}", f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def paddlectl_prepare(model):
+    from .backend import PaddlectlBackend
+
+    return PaddlectlBackend.prepare(model)
+
+
+def onnxruntime_prepare(model):
+    """onnxruntime's CPU session behind the same ``run(list)`` interface."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+
+    class Rep:
+        def run(self, inputs):
+            return session.run(None, dict(zip(names, inputs, strict=True)))
+
+    return Rep()
+
+
+def run_suite(cases: list, prepare: Callable) -> dict[str, tuple[str, str]]:
+    """Case name -> (outcome, detail)."""
+    return {case.name: run_case(case, prepare) for case in cases}
+
+
+def summary(results: dict[str, tuple[str, str]]) -> collections.Counter:
+    return collections.Counter(outcome for outcome, _ in results.values())
+
+
+def unsupported_ops(results: dict[str, tuple[str, str]]) -> collections.Counter:
+    """How many cases each unsupported op type blocks."""
+    counts: collections.Counter = collections.Counter()
+    for outcome, detail in results.values():
+        if outcome == "refused: unsupported op":
+            counts.update(set(_UNSUPPORTED_OP.findall(detail)))
+    return counts
+
+
+def _table(columns: dict[str, collections.Counter], total: int) -> str:
+    outcomes = sorted({o for c in columns.values() for o in c}, key=lambda o: (o != "pass", o))
+    width = max(len(o) for o in outcomes)
+    lines = [f"{'outcome':<{width}}  " + "  ".join(f"{n:>11}" for n in columns)]
+    for o in outcomes:
+        lines.append(f"{o:<{width}}  " + "  ".join(f"{c.get(o, 0):>11}" for c in columns.values()))
+    lines.append(f"{'cases':<{width}}  " + "  ".join(f"{total:>11}" for _ in columns))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m paddlectl.framework.onnx.conformance", description=__doc__)
+    parser.add_argument("-k", default="", help="only cases whose name contains this")
+    parser.add_argument("--ort", action="store_true", help="also run onnxruntime on the same cases")
+    parser.add_argument("--json", help="write every case's outcome here")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    cases = node_cases(args.k)
+    if not cases:
+        parser.error(f"no in-scope node case matches {args.k!r}")
+    results = {"paddlectl": run_suite(cases, paddlectl_prepare)}
+    if args.ort:
+        results["onnxruntime"] = run_suite(cases, onnxruntime_prepare)
+    print(_table({name: summary(r) for name, r in results.items()}, len(cases)))
+    ours = summary(results["paddlectl"])
+    print(f"paddlectl passes {ours['pass']} of {len(cases)} node cases ({100 * ours['pass'] / len(cases):.1f}%)")
+    blocked = unsupported_ops(results["paddlectl"]).most_common(30)
+    if blocked:
+        print("most common unsupported ops (cases): " + ", ".join(f"{op} ({n})" for op, n in blocked))
+    print(f"{time.perf_counter() - start:.0f} s")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({k: {c: list(v) for c, v in r.items()} for k, r in results.items()}, f, indent=1, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""ONNX import rules by op family, merged into ``converters.RULES`` (which keeps the conv, pooling,
+resize and layout rules the PP-OCR models need). Each family module maps ONNX op types onto
+framework ops; ``base`` holds the ``Rule`` record and the helpers they share."""
+
+from . import elementwise, nn, reductions, tensors
+
+FAMILY_RULES = {**elementwise.RULES, **reductions.RULES, **nn.RULES, **tensors.RULES}
