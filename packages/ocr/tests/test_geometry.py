@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from paddlectl.framework.errors import DataError
 from paddlectl.ocr.geometry import (
     homography,
     min_area_rect,
@@ -86,3 +87,21 @@ def test_warp_perspective_copies_rotates_and_replicates_edges():
     shifted = corners - [3, 0]
     out = warp_perspective(img, homography(corners, shifted + [6, 0]), 8, 6)
     assert (out[:, :3] == img[:, :1]).all()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: min_area_rect(np.zeros((0, 2))), r"min_area_rect takes \[x, y\] points, got shape \[0, 2\]"),
+        (lambda: min_area_rect([[np.nan, 1.0]]), "NaN"),
+        (lambda: order_corners(np.zeros((3, 2))), "order_corners takes 4"),
+        (lambda: round_offset(np.zeros(2), 1.0), r"round_offset takes \[x, y\] points, got shape \[2\]"),
+        (lambda: polygon_mask([["a", "b"]], 3, 3), "polygon_mask takes"),
+        (lambda: homography(np.zeros((3, 2)), np.zeros((4, 2))), "homography src takes 4"),
+        (lambda: warp_perspective(np.zeros((4, 4, 3), np.uint8), np.eye(3), 0, 5), "positive size"),
+        (lambda: warp_perspective(np.zeros((0, 4, 3), np.uint8), np.eye(3), 4, 5), r"image \[0, 4, 3\]"),
+    ],
+)
+def test_bad_input_is_a_data_error(call, message):
+    with pytest.raises(DataError, match=message):
+        call()
