@@ -89,7 +89,7 @@ def load_image(raw, img_mode: str) -> np.ndarray:
 
 
 class DecodeImage:
-    """The image file at ``data['img_path']`` (or an array in ``data['image']``) as HWC uint8."""
+    """The image file at ``data['img_path']`` (or an RGB array in ``data['image']``) as HWC uint8."""
 
     def __init__(self, img_mode: str = "BGR", channel_first: bool = False) -> None:
         if img_mode not in ("BGR", "RGB"):
@@ -100,6 +100,7 @@ class DecodeImage:
 
     def __call__(self, data: dict) -> dict:
         raw = data["image"] if data.get("image") is not None else data["img_path"]
+        data["raw"] = raw  # what serving is given for this sample (eval_samples)
         data["image"] = load_image(raw, self.img_mode)
         return data
 
@@ -369,15 +370,16 @@ class OcrTaskBase(TaskBase):
         }
 
     def eval_samples(self, config: dict):
-        """``(image path, label)`` per Eval sample: the label as training encodes it, the image raw,
-        so evaluation through ``preprocess`` measures the model as it is served."""
+        """``(raw image, label)`` per Eval sample: the label as training encodes it, the image as
+        DecodeImage received it (a path, or an RGB array), so evaluation through ``preprocess``
+        measures the model as it is served."""
         dataset = self.dataset(config, "Eval")
         keep = (
             dataset.ops[-1].keep_keys if dataset.ops and isinstance(dataset.ops[-1], KeepKeys) else ["image", "label"]
         )
         for i in range(len(dataset)):
             data = dataset.record(i)
-            yield data["img_path"], data[keep[1]]
+            yield data.get("raw", data["img_path"]), data[keep[1]]
 
     # ----- serving ------------------------------------------------------------------------
     def serving_steps(self, config: dict) -> list[dict]:

@@ -1,0 +1,58 @@
+"""Direction-classifier data: PaddleOCR's ``ClsLabelEncode`` (a label-file line ``img<TAB>0`` or
+``img<TAB>180``), and ``DirectionDataSet``, which makes both classes from upright line crops (a
+recogniser's ``img<TAB>text`` label files): every line once as it is ("0") and once turned by
+180 degrees ("180", done by ``RotateToLabel``), so any rec data set trains the classifier."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.vision.image_io import read_image
+
+from ..task_base import SimpleDataSet
+
+
+class ClsLabelEncode:
+    """``data['label']`` (a name in ``label_list``) -> its int64 index; an unknown label drops the sample."""
+
+    def __init__(self, label_list: Sequence[str] = ("0", "180")) -> None:
+        self.index = {str(name): i for i, name in enumerate(label_list)}
+
+    def __call__(self, data: dict) -> dict | None:
+        label = str(data["label"]).strip()
+        if label not in self.index:
+            return None
+        data["label"] = np.int64(self.index[label])
+        return data
+
+
+class RotateToLabel:
+    """Before DecodeImage: an upright crop turned by the sample's label ("180": upside down, given to
+    DecodeImage as an RGB array; "0": left to be read from its file)."""
+
+    def __call__(self, data: dict) -> dict:
+        if str(data["label"]).strip() == "180":
+            data["image"] = np.ascontiguousarray(read_image(data["img_path"], "RGB")[::-1, ::-1])
+        return data
+
+
+class DirectionDataSet(SimpleDataSet):
+    """Upright lines from rec label files, each as a "0" and a "180" sample (``RotateToLabel`` first
+    among the transforms)."""
+
+    def __init__(
+        self,
+        label_file_list: Sequence[str] | str,
+        data_dir: str = "",
+        transforms: Sequence[Callable] = (),
+        delimiter: str = "\t",
+        check_label: Callable[[str], None] = lambda label: None,
+        ratio_list: Sequence[float] | float = 1.0,
+    ) -> None:
+        if not transforms or not isinstance(transforms[0], RotateToLabel):
+            raise ConfigError("DirectionDataSet needs RotateToLabel first in its transforms (before DecodeImage)")
+        super().__init__(label_file_list, data_dir, transforms, delimiter, lambda label: None, ratio_list)
+        self.rows = [(name, direction, where) for name, _, where in self.rows for direction in ("0", "180")]
