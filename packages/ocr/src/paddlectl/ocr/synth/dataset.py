@@ -139,8 +139,13 @@ def label(kind: str, sample: Sample) -> str:
     return json.dumps(boxes, ensure_ascii=False)
 
 
-def default_workers() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)), 8))
+def worker_count(workers: int | None) -> int:
+    """``workers``, checked; None: the CPUs this process may use, at most 8."""
+    if workers is None:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    return workers
 
 
 def generate(
@@ -152,9 +157,7 @@ def generate(
 ) -> Result:
     """Render ``plan`` into ``out`` (made whole or not at all); ``on_item`` is called once per item."""
     plan.check()
-    workers = default_workers() if workers is None else workers
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    workers = worker_count(workers)
     with _staging(out, overwrite) as root:
         for kind in plan.kinds:
             (root / kind / "images").mkdir(parents=True)

@@ -16,7 +16,7 @@ from paddlectl.framework.errors import ConfigError
 
 from . import charset as charsets
 from . import fonts as fontlib
-from .dataset import Plan, Result, check_out, generate
+from .dataset import Plan, Result, check_out, generate, worker_count
 from .scene import Settings
 
 MAX_CHARS_LIMIT = 200
@@ -66,6 +66,7 @@ def run(out: Path, workers: int | None, overwrite: bool, **options) -> Result:
     """Render with a progress bar on stderr, then print the summary table on stdout."""
     plan = make_plan(**options)
     check_out(out, overwrite)
+    workers = worker_count(workers)
     console, progress_console = Console(), Console(stderr=True)
     started = time.perf_counter()
     with Progress(

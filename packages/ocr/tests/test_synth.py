@@ -1,0 +1,293 @@
+"""The synthetic OCR data generator: seeded and deterministic, labels in PaddleOCR's formats whose det
+quads hold the rendered ink and whose rec crops read back as their text, and refusals of bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import Polygon
+
+from paddlectl.framework.errors import ConfigError, DataError
+from paddlectl.ocr.synth import charset, dataset, fonts, scene
+
+typer_testing = pytest.importorskip("typer.testing", reason="the synth command is a typer command")
+
+LATIN = charset.resolve([])
+PALETTE = dataset.palette([fonts.resolve(f) for f in fonts.DEJAVU_FACES], LATIN)
+
+
+def small_plan(n: int = 4, **changes) -> dataset.Plan:
+    plan = dataset.Plan(n, LATIN, [fonts.resolve("DejaVuSans"), fonts.resolve("DejaVuSerif-Bold")])
+    for key, value in changes.items():
+        setattr(plan, key, value)
+    return plan
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def cli(*args: str):
+    import typer
+
+    from paddlectl.ocr.synth.command import synth_command
+
+    app = typer.Typer()
+    app.command("synth")(synth_command)
+    app.callback()(lambda: None)
+    return typer_testing.CliRunner().invoke(app, ["synth", *args])
+
+
+# --- determinism -------------------------------------------------------------------------------------------
+
+
+def test_a_seed_gives_the_same_files_whatever_the_workers(tmp_path):
+    lines = small_plan(32, kinds=("rec",), val_fraction=0.25)
+    dataset.generate(lines, tmp_path / "one", workers=1)
+    dataset.generate(lines, tmp_path / "two", workers=2)  # 32 jobs: the forked pool
+    assert files(tmp_path / "one") == files(tmp_path / "two")
+    dataset.generate(small_plan(2), tmp_path / "a", workers=1)
+    dataset.generate(small_plan(2), tmp_path / "b", workers=1)
+    dataset.generate(small_plan(2, seed=1), tmp_path / "c", workers=1)
+    a, b, c = files(tmp_path / "a"), files(tmp_path / "b"), files(tmp_path / "c")
+    assert a == b and len([k for k in a if k.endswith(".png")]) == 4
+    assert c.keys() == a.keys() and all(c[k] != a[k] for k in a if k.endswith((".png", "label.txt")))
+
+
+# --- label files -------------------------------------------------------------------------------------------
+
+
+def test_labels_parse_in_paddleocrs_formats_and_points_lie_in_the_image(tmp_path):
+    out = tmp_path / "set"
+    result = dataset.generate(small_plan(5, val_fraction=0.2), out, workers=1)
+    assert result.images == {("rec", "train"): 4, ("rec", "val"): 1, ("det", "train"): 4, ("det", "val"): 1}
+    dictionary = (out / "rec" / "dict.txt").read_text(encoding="utf-8").splitlines()
+    assert "".join(dictionary) == LATIN and len(dictionary) == 94
+    for split in ("label.txt", "val.txt"):
+        for row in (out / "rec" / split).read_text(encoding="utf-8").splitlines():
+            path, text = row.split("\t")
+            assert (out / "rec" / path).is_file() and text == text.strip() and set(text) <= set(LATIN) | {" "}
+        for row in (out / "det" / split).read_text(encoding="utf-8").splitlines():
+            path, boxes = row.split("\t")
+            h, w = cv2.imread(str(out / "det" / path)).shape[:2]
+            boxes = json.loads(boxes)
+            assert boxes and all(set(b) == {"transcription", "points"} for b in boxes)
+            points = np.array([b["points"] for b in boxes])
+            assert points.shape[1:] == (4, 2) and points.dtype.kind == "i"
+            assert (points >= 0).all() and (points[..., 0] < w).all() and (points[..., 1] < h).all()
+    manifest = json.loads((out / "synth.json").read_text())
+    assert manifest["seed"] == 0 and manifest["n"] == 5 and manifest["val_items"] == 1
+
+
+def test_held_out_fonts_render_only_the_val_split(tmp_path, monkeypatch):
+    seen = []
+
+    def recording(rng, palette, settings):
+        seen.append({font.name for font, _ in palette})
+        return scene.render_line(rng, palette, settings)
+
+    monkeypatch.setitem(dataset.KINDS, "rec", (1, recording))
+    plan = small_plan(10, kinds=("rec",), val_fraction=0.3, val_fonts=[fonts.resolve("DejaVuSansMono-Oblique")])
+    result = dataset.generate(plan, tmp_path / "set", workers=1)
+    assert result.images == {("rec", "train"): 7, ("rec", "val"): 3}
+    assert seen == [{"DejaVuSans", "DejaVuSerif-Bold"}] * 7 + [{"DejaVuSansMono-Oblique"}] * 3
+
+
+# --- geometry: the quads are the rendered lines -------------------------------------------------------------
+
+
+def edge_distances(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Distance of each point to each of the quad's four edges: (N, 4)."""
+    a, b = quad, np.roll(quad, -1, axis=0)
+    ab = b - a
+    t = np.clip(((points[:, None] - a) * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
+    return np.linalg.norm(points[:, None] - (a + t[..., None] * ab), axis=-1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_page_quads_hold_the_ink_tightly_and_do_not_overlap(seed):
+    page = scene.render_page(np.random.default_rng([seed, 2, 0]), PALETTE)
+    h, w = page.ink.shape
+    assert page.image.shape == (h, w, 3) and len(page.lines) >= 1
+    inside = np.zeros((h, w), np.uint8)
+    for _, quad in page.lines:
+        cv2.fillPoly(inside, [np.rint(quad * 4).astype(np.int32)], 1, shift=2)
+    near = cv2.dilate(inside, np.ones((3, 3), np.uint8))  # one pixel of interpolation bleed
+    assert page.ink[near == 0].max(initial=0) < 0.25, "ink outside every quad"
+    ys, xs = np.nonzero(page.ink > 0.1)  # faint edge pixels too: the quad is cut at the first inked pixel
+    ink = np.stack([xs, ys], axis=1).astype(np.float32)
+    polygons = [Polygon(q) for _, q in page.lines]
+    for (_, quad), polygon in zip(page.lines, polygons, strict=True):
+        mine = ink[shapely.contains_xy(polygon.buffer(1.5), ink[:, 0], ink[:, 1])]
+        assert len(mine), "a quad with no ink"
+        near_edges = edge_distances(mine, quad).min(axis=0)
+        assert near_edges[1] < 2.0 and near_edges[3] < 2.0, "the quad's left/right edges are not at the ink"
+    for i, p in enumerate(polygons):
+        for q in polygons[i + 1 :]:
+            assert p.intersection(q).area < 1.0
+
+
+def test_line_crop_holds_its_quad_and_ink():
+    for index in range(8):
+        sample = scene.render_line(np.random.default_rng([3, 1, index]), PALETTE)
+        h, w = sample.ink.shape
+        ((text, quad),) = sample.lines
+        assert sample.image.shape == (h, w, 3) and text
+        assert (quad >= -0.5).all() and (quad[:, 0] <= w).all() and (quad[:, 1] <= h).all()
+        ys, xs = np.nonzero(sample.ink > 0.5)
+        assert shapely.contains_xy(Polygon(quad).buffer(1.5), xs, ys).all()
+
+
+def test_rec_crops_read_back_as_their_labels():
+    """RapidOCR's PP-OCRv4 recogniser reads the crops: a crop that lost or shifted its text cannot score."""
+    rapidocr = pytest.importorskip("rapidocr_onnxruntime", reason="RapidOCR reads the crops back")
+    from rapidfuzz.distance import Levenshtein
+
+    engine = rapidocr.RapidOCR()
+    similarity = []
+    for index in range(16):
+        sample = scene.render_line(np.random.default_rng([7, 1, index]), PALETTE)
+        found, _ = engine(sample.image, use_det=False, use_cls=False, use_rec=True)
+        want = sample.lines[0][0].replace(" ", "")
+        similarity.append(Levenshtein.normalized_similarity(found[0][0].replace(" ", ""), want))
+    assert np.mean(similarity) >= 0.8, similarity
+
+
+# --- charsets and fonts ------------------------------------------------------------------------------------
+
+
+def test_charset_files_in_paddleocrs_dictionary_format(tmp_path):
+    path = tmp_path / "dict.txt"
+    path.write_text("a\nb\n\n \nb\nc\r\n", encoding="utf-8")
+    assert charset.resolve([str(path)]) == "ab c"
+    assert charset.dictionary("ab c") == "a\nb\nc\n"
+    assert charset.resolve(["digits", str(path)]) == "0123456789ab c"
+    path.write_text("a\nbc\n", encoding="utf-8")
+    with pytest.raises(DataError, match="line 2"):
+        charset.resolve([str(path)])
+    path.write_text("\n \n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="empty"):
+        charset.resolve([str(path)])
+    with pytest.raises(ConfigError, match="unknown charset 'klingon'"):
+        charset.resolve(["klingon"])
+    with pytest.raises(DataError, match="does not exist"):
+        charset.resolve([str(tmp_path / "nope.txt")])
+
+
+def test_cjk_common_is_gb2312_level_one():
+    chars = charset.resolve(["cjk-common"])
+    assert len(chars) == 3755 + len(charset.CJK_PUNCTUATION) and chars[0] == "啊" and "的" in chars
+
+
+def test_a_charset_no_font_draws_is_refused():
+    with pytest.raises(DataError, match="no font given has glyphs"):
+        dataset.palette([fonts.resolve("DejaVuSans")], "ab啊")
+
+
+def test_cjk_without_a_cjk_font_names_the_install(monkeypatch, tmp_path):
+    monkeypatch.setattr(fonts, "installed_cjk_fonts", lambda: [])
+    result = cli("--out", str(tmp_path / "set"), "--n", "2", "--charset", "cjk-common")
+    assert result.exit_code == 2
+    assert "apt-get install fonts-wqy-microhei" in result.output and not (tmp_path / "set").exists()
+
+
+@pytest.mark.skipif(not fonts.installed_cjk_fonts(), reason=f"no CJK font installed ({fonts.CJK_INSTALL_HINT})")
+def test_cjk_lines_and_pages(tmp_path):
+    result = cli("--out", str(tmp_path / "set"), "--n", "3", "--charset", "cjk-common", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    texts = [r.split("\t")[1] for r in (tmp_path / "set/rec/label.txt").read_text(encoding="utf-8").splitlines()]
+    assert len(texts) == 3 and all(" " not in t for t in texts)
+    assert sum(1 for t in texts for c in t if "\u4e00" <= c <= "\u9fff") > len("".join(texts)) / 2
+    page = scene.render_page(np.random.default_rng(0), dataset.palette([fonts.resolve("cjk")], "啊阿埃挨"))
+    assert all(set(text) <= set("啊阿埃挨") for text, _ in page.lines)
+
+
+# --- the command -------------------------------------------------------------------------------------------
+
+
+def test_command_writes_the_set_with_a_summary(tmp_path):
+    out = tmp_path / "set"
+    result = cli(
+        "--out", str(out), "--n", "4", "--kind", "lines", "--seed", "3", "--val-fraction", "0.25",
+        "--fonts", "DejaVuSans,DejaVuSerif", "--val-fonts", "DejaVuSansMono", "--max-chars", "6", "--workers", "1",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "rec/label.txt" in result.output and "rec/val.txt" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["rec", "synth.json"]
+    texts = [r.split("\t")[1] for r in (out / "rec/label.txt").read_text().splitlines()]
+    assert len(texts) == 3 and all(1 <= len(t) <= 6 for t in texts)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "staging folders left behind"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--n", "0"], "--n must be at least 1"),
+        (["--n", "2", "--fonts", "/no/such/font.ttf"], "is not a file nor a known face"),
+        (["--n", "2", "--charset", "klingon"], "unknown charset"),
+        (["--n", "2", "--val-fraction", "1.5"], "--val-fraction"),
+        (["--n", "2", "--val-fonts", "DejaVuSans"], "held-out fonts need held-out items"),
+        (["--n", "2", "--fonts", "DejaVuSans", "--val-fonts", "DejaVuSans", "--val-fraction", "0.5"], "unseen"),
+        (["--n", "2", "--max-chars", "0"], "--max-chars"),
+        (["--n", "2", "--workers", "0"], "--workers"),
+    ],
+)
+def test_command_refuses_bad_options_in_one_line(tmp_path, args, message):
+    result = cli("--out", str(tmp_path / "set"), *args)
+    assert result.exit_code == 2 and message in result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_command_refuses_an_unreadable_font_and_empty_charset_file(tmp_path):
+    bad = tmp_path / "bad.ttf"
+    bad.write_bytes(b"not a font")
+    result = cli("--out", str(tmp_path / "set"), "--n", "2", "--fonts", str(bad))
+    assert result.exit_code == 2 and "not a readable TrueType/OpenType font" in result.output
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    result = cli("--out", str(tmp_path / "set"), "--n", "2", "--charset", str(empty))
+    assert result.exit_code == 2 and "the charset is empty" in result.output
+
+
+def test_output_is_replaced_only_with_overwrite(tmp_path):
+    out = tmp_path / "set"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    result = cli("--out", str(out), "--n", "1", "--workers", "1")
+    assert result.exit_code == 2 and "--overwrite" in result.output and (out / "keep.txt").read_text() == "mine"
+    assert "rendering" not in result.output, "refused before any work"
+    result = cli("--out", str(out), "--n", "1", "--workers", "1", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert not (out / "keep.txt").exists() and (out / "det/label.txt").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]
+    (tmp_path / "file").write_text("x")
+    assert cli("--out", str(tmp_path / "file"), "--n", "1").exit_code == 2
+    assert cli("--out", str(tmp_path / "file" / "below"), "--n", "1").exit_code == 2
+
+
+def test_a_failure_mid_render_leaves_nothing(tmp_path, monkeypatch):
+    calls = []
+
+    def failing(rng, palette, settings):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return scene.render_page(rng, palette, settings)
+
+    monkeypatch.setitem(dataset.KINDS, "det", (2, failing))
+    out = tmp_path / "set"
+    with pytest.raises(DataError, match="No space left"):
+        dataset.generate(small_plan(4), out, workers=1)
+    assert list(tmp_path.iterdir()) == []
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    calls.clear()
+    with pytest.raises(DataError):
+        dataset.generate(small_plan(4), out, overwrite=True, workers=1)
+    assert [p.name for p in tmp_path.iterdir()] == ["set"] and (out / "keep.txt").read_text() == "mine"
