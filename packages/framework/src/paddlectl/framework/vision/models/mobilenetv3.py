@@ -1,4 +1,5 @@
-"""MobileNetV3-Small in Paddle's structure and parameter names (BatchNorm epsilon 1e-3, momentum 0.99)."""
+"""MobileNetV3 Small and Large in Paddle's structure and parameter names (BatchNorm epsilon 1e-3,
+momentum 0.99)."""
 
 from __future__ import annotations
 
@@ -6,38 +7,8 @@ from functools import partial
 
 from ... import nn
 from ...ops.shape import flatten
+from ._layers import ConvNormActivation, make_divisible
 from ._weights import refuse_download
-
-
-def make_divisible(value: float, divisor: int = 8) -> int:
-    """Round channels to a multiple of ``divisor`` without losing more than 10%."""
-    rounded = max(divisor, int(value + divisor / 2) // divisor * divisor)
-    return rounded + divisor if rounded < 0.9 * value else rounded
-
-
-class ConvNormActivation(nn.Sequential):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size=3,
-        stride=1,
-        padding=None,
-        groups=1,
-        norm_layer=None,
-        activation_layer=None,
-    ):
-        padding = (kernel_size - 1) // 2 if padding is None else padding
-        layers = [
-            nn.Conv2D(
-                in_channels, out_channels, kernel_size, stride, padding, groups=groups, bias_attr=norm_layer is None
-            )
-        ]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer())
-        super().__init__(*layers)
 
 
 class SqueezeExcitation(nn.Layer):
@@ -76,7 +47,7 @@ class InvertedResidual(nn.Layer):
         )
         if use_se:
             self.mid_se = SqueezeExcitation(expanded, make_divisible(expanded // 4))
-        self.linear_conv = ConvNormActivation(expanded, out_ch, 1, 1, 0, norm_layer=norm_layer)
+        self.linear_conv = ConvNormActivation(expanded, out_ch, 1, 1, 0, norm_layer=norm_layer, activation_layer=None)
 
     def forward(self, x):
         out = self.expand_conv(x) if self.expand else x
@@ -101,19 +72,39 @@ SMALL_BLOCKS = [
     (96, 5, 576, 96, True, "hardswish", 1),
     (96, 5, 576, 96, True, "hardswish", 1),
 ]
+LARGE_BLOCKS = [
+    (16, 3, 16, 16, False, "relu", 1),
+    (16, 3, 64, 24, False, "relu", 2),
+    (24, 3, 72, 24, False, "relu", 1),
+    (24, 5, 72, 40, True, "relu", 2),
+    (40, 5, 120, 40, True, "relu", 1),
+    (40, 5, 120, 40, True, "relu", 1),
+    (40, 3, 240, 80, False, "hardswish", 2),
+    (80, 3, 200, 80, False, "hardswish", 1),
+    (80, 3, 184, 80, False, "hardswish", 1),
+    (80, 3, 184, 80, False, "hardswish", 1),
+    (80, 3, 480, 112, True, "hardswish", 1),
+    (112, 3, 672, 112, True, "hardswish", 1),
+    (112, 5, 672, 160, True, "hardswish", 2),
+    (160, 5, 960, 160, True, "hardswish", 1),
+    (160, 5, 960, 160, True, "hardswish", 1),
+]
 
 
-class MobileNetV3Small(nn.Layer):
-    def __init__(self, scale: float = 1.0, num_classes: int = 1000, with_pool: bool = True) -> None:
+class MobileNetV3(nn.Layer):
+    """The body both sizes share: ``blocks`` is a table as above, ``last_channel`` the classifier's
+    hidden width before scaling."""
+
+    def __init__(self, blocks, last_channel: int, scale: float, num_classes: int, with_pool: bool) -> None:
         super().__init__()
         self.scale, self.num_classes, self.with_pool = scale, num_classes, with_pool
         norm = partial(nn.BatchNorm2D, epsilon=0.001, momentum=0.99)
         acts = {"relu": nn.ReLU, "hardswish": nn.Hardswish}
         ch = lambda c: make_divisible(c * scale)  # noqa: E731
-        blocks = [(ch(i), k, ch(e), ch(o), se, acts[a], s) for i, k, e, o, se, a, s in SMALL_BLOCKS]
+        blocks = [(ch(i), k, ch(e), ch(o), se, acts[a], s) for i, k, e, o, se, a, s in blocks]
         self.conv = ConvNormActivation(3, blocks[0][0], 3, 2, 1, norm_layer=norm, activation_layer=nn.Hardswish)
         self.blocks = nn.Sequential(*[InvertedResidual(i, e, o, k, s, se, a, norm) for i, k, e, o, se, a, s in blocks])
-        last_in = blocks[-1][3]
+        last_in = blocks[-1][0]
         self.lastconv_out_channels = last_in * 6
         self.lastconv = ConvNormActivation(
             last_in, self.lastconv_out_channels, 1, 1, 0, norm_layer=norm, activation_layer=nn.Hardswish
@@ -121,12 +112,12 @@ class MobileNetV3Small(nn.Layer):
         if with_pool:
             self.avgpool = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
-            last_channel = make_divisible(1024 * scale)
+            self.last_channel = make_divisible(last_channel * scale)
             self.classifier = nn.Sequential(
-                nn.Linear(self.lastconv_out_channels, last_channel),
+                nn.Linear(self.lastconv_out_channels, self.last_channel),
                 nn.Hardswish(),
                 nn.Dropout(p=0.2),
-                nn.Linear(last_channel, num_classes),
+                nn.Linear(self.last_channel, num_classes),
             )
 
     def forward(self, x):
@@ -138,6 +129,21 @@ class MobileNetV3Small(nn.Layer):
         return x
 
 
+class MobileNetV3Small(MobileNetV3):
+    def __init__(self, scale: float = 1.0, num_classes: int = 1000, with_pool: bool = True) -> None:
+        super().__init__(SMALL_BLOCKS, 1024, scale, num_classes, with_pool)
+
+
+class MobileNetV3Large(MobileNetV3):
+    def __init__(self, scale: float = 1.0, num_classes: int = 1000, with_pool: bool = True) -> None:
+        super().__init__(LARGE_BLOCKS, 1280, scale, num_classes, with_pool)
+
+
 def mobilenet_v3_small(pretrained: bool = False, scale: float = 1.0, **kwargs) -> MobileNetV3Small:
     refuse_download("mobilenet_v3_small", pretrained)
     return MobileNetV3Small(scale=scale, **kwargs)
+
+
+def mobilenet_v3_large(pretrained: bool = False, scale: float = 1.0, **kwargs) -> MobileNetV3Large:
+    refuse_download("mobilenet_v3_large", pretrained)
+    return MobileNetV3Large(scale=scale, **kwargs)
