@@ -224,6 +224,15 @@ def test_command_writes_the_set_with_a_summary(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "staging folders left behind"
 
 
+def test_held_out_fonts_alone_hold_out_a_tenth(tmp_path):
+    out = tmp_path / "set"
+    result = cli("--out", str(out), "--n", "10", "--kind", "lines", "--val-fonts", "DejaVuSerif", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert len((out / "rec/val.txt").read_text().splitlines()) == 1
+    assert json.loads((out / "synth.json").read_text())["val_fonts"][0].endswith("DejaVuSerif.ttf")
+    assert not any(f.endswith("DejaVuSerif.ttf") for f in json.loads((out / "synth.json").read_text())["fonts"])
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -231,7 +240,7 @@ def test_command_writes_the_set_with_a_summary(tmp_path):
         (["--n", "2", "--fonts", "/no/such/font.ttf"], "is not a file nor a known face"),
         (["--n", "2", "--charset", "klingon"], "unknown charset"),
         (["--n", "2", "--val-fraction", "1.5"], "--val-fraction"),
-        (["--n", "2", "--val-fonts", "DejaVuSans"], "held-out fonts need held-out items"),
+        (["--n", "2", "--val-fonts", "DejaVuSans", "--val-fraction", "0"], "held-out fonts need held-out items"),
         (["--n", "2", "--fonts", "DejaVuSans", "--val-fonts", "DejaVuSans", "--val-fraction", "0.5"], "unseen"),
         (["--n", "2", "--max-chars", "0"], "--max-chars"),
         (["--n", "2", "--workers", "0"], "--workers"),

@@ -23,25 +23,32 @@ KIND_SETS = {Kind.lines: ("rec",), Kind.pages: ("det",), Kind.both: ("rec", "det
 
 def synth_command(
     out: Annotated[
-        Path, typer.Option("--out", help="Folder to write (det/, rec/, synth.json); made whole or not at all.")
+        Path,
+        typer.Option(
+            "--out", metavar="DIR", help="Folder to write (det/, rec/, synth.json); made whole or not at all."
+        ),
     ],
-    n: Annotated[int, typer.Option("--n", help="Images of each kind: N line crops and/or N pages.")],
+    n: Annotated[int, typer.Option("--n", metavar="N", help="Images of each kind: N line crops and/or N pages.")],
     fonts: Annotated[
         list[str] | None,
         typer.Option(
             "--fonts",
+            metavar="FONT",
             help="Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
             "Default: the twelve DejaVu faces (with 'cjk' when the charset needs it).",
         ),
     ] = None,
     val_fonts: Annotated[
         list[str] | None,
-        typer.Option("--val-fonts", help="Fonts used only for the held-out split (score on unseen faces)."),
+        typer.Option(
+            "--val-fonts", metavar="FONT", help="Fonts used only for the held-out split (score on unseen faces)."
+        ),
     ] = None,
     charset: Annotated[
         list[str] | None,
         typer.Option(
             "--charset",
+            metavar="SET|FILE",
             help="A PaddleOCR dictionary file (one character per line) or a named set: latin (default), "
             "digits, cjk-common; several are merged.",
         ),
@@ -49,8 +56,11 @@ def synth_command(
     kind: Annotated[Kind, typer.Option("--kind", help="lines (rec), pages (det) or both.")] = Kind.both,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same images and labels.")] = 0,
     val_fraction: Annotated[
-        float, typer.Option("--val-fraction", help="Share of each kind held out in val.txt (0 = none).")
-    ] = 0.0,
+        float | None,
+        typer.Option(
+            "--val-fraction", help="Share of each kind held out in val.txt (default: 0.1 with --val-fonts, else 0)."
+        ),
+    ] = None,
     max_chars: Annotated[
         int, typer.Option("--max-chars", help="Longest line crop text, spaces included (PaddleOCR's max_text_length).")
     ] = 20,

@@ -20,6 +20,7 @@ from .dataset import Plan, Result, check_out, generate, worker_count
 from .scene import Settings
 
 MAX_CHARS_LIMIT = 200
+DEFAULT_VAL_FRACTION = 0.1
 
 
 def default_fonts(chars: str, held_out: list[fontlib.Font]) -> list[fontlib.Font]:
@@ -42,10 +43,11 @@ def make_plan(
     charset: list[str],
     kinds: tuple[str, ...],
     seed: int,
-    val_fraction: float,
+    val_fraction: float | None,
     max_chars: int,
 ) -> Plan:
-    """A checked Plan from the command's options (fonts as paths or names, charset as names or files)."""
+    """A checked Plan from the command's options (fonts as paths or names, charset as names or files;
+    no ``val_fraction``: 10% held out when there are held-out fonts, else none)."""
     if not 1 <= max_chars <= MAX_CHARS_LIMIT:
         raise ConfigError(f"--max-chars must be in [1, {MAX_CHARS_LIMIT}], got {max_chars}")
     chars = charsets.resolve(charset)
@@ -57,6 +59,8 @@ def make_plan(
             f"{', '.join(sorted(p.name for p in both))} is in both --fonts and --val-fonts; held-out fonts must be unseen"
         )
     settings = dataclasses.replace(Settings(), line_chars=(min(2, max_chars), max_chars))
+    if val_fraction is None:
+        val_fraction = DEFAULT_VAL_FRACTION if held_out else 0.0
     plan = Plan(n, chars, chosen, held_out, kinds, seed, val_fraction, settings)
     plan.check()
     return plan
