@@ -34,7 +34,8 @@ def _fill(canvas: np.ndarray, polygon: np.ndarray, value: float) -> None:
 
 
 def shoelace_area(polygon: np.ndarray) -> float:
-    """Signed area, positive for clockwise points in image coordinates (y down)."""
+    """Signed area by the shoelace sum: negative for points clockwise on screen (y down), the way round
+    PaddleOCR turns every polygon."""
     x, y = polygon[:, 0], polygon[:, 1]
     return float(np.sum((np.roll(x, -1) - x) * (np.roll(y, -1) + y)) / 2.0)
 

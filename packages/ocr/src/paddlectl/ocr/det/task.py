@@ -127,7 +127,9 @@ class DetTask(OcrTaskBase):
 
     # ----- export and serving -----------------------------------------------------------
     def input_spec(self, config: dict) -> list:
-        return [InputSpec([None, 3, None, None], "float32", "image"), InputSpec([None, 4], "float32", "shape")]
+        """Images at the ``Pad`` size (every served image is padded to it), and their ``shape`` rows."""
+        height, width = next(op for op in self.operators(config, "Eval") if isinstance(op, Pad)).size
+        return [InputSpec([None, 3, height, width], "float32", "image"), InputSpec([None, 4], "float32", "shape")]
 
     def postprocess_config(self, config: dict) -> dict:
         return {"task": self.name, "name": "DBPostProcess", **dataclasses.asdict(self.post_params(config))}
