@@ -163,15 +163,15 @@ def test_rec_crops_read_back_as_their_labels():
 
 def test_charset_files_in_paddleocrs_dictionary_format(tmp_path):
     path = tmp_path / "dict.txt"
-    path.write_text("a\nb\n\n \nb\nc\r\n", encoding="utf-8")
+    path.write_text("a\nb\n \nb\nc\r\n", encoding="utf-8")
     assert charset.resolve([str(path)]) == "ab c"
     assert charset.dictionary("ab c") == "a\nb\nc\n"
     assert charset.resolve(["digits", str(path)]) == "0123456789ab c"
     path.write_text("a\nbc\n", encoding="utf-8")
     with pytest.raises(DataError, match="line 2"):
         charset.resolve([str(path)])
-    path.write_text("\n \n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="empty"):
+    path.write_text(" \n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="the charset is empty"):
         charset.resolve([str(path)])
     with pytest.raises(ConfigError, match="unknown charset 'klingon'"):
         charset.resolve(["klingon"])
@@ -261,7 +261,7 @@ def test_command_refuses_an_unreadable_font_and_empty_charset_file(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n")
     result = cli("--out", str(tmp_path / "set"), "--n", "2", "--charset", str(empty))
-    assert result.exit_code == 2 and "the charset is empty" in result.output
+    assert result.exit_code == 2 and "is empty" in result.output
 
 
 def test_output_is_replaced_only_with_overwrite(tmp_path):

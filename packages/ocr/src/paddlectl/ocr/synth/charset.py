@@ -10,6 +10,8 @@ from pathlib import Path
 
 from paddlectl.framework.errors import ConfigError, DataError
 
+from ..ctc import read_dictionary
+
 CJK_PUNCTUATION = "，。、：；？！“”‘’（）《》【】"
 
 
@@ -35,25 +37,15 @@ full-width punctuation (needs a CJK font)."""
 
 
 def read_dict(path: Path) -> str:
-    """A PaddleOCR dictionary file: one character per line (trailing newline stripped, as PaddleOCR
-    reads it); empty lines are skipped and a line ``" "`` is the space."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"charset file {str(path)!r} does not exist; pass a dictionary file or a named set") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"charset file {str(path)!r} is not readable UTF-8 text ({exc})") from None
-    chars = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line:
-            continue
-        if len(line) != 1:
+    """A PaddleOCR dictionary file, read as the recogniser reads it (``ctc.read_dictionary``); a line
+    ``" "`` is the space, and every line must hold one character."""
+    chars = read_dictionary(path)
+    for number, entry in enumerate(chars, start=1):
+        if len(entry) != 1:
             raise DataError(
-                f"charset file {str(path)!r} line {number}: {line[:20]!r} is not one character; "
+                f"charset file {str(path)!r} line {number}: {entry[:20]!r} is not one character; "
                 "a PaddleOCR dictionary has one character per line"
             )
-        chars.append(line)
     return "".join(chars)
 
 

@@ -19,6 +19,14 @@ class Kind(enum.StrEnum):
 
 
 KIND_SETS = {Kind.lines: ("rec",), Kind.pages: ("det",), Kind.both: ("rec", "det")}
+FONTS_HELP = (
+    "Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
+    "Default: the twelve DejaVu faces (the CJK font instead when the charset needs it)."
+)
+CHARSET_HELP = (
+    "A PaddleOCR dictionary file (one character per line) or a named set: latin (default), digits, "
+    "cjk-common; several are merged."
+)
 
 
 def synth_command(
@@ -29,30 +37,14 @@ def synth_command(
         ),
     ],
     n: Annotated[int, typer.Option("--n", metavar="N", help="Images of each kind: N line crops and/or N pages.")],
-    fonts: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--fonts",
-            metavar="FONT",
-            help="Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
-            "Default: the twelve DejaVu faces (with 'cjk' when the charset needs it).",
-        ),
-    ] = None,
+    fonts: Annotated[list[str] | None, typer.Option("--fonts", metavar="FONT", help=FONTS_HELP)] = None,
     val_fonts: Annotated[
         list[str] | None,
         typer.Option(
             "--val-fonts", metavar="FONT", help="Fonts used only for the held-out split (score on unseen faces)."
         ),
     ] = None,
-    charset: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--charset",
-            metavar="SET|FILE",
-            help="A PaddleOCR dictionary file (one character per line) or a named set: latin (default), "
-            "digits, cjk-common; several are merged.",
-        ),
-    ] = None,
+    charset: Annotated[list[str] | None, typer.Option("--charset", metavar="SET|FILE", help=CHARSET_HELP)] = None,
     kind: Annotated[Kind, typer.Option("--kind", help="lines (rec), pages (det) or both.")] = Kind.both,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same images and labels.")] = 0,
     val_fraction: Annotated[
