@@ -125,6 +125,7 @@ def run_command(
     with _usage_errors():
         outputs = job.Outputs(json_out, vis_dir, review_dir, min_score or 0.0)
         outputs.check()
+        chosen = model_set(models)
         sources = collect(inputs)
         if vis_dir is not None:
             from .vis import font_path
@@ -132,9 +133,9 @@ def run_command(
             warning = font_path()[1]
             if warning:
                 err_console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
-        system = model_set(models).load()
+        system = chosen.load()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-        with Progress(*columns, console=err_console, transient=True) as progress:
+        with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
             task = progress.add_task("ocr", total=len(sources))
             records, review = job.run(system, sources, outputs, lambda s: progress.advance(task))
     console.print(_table(records, min_score))

@@ -21,8 +21,12 @@ def _open(path: Path):
 
     try:
         return pdfium.PdfDocument(str(path))
-    except (pdfium.PdfiumError, OSError) as exc:
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == 0:  # PDFium refuses a page tree without pages, naming no error
+            raise DataError(f"PDF {str(path)!r} has no pages") from None
         raise DataError(f"cannot read PDF {str(path)!r} ({exc}); pass an unencrypted, undamaged PDF") from None
+    except OSError as exc:
+        raise DataError(f"cannot read PDF {str(path)!r} ({exc.strerror or exc})") from None
 
 
 def page_count(path: Path) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from paddlectl.framework.errors import DataError
 
+from ..ctc import read_dictionary
 from ..db_postprocess import DBParams
 from ..pipeline import OCRSettings, TextSystem
 
@@ -31,33 +32,30 @@ class ModelsNotInstalledError(DataError):
     """A model set's files live in a distribution that is not installed."""
 
 
-def read_dictionary(path: Path) -> list[str]:
-    """One character per line (PaddleOCR's dictionary files; line ends stripped, nothing else)."""
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read dictionary {path}: {exc}; pass a UTF-8 file, one character per line") from None
-
-
 @dataclass(frozen=True)
 class ModelSet:
-    """Where one det/cls/rec set lives and how to run it. ``dictionary``: a file, the characters
-    themselves, or None when the recogniser carries them in its metadata (``character``), as
-    RapidOCR's exports do."""
+    """Where one det/cls/rec set lives and how to run it. ``dictionary`` None: the recogniser
+    carries its characters in its metadata (``character``), as RapidOCR's exports do. ``served``:
+    our own exports, each stage run through its task's stored processing (``exported``)."""
 
     name: str
     det: Path
     cls: Path | None
     rec: Path
-    dictionary: Path | tuple[str, ...] | None
+    dictionary: Path | None
     settings: OCRSettings
     manifest: str | None  # an asset.yaml path, or the licence auditor's shipped manifest name
+    served: bool = False
 
     def load(self, threads: int | None = None) -> TextSystem:
         """The chain over these models (the dictionary checked against the recogniser's output)."""
         settings = self.settings if threads is None else replace(self.settings, threads=threads)
-        characters = read_dictionary(self.dictionary) if isinstance(self.dictionary, Path) else self.dictionary
-        return TextSystem(self.det, self.cls, self.rec, settings, None if characters is None else list(characters))
+        if self.served:
+            from .exported import ServedTextSystem
+
+            return ServedTextSystem(self.det, self.cls, self.rec, settings)
+        characters = None if self.dictionary is None else read_dictionary(self.dictionary)
+        return TextSystem(self.det, self.cls, self.rec, settings, characters)
 
 
 def _package_dir(module: str, pip_spec: str, name: str) -> Path:
