@@ -1,0 +1,128 @@
+"""``ocr.det`` as a task: a tiny DB learns on rendered pages, and ``paddlectl train / export / predict /
+eval`` run on a det config end to end; config mistakes are one-line errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.ops.random import seed
+from paddlectl.ocr.det.task import DetTask
+from paddlectl.ocr.synth.dataset import generate
+from paddlectl.ocr.synth.run import make_plan
+
+CONFIG = files("paddlectl.ocr") / "configs" / "det_mv3_db.yml"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> tuple[dict, Path]:
+    """The shipped config shrunk to seconds: 4 rendered train pages, 2 held out, 128 px crops, a 0.35x
+    backbone and a 32-channel neck, evaluated at 160 px."""
+    root = tmp_path_factory.mktemp("det")
+    plan = make_plan(n=6, fonts=[], val_fonts=[], charset=["latin"], kinds=("det",), seed=0, val_fraction=0.34,
+                     max_chars=12)  # fmt: skip
+    generate(plan, root / "synth", workers=1)
+    config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+    config["Global"].update(epochs=1, output_dir=str(root / "run"), log_interval=1)
+    config["Architecture"]["Backbone"]["scale"] = 0.35
+    config["Architecture"]["Neck"]["out_channels"] = 32
+    for split, name in (("Train", "label.txt"), ("Eval", "val.txt")):
+        config[split]["dataset"].update(
+            data_dir=str(root / "synth/det"), label_file_list=[str(root / "synth/det" / name)]
+        )
+        config[split]["loader"].update(num_workers=0, batch_size_per_card=2)
+    train_ops, eval_ops = config["Train"]["dataset"]["transforms"], config["Eval"]["dataset"]["transforms"]
+    train_ops[2]["EastRandomCropData"]["size"] = [128, 128]
+    eval_ops[2]["DetResizeForTest"]["limit_side_len"] = 160
+    eval_ops[4]["Pad"]["size"] = [160, 160]
+    config["Eval"]["harness"] = {"batch_sizes": [1], "warmup": 0, "repeats": 2, "rounds": 1, "cold_start": False}
+    path = root / "tiny.yml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return config, path
+
+
+def test_training_a_tiny_db_lowers_the_loss(tiny):
+    config, _ = tiny
+    task = DetTask()
+    seed(0)
+    model = task.build_model(config)
+    train_set, _ = task.build_datasets(config)
+    batch = [train_set[i] for i in range(2)]
+    images = paddle.to_tensor(np.stack([b[0] for b in batch]))
+    labels = paddle.to_tensor(np.stack([b[1] for b in batch]))
+    loss_fn = task.build_loss(config)
+    optimizer = paddle.optimizer.Adam(learning_rate=0.003, parameters=model.parameters())
+    losses = []
+    for _ in range(6):
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < 0.8 * losses[0], losses
+
+
+def test_train_export_predict_eval_from_the_command_line(tiny, tmp_path):
+    runner_module = pytest.importorskip("typer.testing", reason="the CLI test drives paddlectl through typer")
+    cli = pytest.importorskip("paddlectl.cli.app", reason="paddlectl train/export/eval live in paddlectl-cli")
+    pytest.importorskip("paddlectl.eval_harness", reason="paddlectl eval lives in paddlectl-eval-harness")
+    config, path = tiny
+    runner, run = runner_module.CliRunner(), Path(config["Global"]["output_dir"])
+    result = runner.invoke(cli.app, ["train", "--quiet", "-c", str(path)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["kind"] for r in records].count("train") == 2 and "hmean" in records[-1]
+
+    out = tmp_path / "model"
+    result = runner.invoke(
+        cli.app, ["export", "-c", str(path), "--weights", str(run / "latest"), "-o", str(out), "--verify"]
+    )
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "model.json").read_text())
+    steps = {next(iter(s)): next(iter(s.values())) for s in meta["preprocess"]["transforms"]}
+    assert steps["DetResizeForTest"] == {"limit_side_len": 160, "limit_type": "max"}
+    assert steps["NormalizeImage"]["mean"] == [0.485, 0.456, 0.406] and "DetLabelEncode" not in steps
+    assert meta["postprocess"]["box_thresh"] == 0.6 and meta["postprocess"]["unclip_ratio"] == 1.5
+
+    image = Path(config["Eval"]["dataset"]["data_dir"]) / "images" / "000005.png"
+    result = runner.invoke(cli.app, ["predict", "-m", str(out), "-i", str(image), "--json", str(tmp_path / "p.json")])
+    assert result.exit_code == 0, result.output
+    (prediction,) = json.loads((tmp_path / "p.json").read_text())["predictions"]
+    assert set(prediction) >= {"dt_polys", "dt_scores"}
+
+    result = runner.invoke(cli.app, ["eval", "-m", str(out), "-c", str(path), "--output-dir", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    report = next((tmp_path / "eval").rglob("report.json"))
+    metrics = json.loads(report.read_text())["metrics"]
+    assert {"precision", "recall", "hmean"} <= set(metrics)
+
+
+def _edited(config: dict, edit) -> dict:
+    config = copy.deepcopy(config)
+    edit(config)
+    return config
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda c: c["Eval"]["dataset"]["transforms"].pop(4), "then Pad"),
+        (lambda c: c["Eval"]["dataset"]["transforms"][2].update(DetResizeForTest={"limit_side_len": 160}), "limit_type: min"),
+        (lambda c: c["Eval"]["dataset"]["transforms"][4].update(Pad={"size": [128, 128]}), "more than Pad.size"),
+        (lambda c: c["Train"]["dataset"]["transforms"][-1].update(KeepKeys={"keep_keys": ["image", "shape", "polys", "ignore_tags"]}), "threshold/shrink maps"),
+        (lambda c: c["PostProcess"].update(box_tresh=0.5), "did you mean 'box_thresh'"),
+        (lambda c: c["Loss"].update(main_loss_type="Focal"), "main_loss_type"),
+        (lambda c: c["Architecture"].update(algorithm="EAST"), "trains DB"),
+    ],
+)  # fmt: skip
+def test_config_mistakes_are_config_errors(tiny, edit, match):
+    with pytest.raises(ConfigError, match=match):
+        DetTask().check_config(_edited(tiny[0], edit))
