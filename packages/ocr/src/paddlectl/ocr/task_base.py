@@ -30,7 +30,7 @@ import numpy as np
 from paddlectl.framework import nn
 from paddlectl.framework import optimizer as optim
 from paddlectl.framework.errors import ConfigError, DataError
-from paddlectl.framework.hapi.builders import accepted_kwargs, check_keys, instantiate, require_mapping
+from paddlectl.framework.hapi.builders import accepted_kwargs, check_keys, instantiate, require_mapping, resolve
 from paddlectl.framework.hapi.task import TaskBase, metric_names
 from paddlectl.framework.io import Dataset
 from paddlectl.framework.optimizer import clip, lr
@@ -354,7 +354,13 @@ class OcrTaskBase(TaskBase):
         section = dict(config[split]["dataset"])
         section.pop("transforms", None)
         extra = {"transforms": self.operators(config, split), "check_label": self.check_label}
-        return instantiate({"name": "SimpleDataSet", **section}, self.DATASETS, f"{split}.dataset", **extra)
+        where = f"{split}.dataset"
+        factory = resolve(section.pop("name", "SimpleDataSet"), self.DATASETS, where)
+        check_keys(section, where, [k for k in accepted_kwargs(factory) or section if k not in extra])
+        try:
+            return factory(**section, **extra)  # a DataError (a bad label line) stays one
+        except TypeError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
 
     def build_datasets(self, config: dict):
         return self.dataset(config, "Train"), self.dataset(config, "Eval")
