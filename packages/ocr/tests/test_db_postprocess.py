@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from paddlectl.framework.errors import ConfigError, DataError
-from paddlectl.ocr.db_postprocess import DBParams, boxes_from_probability
+from paddlectl.ocr.db_postprocess import DBParams, boxes_from_probability, filter_det_boxes
 from paddlectl.ocr.synthetic import document_page, font
 
 
@@ -209,3 +209,41 @@ def test_tall_and_tilted_crops_match_rapidocr():
     assert ours[0].shape[1] > ours[0].shape[0] and ours[1].shape[1] == 45 and ours[2].shape == (44, 30, 3)
     for o, e in zip(ours, expected, strict=True):
         np.testing.assert_array_equal(o, e)
+
+
+def _rapidocr_filter(boxes: np.ndarray, src_h: int, src_w: int) -> np.ndarray:
+    from rapidocr_onnxruntime.ch_ppocr_det.text_detect import TextDetector
+
+    # filter_tag_det_res and the helpers it calls read nothing from the instance
+    return np.asarray(object.__new__(TextDetector).filter_tag_det_res(boxes.copy(), (src_h, src_w))).reshape(-1, 4, 2)
+
+
+def test_filter_det_boxes_by_hand():
+    boxes = np.array(
+        [
+            [[90, 10], [100, 10], [100, 30], [90, 30]],  # touches the right edge (x = w): clipped to w - 1
+            [[10, 40], [13, 40], [13, 60], [10, 60]],  # 3 px wide: dropped
+            [[30, 70], [20, 60], [60, 62], [58, 75]],  # corners out of order: TL, TR, BR, BL again
+        ],
+        np.int32,
+    )
+    out = filter_det_boxes(boxes, 80, 100)
+    assert out.dtype == np.float32 and out.tolist() == [
+        [[90, 10], [99, 10], [99, 30], [90, 30]],
+        [[20, 60], [60, 62], [58, 75], [30, 70]],
+    ]
+    assert filter_det_boxes(np.zeros((0, 4, 2)), 80, 100).shape == (0, 4, 2)
+    with pytest.raises(DataError, match=r"\[K, 4, 2\], got shape \[2, 2\]"):
+        filter_det_boxes(np.zeros((2, 2)), 80, 100)
+
+
+def test_filter_det_boxes_matches_rapidocr(detector_maps):
+    rng = np.random.default_rng(0)
+    cases = [
+        (boxes_from_probability(prob[0, 0], *img.shape[:2])[0], *img.shape[:2]) for img, prob in detector_maps.values()
+    ]
+    cases.append((rng.integers(-20, 140, size=(40, 4, 2)), 120, 100))  # arbitrary quadrilaterals, many off the image
+    for boxes, h, w in cases:
+        np.testing.assert_array_equal(
+            filter_det_boxes(boxes, h, w), _rapidocr_filter(np.asarray(boxes, np.float32), h, w)
+        )

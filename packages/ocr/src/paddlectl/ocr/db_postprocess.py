@@ -114,3 +114,25 @@ def boxes_from_probability(prob: np.ndarray, src_h: int, src_w: int, params: DBP
         boxes.append(box.astype(np.int32))
         scores.append(score)
     return np.array(boxes, dtype=np.int32).reshape(-1, 4, 2), scores
+
+
+def filter_det_boxes(boxes, src_h: int, src_w: int) -> np.ndarray:
+    """The detector's last step in PaddleOCR (``filter_tag_det_res``): each box's corners re-ordered
+    TL, TR, BR, BL (the two left-most by x, then each pair by y), clipped into the image as whole
+    pixels (0..w-1, 0..h-1), and boxes whose top or left side is 3 px or shorter dropped; float32
+    [K, 4, 2], the boxes PaddleOCR crops from."""
+    boxes = np.asarray(boxes, dtype=np.float32)
+    if boxes.size == 0:
+        return np.zeros((0, 4, 2), np.float32)
+    if boxes.ndim != 3 or boxes.shape[1:] != (4, 2) or not np.isfinite(boxes).all():
+        raise DataError(f"filter_det_boxes takes finite boxes [K, 4, 2], got shape {list(boxes.shape)}")
+    kept = []
+    for box in boxes:
+        by_x = box[np.argsort(box[:, 0], kind="stable")]
+        left = by_x[:2][np.argsort(by_x[:2, 1], kind="stable")]
+        right = by_x[2:][np.argsort(by_x[2:, 1], kind="stable")]
+        box = np.stack([left[0], right[0], right[1], left[1]])
+        box = np.trunc(np.clip(box, 0, [src_w - 1, src_h - 1])).astype(np.float32)
+        if int(np.linalg.norm(box[0] - box[1])) > 3 and int(np.linalg.norm(box[0] - box[3])) > 3:
+            kept.append(box)
+    return np.array(kept, dtype=np.float32).reshape(-1, 4, 2)
