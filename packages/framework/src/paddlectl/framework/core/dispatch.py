@@ -42,12 +42,9 @@ def apply(op: OpDef, inputs: tuple, attrs: dict):
     if not any_need or op.vjp is None:
         return results
     node = Node(op, ctx, tuple(t if need else None for t, need in zip(inputs, needs, strict=True)), 1)
-    ctx.link(
-        node,
-        tuple(arrays),
-        out if isinstance(out, tuple) else (out,),
-        results if isinstance(results, tuple) else (results,),
-    )
+    outs = results if isinstance(results, tuple) else (results,)
+    # the wrapped arrays (a 0-d result may come back from NumPy as a scalar), so ctx.output(i) finds its Tensor
+    ctx.link(node, tuple(arrays), tuple(r._data for r in outs), outs)
     if isinstance(results, tuple):
         node.n_outputs = len(results)
         for i, r in enumerate(results):

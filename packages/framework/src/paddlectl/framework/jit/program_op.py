@@ -102,7 +102,6 @@ program_op = OpDef(
     OPAQUE,
     deterministic=False,
     exempt={
-        "trace": _TRACE_EXEMPT,
         "vjp2": "the backward is a traced program run as one op; differentiate the Python function eagerly "
         "(without to_static) for higher-order gradients",
     },
@@ -115,9 +114,6 @@ program_grad_op = OpDef(
     OPAQUE,
     deterministic=False,
     exempt={
-        "vjp": "the backward program of run_program has no gradient of its own (create_graph is not supported "
-        "through to_static)",
-        "vjp2": "no gradient of its own",
         "infer": "run only as run_program's backward, checked there",
         "trace": _TRACE_EXEMPT,
     },

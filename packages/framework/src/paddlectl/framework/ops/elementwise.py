@@ -31,8 +31,8 @@ def _binary(name: str, fn, grads, expr: str | None = None):
         a, b = ctx.input(0), ctx.input(1)
         ga, gb = grads(g, a, b, ctx)
         return (
-            sum_to(ga, a.shape) if ga is not None else None,
-            sum_to(gb, b.shape) if gb is not None else None,
+            sum_to(ga, a) if ga is not None else None,
+            sum_to(gb, b) if gb is not None else None,
         )
 
     return OpDef(name, forward, vjp, elementwise(name), BROADCAST, expr=expr)
@@ -219,8 +219,8 @@ cast_op = OpDef(
 def _where_vjp(ctx, g):
     cond, needs = ctx.input(0), ctx.needs_input_grad
     zero = constant(0, g.dtype)
-    gx = sum_to(where_op(cond, g, zero), ctx.input(1).shape) if needs[1] else None
-    gy = sum_to(where_op(cond, zero, g), ctx.input(2).shape) if needs[2] else None
+    gx = sum_to(where_op(cond, g, zero), ctx.input(1)) if needs[1] else None
+    gy = sum_to(where_op(cond, zero, g), ctx.input(2)) if needs[2] else None
     return None, gx, gy
 
 

@@ -323,7 +323,7 @@ def _masked_select_vjp(ctx, g):
     x, mask = ctx.input(0), ctx.input(1)
     shape = broadcast_shapes("masked_select", tuple(x.shape), tuple(mask.shape))
     full = masked_select_grad_op(g, mask if tuple(mask.shape) == shape else expand(mask, list(shape)))
-    return sum_to(full, x.shape), None
+    return sum_to(full, x), None
 
 
 masked_select_op = OpDef(

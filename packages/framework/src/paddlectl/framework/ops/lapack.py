@@ -181,10 +181,10 @@ def _solve_vjp(ctx, g):
     if b.ndim == 1:
         g, out = reshape(g, [-1, 1]), reshape(out, [-1, 1])
     gb = solve_op(mT(a), g)
-    ga = sum_to(-_mm(gb, out, tb=True), a.shape) if ctx.needs_input_grad[0] else None
+    ga = sum_to(-_mm(gb, out, tb=True), a) if ctx.needs_input_grad[0] else None
     if not ctx.needs_input_grad[1]:
         return ga, None
-    return ga, reshape(gb, b.shape) if b.ndim == 1 else sum_to(gb, b.shape)
+    return ga, reshape(gb, b.shape) if b.ndim == 1 else sum_to(gb, b)
 
 
 def _solve_infer(a: Spec, b: Spec) -> Spec:

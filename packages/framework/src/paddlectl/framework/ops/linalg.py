@@ -45,7 +45,7 @@ def _as_matrix(t: Tensor, row: bool) -> Tensor:
 
 def _fit_operand(grad: Tensor, t: Tensor, t2: Tensor) -> Tensor:
     """A gradient computed for the matrix form ``t2`` summed over broadcast batch dims, in ``t``'s shape."""
-    grad = sum_to(grad, t2.shape)
+    grad = sum_to(grad, t2)
     return reshape(grad, t.shape) if t.ndim == 1 else grad
 
 

@@ -36,8 +36,8 @@ def _pointwise(name: str, loss_fn, grad_fn, check=None, *, samples, exempt=None)
         x, y = ctx.input(0), ctx.input(1)
         extra = ctx.input(2) if len(ctx.needs_input_grad) > 2 else None
         dx, dy = grad_fn(x, y, extra, **ctx.attrs)
-        gx = sum_to(g * dx, x.shape) if ctx.needs_input_grad[0] else None
-        gy = sum_to(g * dy, y.shape) if dy is not None and ctx.needs_input_grad[1] else None
+        gx = sum_to(g * dx, x) if ctx.needs_input_grad[0] else None
+        gy = sum_to(g * dy, y) if dy is not None and ctx.needs_input_grad[1] else None
         return gx, gy, None
 
     def infer(x: Spec, y: Spec, extra=None, **attrs) -> Spec:

@@ -27,8 +27,8 @@ def _cross_forward(ctx, x, y, axis):
 
 def _cross_vjp(ctx, g):
     x, y, axis = ctx.input(0), ctx.input(1), ctx.attrs["axis"]
-    gx = sum_to(cross_op(y, g, axis=axis), x.shape) if ctx.needs_input_grad[0] else None
-    gy = sum_to(cross_op(g, x, axis=axis), y.shape) if ctx.needs_input_grad[1] else None
+    gx = sum_to(cross_op(y, g, axis=axis), x) if ctx.needs_input_grad[0] else None
+    gy = sum_to(cross_op(g, x, axis=axis), y) if ctx.needs_input_grad[1] else None
     return gx, gy
 
 

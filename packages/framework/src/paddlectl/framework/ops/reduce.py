@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from ..core.op import REDUCE, OpDef, Spec
+from ..core.op import OPAQUE, REDUCE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axes, normalize_axis
 from ..core.tensor import Tensor
 from . import elementwise as ew
@@ -38,10 +38,40 @@ def expand_back(g: Tensor, shape, axes, keepdim: bool) -> Tensor:
     return g if keepdim else reshape(g, _reduced_shape(tuple(shape), axes, True))
 
 
-def _spread(g: Tensor, ctx) -> Tensor:
-    """The output gradient broadcast over the whole input: the vjp of a sum."""
-    shape = ctx.input(0).shape
-    return expand_back(g, shape, ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False)).expand(list(shape))
+def _spread_forward(ctx, g, x, axis=None, keepdim=False, ddof=None):
+    axes = normalize_axes("reduce", axis, x.ndim)
+    out = np.broadcast_to(g.reshape(_reduced_shape(x.shape, axes, True)), x.shape)
+    if ddof is None:
+        return np.array(out)
+    return out / g.dtype.type(builtins.max(_count(x.shape, axes) - ddof, 1))
+
+
+def _spread_vjp(ctx, gg):
+    attrs = ctx.attrs
+    axis, keepdim, ddof = attrs.get("axis"), attrs.get("keepdim", False), attrs.get("ddof")
+    if ddof is None:
+        return sum_op(gg, axis=axis, keepdim=keepdim), None
+    if ddof == 0:
+        return mean_op(gg, axis=axis, keepdim=keepdim), None
+    count = _count(ctx.input(1).shape, normalize_axes("reduce", axis, ctx.input(1).ndim))
+    return sum_op(gg, axis=axis, keepdim=keepdim) / float(builtins.max(count - ddof, 1)), None
+
+
+spread_op = OpDef(
+    "spread",
+    _spread_forward,
+    _spread_vjp,
+    lambda g, x, **attrs: Spec(tuple(x.shape), g.dtype),
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((rng.standard_normal((1, 1)), rng.standard_normal((3, 4))), {"keepdim": True}),
+        Sample((rng.standard_normal(4), rng.standard_normal((3, 4))), {"axis": (0,), "ddof": 0}),
+        Sample((rng.standard_normal((3, 1)), rng.standard_normal((3, 4))), {"axis": (1,), "keepdim": True, "ddof": 1}),
+    ],
+)
+"""A reduction's output gradient ``g`` broadcast over its input ``x`` (read for its shape only): the
+vjp of ``sum``; with ``ddof``, divided by the reduced count less ``ddof`` (``mean``: 0, ``var``). One
+op, so a traced backward takes the sizes from ``x`` as it runs rather than from the trace."""
 
 
 def keepdim_output(ctx) -> Tensor:
@@ -61,7 +91,13 @@ def _sum_forward(ctx, x, axis=None, keepdim=False, dtype=None):
 _SUM = ("0.0", "{acc} + {v}", "{acc}")
 """A reduce op's ``expr``: (initial accumulator, combine(acc, v), finish(acc, count)) for the fused
 loops ``kernels/codegen`` generates; sums accumulate in float64, a NaN wins max/min as in NumPy."""
-sum_op = OpDef("sum", _sum_forward, lambda ctx, g: _spread(g, ctx), reduce_infer(sum_dtype), REDUCE, expr=_SUM)
+
+
+def _sum_vjp(ctx, g):
+    return spread_op(g, ctx.input(0), axis=ctx.attrs.get("axis"), keepdim=ctx.attrs.get("keepdim", False))
+
+
+sum_op = OpDef("sum", _sum_forward, _sum_vjp, reduce_infer(sum_dtype), REDUCE, expr=_SUM)
 
 
 def _count(shape, axes) -> int:
@@ -74,7 +110,8 @@ def _mean_forward(ctx, x, axis=None, keepdim=False):
 
 
 def _mean_vjp(ctx, g):
-    return _spread(g / float(_count(ctx.input(0).shape, ctx.attrs.get("axis"))), ctx)
+    axis, keepdim = ctx.attrs.get("axis"), ctx.attrs.get("keepdim", False)
+    return spread_op(g, ctx.input(0), axis=axis, keepdim=keepdim, ddof=0)
 
 
 mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE, expr=("0.0", "{acc} + {v}", "{acc} / {n}"))
@@ -123,8 +160,8 @@ def _var_vjp(ctx, g):
     x = ctx.input(0)
     axis = ctx.attrs.get("axis")
     centered = x - mean_op(x, axis=axis, keepdim=True)
-    scale = 2.0 / _var_denominator(x.shape, axis, ctx.attrs.get("unbiased", True))
-    return expand_back(g * scale, x.shape, axis, ctx.attrs.get("keepdim", False)) * centered
+    ddof = 1 if ctx.attrs.get("unbiased", True) and _count(x.shape, axis) > 1 else 0
+    return spread_op(g * 2.0, x, axis=axis, keepdim=ctx.attrs.get("keepdim", False), ddof=ddof) * centered
 
 
 UNFUSED = {"compile": "no accumulator rule (expr) for the fused loops: only sum, mean, max and min have one"}

@@ -13,7 +13,6 @@ from ..core.op import BROADCAST, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
-from ._util import constant
 from .broadcast import sum_to
 
 
@@ -59,12 +58,21 @@ def _reshape_infer(x: Spec, shape) -> Spec:
     return Spec(tuple(symbolic.simplify(d) for d in dims), x.dtype)
 
 
-def _reshaped_back(g: Tensor, shape) -> Tensor:
-    """``g`` reshaped to an input's ``shape``: the vjp of every reshape-like op. An empty shape's
-    zero dims would read as "copy" in reshape's rules, and its gradient is empty anyway: a constant."""
-    if 0 in shape:
-        return constant(np.zeros(shape, dtype=g.dtype))
-    return reshape(g, shape)
+def _reshape_as_vjp(ctx, gg):
+    return reshape_as_op(gg, ctx.input(0)), None
+
+
+reshape_as_op = OpDef(
+    "reshape_as",
+    lambda ctx, g, like: g.reshape(like.shape),
+    _reshape_as_vjp,
+    lambda g, like: Spec(tuple(like.shape), g.dtype),
+    OPAQUE,
+    samples=lambda rng: [Sample((rng.standard_normal(6), rng.standard_normal((2, 3))))],
+)
+"""``g`` in the shape of ``like`` (read for its shape only): the vjp of every reshape-like op, which
+keeps a traced backward as shape-generic as its forward (a reshape to ``x.shape`` would fix the sizes
+the trace happened to see)."""
 
 
 def _x(*shape):
@@ -75,7 +83,7 @@ def _x(*shape):
 reshape_op = OpDef(
     "reshape",
     _reshape_forward,
-    lambda ctx, g: _reshaped_back(g, ctx.input(0).shape),
+    lambda ctx, g: reshape_as_op(g, ctx.input(0)),
     _reshape_infer,
     OPAQUE,
     samples=lambda rng: [_x(2, 3, 4)(rng, shape=(0, -1)), _x(6)(rng, shape=(2, 3))],
@@ -345,13 +353,13 @@ def _tile_forward(ctx, x, reps):
 
 def _tile_vjp(ctx, g):
     """Each output dim ``r*d`` split into ``(r, d)``, the copies summed away (``sum_to`` to ``(1, d)``)."""
-    shape = ctx.input(0).shape
-    reps = ctx.attrs["reps"]
+    x = ctx.input(0)
+    shape, reps = x.shape, ctx.attrs["reps"]
     if 0 in reps or 0 in shape:
-        return _reshaped_back(g, shape)
+        return reshape_as_op(g, x)
     pairs = [n for r, d in zip(reps, shape, strict=True) for n in (r, d)]
     ones = [n for d in shape for n in (1, d)]
-    return _reshaped_back(sum_to(reshape(g, pairs), ones), shape)
+    return reshape_as_op(sum_to(reshape(g, pairs), ones), x)
 
 
 def _tile_infer(x: Spec, reps) -> Spec:
@@ -397,7 +405,7 @@ def _expand_infer(x: Spec, shape) -> Spec:
 expand_op = OpDef(
     "expand",
     _expand_forward,
-    lambda ctx, g: sum_to(g, ctx.input(0).shape),
+    lambda ctx, g: sum_to(g, ctx.input(0)),
     _expand_infer,
     BROADCAST,
     samples=lambda rng: [_x(3, 1)(rng, shape=(2, -1, 4)), _x(4)(rng, shape=(3, -1))],
