@@ -35,9 +35,9 @@ def test_backbone_stages_at_strides_4_to_32(name, widths):
 def test_db_model_outputs_and_parameter_names():
     model = DetTask().build_model({"Architecture": ARCH})
     names = {n for n, _ in model.named_parameters()}
-    # PaddleOCR's structured names, so its det_mv3_db weights map one to one.
-    for name in ("backbone.conv.conv.weight", "backbone.stages.0.0.expand_conv.conv.weight",
-                 "backbone.stages.1.0.mid_se.conv1.weight", "neck.in2_conv.weight", "neck.p5_conv.weight",
+    # PaddleOCR's structure: backbone stages, neck in/p convs, head binarize/thresh branches.
+    for name in ("backbone.conv.conv.weight", "backbone.stages.0.0.expand.conv.weight",
+                 "backbone.stages.1.0.se.conv1.weight", "neck.in2_conv.weight", "neck.p5_conv.weight",
                  "head.binarize.conv1.weight", "head.thresh.conv3.bias"):  # fmt: skip
         assert name in names, name
     x = paddle.to_tensor(np.random.default_rng(0).uniform(-1, 1, (2, 3, 64, 64)).astype("float32"))
