@@ -13,7 +13,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from paddlectl.framework.errors import ConfigError, DataError
-from paddlectl.ocr.synth import charset, dataset, fonts, scene
+from paddlectl.ocr.synth import charset, dataset, fonts, scene, text
 
 typer_testing = pytest.importorskip("typer.testing", reason="the synth command is a typer command")
 
@@ -156,6 +156,21 @@ def test_rec_crops_read_back_as_their_labels():
         want = sample.lines[0][0].replace(" ", "")
         similarity.append(Levenshtein.normalized_similarity(found[0][0].replace(" ", ""), want))
     assert np.mean(similarity) >= 0.8, similarity
+
+
+def test_texts_are_word_shaped_and_cover_the_charset():
+    rng = np.random.default_rng(0)
+    alphabet = LATIN.replace(" ", "") + "啊阿埃，"
+    texts = [text.sample_text(rng, alphabet, int(rng.integers(1, 26))) for _ in range(3000)]
+    assert all(1 <= len(t) <= 25 and t == t.strip() and "  " not in t for t in texts)
+    assert set("".join(texts)) == set(alphabet) | {" "}
+    spaced = [
+        t for t in texts for i, c in enumerate(t) if c == " " and (text.is_cjk(t[i - 1]) or text.is_cjk(t[i + 1]))
+    ]
+    assert not spaced, "a space next to a CJK character"
+    words = " ".join(t for t in texts if not any(text.is_cjk(c) for c in t)).split()
+    assert np.mean([w.isalpha() for w in words]) > 0.5, "mostly words, not symbol soup"
+    assert text.sample_text(rng, "0123456789", 8).replace(" ", "").isdigit()
 
 
 # --- charsets and fonts ------------------------------------------------------------------------------------
