@@ -2,11 +2,14 @@
 operators (through ocr.rec, the smallest concrete task)."""
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pytest
 from _ocr_lines import rec_config, write_lines
 
+import paddlectl.framework as paddle
+import paddlectl.ocr
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.optimizer.clip import ClipGradByGlobalNorm
 from paddlectl.framework.optimizer.regularizer import L2Decay
@@ -140,3 +143,27 @@ def test_config_is_not_mutated_by_checks(config):
     before = copy.deepcopy(config)
     RecTask().check_config(config)
     assert config == before
+
+
+@pytest.mark.parametrize("name", ["rec_mv3_bilstm_ctc", "rec_svtr_tiny_ctc", "cls_mv3"])
+def test_shipped_configs_build_and_serve_their_input_size(name, lines):
+    from paddlectl.framework.config import load_config
+    from paddlectl.ocr.cls.task import ClsTask
+
+    root, label = lines
+    path = Path(paddlectl.ocr.__file__).parent / "configs"
+    overrides = [
+        f"{s}.dataset.{k}={v}"
+        for s in ("Train", "Eval")
+        for k, v in (("data_dir", root), ("label_file_list", [str(label)]))
+    ]
+    if name.startswith("rec"):
+        overrides.append(f"PostProcess.character_dict_path={root / 'dict.txt'}")
+    config = load_config(path / f"{name}.yml", overrides)
+    task = RecTask() if name.startswith("rec") else ClsTask()
+    task.check_config(config)
+    model = task.build_model(config)
+    model.eval()
+    (batch,) = task.preprocess(task.preprocess_config(config), [str(root / "img" / "0.png")])
+    out = model(paddle.to_tensor(batch))
+    assert out.shape[0] == 1 and out.shape[-1] == (8 if name.startswith("rec") else 2)  # blank + 6 + space
