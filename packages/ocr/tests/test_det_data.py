@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.ops.random import seed
+from paddlectl.ocr.det.augment import IaaAugment
 from paddlectl.ocr.det.labels import DetLabelEncode, parse_det_label
 from paddlectl.ocr.det.random_crop import EastRandomCropData, crop_area
 from paddlectl.ocr.det.table import DetKeepKeys, pack, unpack
@@ -130,3 +132,23 @@ def test_eval_table_round_trip_and_keep_keys():
         {"image": 0, **maps}
     )
     np.testing.assert_array_equal(label[:, 0, 0], [0, 1, 2, 3])  # DBLoss's channel order
+
+
+def test_iaa_augment_moves_polygons_with_the_pixels():
+    image = np.zeros((120, 160, 3), np.uint8)
+    poly = np.array([[30, 40], [90, 40], [90, 70], [30, 70]], np.float32)
+    image[40:71, 30:91] = 255
+    flipped = IaaAugment([{"type": "Fliplr", "args": {"p": 1.0}}])({"image": image, "polys": poly[None].copy()})
+    np.testing.assert_array_equal(flipped["image"], image[:, ::-1])
+    np.testing.assert_allclose(flipped["polys"][0][:, 0], 159 - poly[:, 0])
+    seed(5)
+    for _ in range(5):  # PaddleOCR's default chain: flip, rotate in [-10, 10], resize by [0.5, 3]
+        out = IaaAugment()({"image": image, "polys": poly[None].copy()})
+        mask = np.zeros(out["image"].shape[:2], np.uint8)
+        inner = out["polys"][0].mean(axis=0) + 0.8 * (out["polys"][0] - out["polys"][0].mean(axis=0))
+        cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 1)
+        assert out["image"][mask.astype(bool)].mean() > 250  # the box's pixels are under its polygon
+    with pytest.raises(ConfigError, match="choose from Fliplr"):
+        IaaAugment([{"type": "Crop", "args": {}}])
+    with pytest.raises(ConfigError, match="Affine.rotate"):
+        IaaAugment([{"type": "Affine", "args": {"rotate": "ten"}}])

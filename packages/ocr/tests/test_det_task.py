@@ -22,6 +22,11 @@ from paddlectl.ocr.synth.run import make_plan
 CONFIG = files("paddlectl.ocr") / "configs" / "det_mv3_db.yml"
 
 
+def _op(config: dict, split: str, name: str) -> dict:
+    """The arguments of the data operator ``name`` in ``split``'s transforms."""
+    return next(step[name] for step in config[split]["dataset"]["transforms"] if name in step)
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> tuple[dict, Path]:
     """The shipped config shrunk to seconds: 4 rendered train pages, 2 held out, 128 px crops, a 0.35x
@@ -39,10 +44,9 @@ def tiny(tmp_path_factory) -> tuple[dict, Path]:
             data_dir=str(root / "synth/det"), label_file_list=[str(root / "synth/det" / name)]
         )
         config[split]["loader"].update(num_workers=0, batch_size_per_card=2)
-    train_ops, eval_ops = config["Train"]["dataset"]["transforms"], config["Eval"]["dataset"]["transforms"]
-    train_ops[2]["EastRandomCropData"]["size"] = [128, 128]
-    eval_ops[2]["DetResizeForTest"]["limit_side_len"] = 160
-    eval_ops[4]["Pad"]["size"] = [160, 160]
+    _op(config, "Train", "EastRandomCropData")["size"] = [128, 128]
+    _op(config, "Eval", "DetResizeForTest")["limit_side_len"] = 160
+    _op(config, "Eval", "Pad")["size"] = [160, 160]
     config["Eval"]["harness"] = {"batch_sizes": [1], "warmup": 0, "repeats": 2, "rounds": 1, "cold_start": False}
     path = root / "tiny.yml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -115,8 +119,9 @@ def _edited(config: dict, edit) -> dict:
     "edit, match",
     [
         (lambda c: c["Eval"]["dataset"]["transforms"].pop(4), "then Pad"),
-        (lambda c: c["Eval"]["dataset"]["transforms"][2].update(DetResizeForTest={"limit_side_len": 160}), "limit_type: min"),
-        (lambda c: c["Eval"]["dataset"]["transforms"][4].update(Pad={"size": [128, 128]}), "more than Pad.size"),
+        (lambda c: _op(c, "Eval", "DetResizeForTest").pop("limit_type"), "limit_type: min"),
+        (lambda c: _op(c, "Eval", "Pad").update(size=[128, 128]), "more than Pad.size"),
+        (lambda c: _op(c, "Train", "IaaAugment")["augmenter_args"].append({"type": "Blur"}), "IaaAugment"),
         (lambda c: c["Train"]["dataset"]["transforms"][-1].update(KeepKeys={"keep_keys": ["image", "shape", "polys", "ignore_tags"]}), "threshold/shrink maps"),
         (lambda c: c["PostProcess"].update(box_tresh=0.5), "did you mean 'box_thresh'"),
         (lambda c: c["Loss"].update(main_loss_type="Focal"), "main_loss_type"),

@@ -26,6 +26,7 @@ from paddlectl.framework.static.input_spec import InputSpec
 
 from ..db_postprocess import DBParams
 from ..task_base import DecodeImage, OcrTaskBase, build_operators, operator_items, run_operators
+from .augment import IaaAugment
 from .backbone import MobileNetV3
 from .head import DBHead
 from .label_maps import MakeBorderMap, MakeShrinkMap
@@ -52,6 +53,7 @@ class DetTask(OcrTaskBase):
     DATA_OPS = {
         "DecodeImage": DecodeImage,
         "DetLabelEncode": DetLabelEncode,
+        "IaaAugment": IaaAugment,
         "EastRandomCropData": EastRandomCropData,
         "MakeBorderMap": MakeBorderMap,
         "MakeShrinkMap": MakeShrinkMap,
@@ -61,7 +63,7 @@ class DetTask(OcrTaskBase):
         "ToCHWImage": ToCHWImage,
         "KeepKeys": DetKeepKeys,
     }
-    LABEL_OPS = ("DetLabelEncode", "EastRandomCropData", "MakeBorderMap", "MakeShrinkMap")
+    LABEL_OPS = ("DetLabelEncode", "IaaAugment", "EastRandomCropData", "MakeBorderMap", "MakeShrinkMap")
 
     # ----- config -----------------------------------------------------------------------
     def check_label(self, label: str) -> None:
