@@ -36,6 +36,7 @@ from paddlectl.framework.io import Dataset
 from paddlectl.framework.optimizer import clip, lr
 from paddlectl.framework.optimizer.regularizer import L1Decay, L2Decay
 from paddlectl.framework.vision.image_io import as_mode, read_image
+from paddlectl.framework.vision.task import _transform_items as transform_items
 
 ARCHITECTURE_KEYS = ("model_type", "algorithm", "in_channels", "Transform", "Backbone", "Neck", "Head")
 SPLIT_KEYS = ("dataset", "loader")
@@ -45,20 +46,9 @@ REGULARIZERS = {"L2": L2Decay, "L1": L1Decay}
 
 
 def operator_items(items: Any, where: str) -> list[tuple[str, dict]]:
-    """``[{DecodeImage: {img_mode: BGR}}, {KeepKeys: null}]`` -> ``[(name, args), ...]``, checked."""
-    if items is None:
-        return []
-    if not isinstance(items, list):
-        raise ConfigError(f"{where} must be a list like [{{DecodeImage: {{img_mode: BGR}}}}, {{KeepKeys: ...}}]")
-    steps = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 1:
-            raise ConfigError(f"{where}[{i}] must be one mapping {{Name: {{args}}}}, got {item!r}")
-        ((name, args),) = item.items()
-        args = args or {}
-        require_mapping(args, f"{where}[{i}].{name}")
-        steps.append((str(name), dict(args)))
-    return steps
+    """``[{DecodeImage: {img_mode: BGR}}, {KeepKeys: null}]`` -> ``[(name, args), ...]``, checked the
+    way ``vision.cls`` checks its transform lists (the same list-of-one-key-mappings shape)."""
+    return [(str(name), args) for name, args in transform_items(items, where)]
 
 
 def build_operators(steps: list[tuple[str, dict]], registry: Mapping[str, Any], where: str, context: dict) -> list:
@@ -178,6 +168,11 @@ class SimpleDataSet(Dataset):
         for name, _, where in self.rows:
             if not (self.data_dir / name).is_file():
                 raise DataError(f"{where}: image {str(self.data_dir / name)!r} does not exist; check data_dir")
+        self.rows = self.samples(self.rows)
+
+    def samples(self, rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        """The samples the label lines make (one each here; a subclass may make several)."""
+        return rows
 
     def __len__(self) -> int:
         return len(self.rows)

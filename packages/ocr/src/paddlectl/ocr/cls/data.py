@@ -5,7 +5,7 @@ recogniser's ``img<TAB>text`` label files): every line once as it is ("0") and o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -43,16 +43,7 @@ class DirectionDataSet(SimpleDataSet):
     """Upright lines from rec label files, each as a "0" and a "180" sample (``RotateToLabel`` first
     among the transforms)."""
 
-    def __init__(
-        self,
-        label_file_list: Sequence[str] | str,
-        data_dir: str = "",
-        transforms: Sequence[Callable] = (),
-        delimiter: str = "\t",
-        check_label: Callable[[str], None] = lambda label: None,
-        ratio_list: Sequence[float] | float = 1.0,
-    ) -> None:
-        if not transforms or not isinstance(transforms[0], RotateToLabel):
+    def samples(self, rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        if not self.ops or not isinstance(self.ops[0], RotateToLabel):
             raise ConfigError("DirectionDataSet needs RotateToLabel first in its transforms (before DecodeImage)")
-        super().__init__(label_file_list, data_dir, transforms, delimiter, lambda label: None, ratio_list)
-        self.rows = [(name, direction, where) for name, _, where in self.rows for direction in ("0", "180")]
+        return [(name, direction, where) for name, _, where in rows for direction in ("0", "180")]
