@@ -73,6 +73,6 @@ def degrade(rng: np.random.Generator, img: np.ndarray, text_height: float) -> np
         small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.5:
-        noise = rng.normal(0.0, rng.uniform(2.0, 10.0), size=img.shape).astype(np.float32)
-        img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        noise = rng.standard_normal(size=img.shape, dtype=np.float32) * np.float32(rng.uniform(2.0, 10.0))
+        img = np.clip(noise + img, 0, 255).astype(np.uint8)
     return img
