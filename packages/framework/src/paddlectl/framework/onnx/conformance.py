@@ -9,15 +9,17 @@ case is prepared and run with ``backend.PaddlectlBackend`` and compared with onn
 ``Runner.assert_similar_outputs`` (shape, dtype, values within the case's rtol/atol); with
 ``--ort`` onnxruntime runs the same cases, for the README's side-by-side figure.
 
-``python -m paddlectl.framework.onnx.conformance [--ort] [--json PATH] [-k SUBSTRING]`` prints the
-counts per outcome; the ``onnx_conformance`` nox session runs it.
+``python -m paddlectl.framework.onnx.conformance [--ort] [--zoo] [--json PATH] [-k SUBSTRING]``
+prints the counts per outcome (``--zoo``: the model-zoo classics too); the ``onnx_conformance`` nox session runs it.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import glob
 import json
+import os
 import re
 import signal
 import sys
@@ -84,12 +86,24 @@ def out_of_scope(model) -> str | None:
     return None
 
 
-def node_cases(pattern: str = "") -> list:
-    """The in-scope node cases whose name contains ``pattern``, sorted by name."""
-    from onnx.backend.test.loader import load_model_tests
+def node_cases(pattern: str = "", modules: tuple = ()) -> list:
+    """The in-scope node cases whose name contains ``pattern``, sorted by name; with ``modules``
+    (names under ``onnx.backend.test.case.node``, e.g. ``"cumsum"``) only the cases those modules
+    generate, which is much faster than generating all of them."""
+    if modules:
+        import importlib
 
-    cases = [c for c in load_model_tests(kind="node") if pattern in c.name]
-    return sorted((c for c in cases if out_of_scope(c.model) is None), key=lambda c: c.name)
+        from onnx.backend.test.case.node import _NodeTestCases
+
+        for module in modules:
+            importlib.import_module(f"onnx.backend.test.case.node.{module}")
+        cases = list(_NodeTestCases)
+    else:
+        from onnx.backend.test.loader import load_model_tests
+
+        cases = load_model_tests(kind="node")
+    chosen = {c.name: c for c in cases if pattern in c.name and out_of_scope(c.model) is None}
+    return [chosen[name] for name in sorted(chosen)]
 
 
 def _data(case) -> list[tuple[list, list]]:
@@ -161,7 +175,9 @@ def onnxruntime_prepare(model):
     """onnxruntime's CPU session behind the same ``run(list)`` interface."""
     import onnxruntime
 
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # errors only: its warnings about unused initializers are noise here
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
 
     class Rep:
@@ -199,14 +215,70 @@ def _table(columns: dict[str, collections.Counter], total: int) -> str:
     return "\n".join(lines)
 
 
+ZOO_DIR = "backend/test/data/light"
+"""The model-zoo classics shipped inside the onnx wheel (AlexNet ... ZFNet-512, opset 9) with
+constant-filled weights ("light"): every op and shape of the real models, a few MB each."""
+
+
+def zoo_models() -> list[str]:
+    return sorted(glob.glob(os.path.join(os.path.dirname(onnx.__file__), ZOO_DIR, "*.onnx")))
+
+
+def logits_model(model):
+    """``model`` with its final Softmax dropped: the light models' logits are ~1e9 and equal
+    across classes, so their softmax amplifies float32 rounding (1e-7 relative) into different
+    probabilities in any two runtimes; the logits compare meaningfully."""
+    last = model.graph.node[-1]
+    if last.op_type != "Softmax":
+        return model
+    inferred = onnx.shape_inference.infer_shapes(model)
+    value = next(v for v in inferred.graph.value_info if v.name == last.input[0])
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[-1]
+    del out.graph.output[:]
+    out.graph.output.append(value)
+    return out
+
+
+def run_zoo_model(path: str, rtol: float = 1e-5) -> tuple[str, str]:
+    """(outcome, detail): the logits of ``path`` on a seeded random input, ours vs onnxruntime,
+    within ``rtol`` of the largest magnitude."""
+    import onnxruntime
+
+    from .backend import PaddlectlBackend
+
+    model = logits_model(onnx.load(path))
+    initializers = {t.name for t in model.graph.initializer}
+    (inp,) = [i for i in model.graph.input if i.name not in initializers]
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    try:
+        ours = PaddlectlBackend.prepare(model).run([x])[0]
+    except PaddlectlError as exc:
+        return "refused", str(exc).splitlines()[0]
+    ref = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+        None, {inp.name: x}
+    )[0]
+    err = float(np.abs(ours - ref).max() / max(float(np.abs(ref).max()), 1e-30))
+    return ("pass" if ours.shape == ref.shape and err <= rtol else "wrong result"), f"max relative error {err:.1e}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paddlectl.framework.onnx.conformance", description=__doc__)
     parser.add_argument("-k", default="", help="only cases whose name contains this")
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="only the cases of this onnx.backend.test.case.node module (repeatable; faster)",
+    )
     parser.add_argument("--ort", action="store_true", help="also run onnxruntime on the same cases")
     parser.add_argument("--json", help="write every case's outcome here")
+    parser.add_argument("--zoo", action="store_true", help="also the nine model-zoo classics, against onnxruntime")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    cases = node_cases(args.k)
+    cases = node_cases(args.k, tuple(args.module))
     if not cases:
         parser.error(f"no in-scope node case matches {args.k!r}")
     results = {"paddlectl": run_suite(cases, paddlectl_prepare)}
@@ -218,6 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     blocked = unsupported_ops(results["paddlectl"]).most_common(30)
     if blocked:
         print("most common unsupported ops (cases): " + ", ".join(f"{op} ({n})" for op, n in blocked))
+    if args.zoo:
+        zoo = {os.path.basename(p): run_zoo_model(p) for p in zoo_models()}
+        for name, (outcome, detail) in zoo.items():
+            print(f"model zoo {name}: {outcome} ({detail})")
+        print(f"model zoo: {sum(o == 'pass' for o, _ in zoo.values())} of {len(zoo)} pass")
+        results["zoo"] = zoo
     print(f"{time.perf_counter() - start:.0f} s")
     if args.json:
         with open(args.json, "w") as f:

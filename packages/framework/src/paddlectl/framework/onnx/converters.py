@@ -23,6 +23,9 @@ from .validate import DTYPES, tensor_array, type_name
 __all__ = ["RULES", "attrs_of", "check_graph"]
 
 
+_ALL = ["slice", None, None, None]
+
+
 def _pads2d(node_attrs: dict) -> list | str:
     auto = node_attrs.get("auto_pad", "NOTSET")
     if auto == "VALID":
@@ -35,8 +38,8 @@ def _pads2d(node_attrs: dict) -> list | str:
 
 def _check_2d(a, opset):
     problems = []
-    if "kernel_shape" in a and len(a["kernel_shape"]) != 2:
-        problems.append(f"kernel_shape {a['kernel_shape']}: only 2-D windows (NCHW inputs) are supported")
+    if "kernel_shape" in a and len(a["kernel_shape"]) not in (1, 2):
+        problems.append(f"kernel_shape {a['kernel_shape']}: only 1-D and 2-D windows (NCL/NCHW inputs) are supported")
     if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID", "SAME_UPPER"):
         problems.append(f"auto_pad={a['auto_pad']!r}: only NOTSET, VALID and SAME_UPPER are supported")
     return problems
@@ -76,11 +79,45 @@ def _cast(b, node, a, opset):
 # ----- convolution, normalisation, pooling, resizing --------------------------------------------------
 
 
+_LIFTED = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0, "output_shape": 1}
+
+
+def _lift_1d(convert, lifted_inputs: int = 1):
+    """A 1-D conv/pool over (N, C, L) as the 2-D one over (N, C, 1, L): the first
+    ``lifted_inputs`` inputs (data, and a conv's weight) and the window attrs get a unit H axis,
+    the outputs lose it again."""
+
+    def wrapped(b, node, a, opset):
+        if _rank(b, node.input[0]) != 3:
+            return convert(b, node, a, opset)
+        names = list(node.input)
+        for i in range(lifted_inputs):
+            (lifted,) = b.op("getitem", [names[i]], spec=[_ALL, _ALL, ["none"], _ALL])
+            names[i] = f"{names[i]}::2d"
+            b.set(names[i], lifted)
+        a2 = {k: [_LIFTED[k]] + list(v) if k in _LIFTED else v for k, v in a.items()}
+        if "pads" in a:
+            a2["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+        node2 = onnx.helper.make_node(node.op_type, names, list(node.output), name=node.name, **a2)
+        outs = convert(b, node2, a2, opset)
+        return [b.op("getitem", [o], spec=[_ALL, _ALL, ["int", 0], _ALL])[0] for o in outs]
+
+    return wrapped
+
+
 def _conv(b, node, a, opset, op_name="conv2d", **extra):
     inputs = list(node.input) + [""] * (3 - len(node.input))
+    if dtype_of(b, inputs[0]) == np.float16:  # the conv kernels run in float32/64: widen, convolve, narrow
+        wide = [b.op("cast", [n], dtype="float32")[0] if n else "" for n in inputs[:3]]
+        (out,) = _conv_op(b, wide, a, op_name, **extra)
+        return b.op("cast", [out], dtype="float16")
+    return _conv_op(b, inputs[:3], a, op_name, **extra)
+
+
+def _conv_op(b, inputs, a, op_name, **extra):
     return b.op(
         op_name,
-        inputs[:3],
+        inputs,
         stride=list(a.get("strides", [1, 1])),
         padding=_pads2d(a),
         dilation=list(a.get("dilations", [1, 1])),
@@ -93,14 +130,16 @@ def _conv(b, node, a, opset, op_name="conv2d", **extra):
 def _conv_transpose(b, node, a, opset):
     output_padding = list(a.get("output_padding", [0, 0]))
     if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
-        a = {**a, "auto_pad": "NOTSET", "pads": _transpose_pads(b, node, a, output_padding)}
+        pads, output_padding = _transpose_pads(b, node, a, output_padding)
+        a = {**a, "auto_pad": "NOTSET", "pads": pads}
     return _conv(b, node, a, opset, "conv2d_transpose", output_padding=output_padding, output_size=None)
 
 
-def _transpose_pads(b, node, a, output_padding) -> list:
-    """ONNX's explicit pads for a ConvTranspose sized by ``auto_pad=SAME_*`` (output = input * stride)
-    or by ``output_shape``: the total padding is split with the odd one at the end (SAME_UPPER) or the
-    start (SAME_LOWER, and ``output_shape`` without auto_pad: onnx's reference does the same)."""
+def _transpose_pads(b, node, a, output_padding) -> tuple[list, list]:
+    """ONNX's explicit pads (and output_padding) for a ConvTranspose sized by ``auto_pad=SAME_*``
+    (output = input * stride) or by ``output_shape``: the total padding is split with the odd one
+    at the end (SAME_UPPER) or the start (otherwise, as onnx's reference does); an output larger
+    than the unpadded one grows at the end, as ``output_padding`` does."""
     x = b.get(node.input[0]).shape[2:]
     kernel = a.get("kernel_shape") or b.get(node.input[1]).shape[2:]
     strides, dilations = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
@@ -109,12 +148,11 @@ def _transpose_pads(b, node, a, output_padding) -> list:
     out = list(a["output_shape"])[-2:] if "output_shape" in a else [n * s for n, s in zip(x, strides, strict=True)]
     total = [s * (n - 1) + p + (k - 1) * d + 1 - o
              for n, s, p, k, d, o in zip(x, strides, output_padding, kernel, dilations, out, strict=True)]  # fmt: skip
-    if min(total) < 0:
-        raise ConversionError(f"{b.where()}: output_shape {out} is larger than the transposed conv can make; "
-                              "give output_padding instead")  # fmt: skip
+    output_padding = [p - min(t, 0) for p, t in zip(output_padding, total, strict=True)]
+    total = [max(t, 0) for t in total]
     upper = a.get("auto_pad") == "SAME_UPPER"
     begin = [t // 2 if upper else t - t // 2 for t in total]
-    return begin + [t - s for t, s in zip(total, begin, strict=True)]
+    return begin + [t - s for t, s in zip(total, begin, strict=True)], output_padding
 
 
 def _check_conv_transpose(a, opset):
@@ -163,7 +201,13 @@ def _pool_attrs(a, **extra):
 
 
 def _max_pool(b, node, a, opset):
-    return b.op("max_pool2d", [node.input[0]], n_outputs=1, **_pool_attrs(a, exclusive=True))
+    """Integer inputs pool in float64 (exact for every int8-32/uint8-32 value) and are cast back."""
+    x = node.input[0]
+    if dtype_of(b, x).kind not in "iu":
+        return b.op("max_pool2d", [x], n_outputs=1, **_pool_attrs(a, exclusive=True))
+    (wide,) = b.op("cast", [x], dtype="float64")
+    (out,) = b.op("max_pool2d", [wide], n_outputs=1, **_pool_attrs(a, exclusive=True))
+    return b.op("cast", [out], dtype=dtype_of(b, x).name)
 
 
 def _check_max_pool(a, opset):
@@ -234,6 +278,9 @@ def _shape(b, node, a, opset):
 
 def _reshape(b, node, a, opset):
     target = b.require_known(node.input[1], "the Reshape target")
+    if a.get("allowzero", 0) and any(not isinstance(d, str) and d == 0 for d in target.tolist()):
+        raise ConversionError(f"{b.where()}: allowzero=1 with a 0 in the target {target.tolist()} (an empty "
+                              "dimension) is not supported")  # fmt: skip
     x = b.get(node.input[0])
     if isinstance(x, np.ndarray) and not is_symbolic(target) and not is_symbolic(x):
         return [x.reshape([x.shape[i] if d == 0 else d for i, d in enumerate(target.tolist())])]
@@ -380,10 +427,12 @@ RULES: dict[str, Rule] = {
     "MatMul": Rule(_matmul),
     "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB"})),
     "Conv": Rule(
-        _conv, frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}), check=_check_2d
+        _lift_1d(_conv, 2),
+        frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}),
+        check=_check_2d,
     ),  # fmt: skip
     "ConvTranspose": Rule(
-        _conv_transpose,
+        _lift_1d(_conv_transpose, 2),
         frozenset(
             {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding", "output_shape"}
         ),  # fmt: skip
@@ -393,12 +442,12 @@ RULES: dict[str, Rule] = {
         _batch_norm, frozenset({"epsilon", "momentum", "spatial", "training_mode"}), check=_check_batch_norm
     ),  # fmt: skip
     "MaxPool": Rule(
-        _max_pool,
+        _lift_1d(_max_pool),
         frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}),
         check=_check_max_pool,
     ),  # fmt: skip
     "AveragePool": Rule(
-        _avg_pool,
+        _lift_1d(_avg_pool),
         frozenset({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}),
         check=_check_2d,
     ),  # fmt: skip
@@ -422,7 +471,6 @@ RULES: dict[str, Rule] = {
         _reshape,
         frozenset({"allowzero"}),
         since=5,
-        check=lambda a, o: ["allowzero=1 is not supported"] if a.get("allowzero", 0) else [],
     ),
     "Transpose": Rule(_transpose, frozenset({"perm"})),
     "Concat": Rule(_concat, frozenset({"axis"})),

@@ -66,6 +66,7 @@ def _out_size(spatial, size, scale) -> tuple:
 
 
 def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> list[np.ndarray]:
+    scale = scale or (None, None)  # given sizes, not scales: the ratio is in / out
     return [_matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)]
 
 

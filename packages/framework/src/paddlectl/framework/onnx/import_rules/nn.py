@@ -165,9 +165,11 @@ def _global_pool(op: str) -> Rule:
 def _dropout(b, node, a, opset):
     """Inference: the identity, and an all-true mask where asked. A ``training_mode`` input that is
     true is refused (a random mask would make the imported program non-deterministic)."""
-    training = arg(node, 2)
+    training, ratio = arg(node, 2), arg(node, 1)
     if training and bool(b.require_known(training, "Dropout training_mode").reshape(-1)[0]):
-        raise ConversionError(f"{b.where()}: training_mode=True: only inference Dropout is imported")
+        if not ratio or float(b.require_known(ratio, "Dropout ratio").reshape(-1)[0]) != 0.0:
+            raise ConversionError(f"{b.where()}: training_mode=True with a ratio > 0: only inference Dropout "
+                                  "(or ratio 0) is imported")  # fmt: skip
     x = node.input[0]
     outs = [b.get(x)]
     if len(node.output) > 1 and node.output[1]:

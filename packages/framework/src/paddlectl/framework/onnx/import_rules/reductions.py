@@ -33,6 +33,9 @@ def _reduce(onnx_op: str) -> Rule:
             return [b.get(x)]
         r = rank(b, x)
         axis = None if not axes else sorted(axis_of(int(i), r) for i in axes)
+        shape = b.get(x).shape
+        if any(shape[i] == 0 for i in (axis if axis is not None else range(r))):
+            return [_empty_reduction(onnx_op, shape, axis, bool(a.get("keepdims", 1)), dtype_of(b, x))]
         out = x
         if before:
             (out,) = b.op(before, [out])
@@ -42,6 +45,24 @@ def _reduce(onnx_op: str) -> Rule:
         return [keep_dtype(b, out, x)]
 
     return Rule(convert, frozenset({"axes", "keepdims", "noop_with_empty_axes"}))
+
+
+_EMPTY = {"ReduceMax": -np.inf, "ReduceMin": np.inf, "ReduceLogSumExp": -np.inf, "ReduceLogSum": -np.inf,
+          "ReduceProd": 1, "ReduceMean": np.nan}  # fmt: skip
+
+
+def _empty_reduction(onnx_op: str, shape: tuple, axis, keep: bool, dtype: np.dtype) -> np.ndarray:
+    """A reduction over an empty axis is its identity (ONNX: -inf for max, +inf for min, 0 for sums)."""
+    reduced = set(range(len(shape)) if axis is None else axis)
+    out = [1 if i in reduced else d for i, d in enumerate(shape) if keep or i not in reduced]
+    if not all(isinstance(d, int) for d in out):
+        raise ConversionError(f"reduction over an empty axis with symbolic other sizes {list(shape)}")
+    fill = _EMPTY.get(onnx_op, 0)
+    if dtype.kind in "iu" and np.isinf(fill):
+        fill = np.iinfo(dtype).min if fill < 0 else np.iinfo(dtype).max
+    elif dtype.kind == "b" and np.isinf(fill):
+        fill = fill > 0
+    return np.full(out, fill, dtype=dtype)
 
 
 def _arg(op: str) -> Rule:
@@ -72,6 +93,8 @@ def _cumulative(op: str, identity: int) -> Rule:
         axis = axis_of(int(known_list(b, node, 1, f"the {node.op_type} axis")[0]), r)
         reverse = bool(a.get("reverse", 0))
         out = x
+        if dtype_of(b, x).kind in "iub":  # accumulate in 64 bits, as NumPy does, then cast back
+            (out,) = b.op("cast", [out], dtype="uint64" if dtype_of(b, x).kind == "u" else "int64")
         if reverse:
             (out,) = b.op("flip", [out], axis=[axis])
         (out,) = b.op(op, [out], axis=axis)

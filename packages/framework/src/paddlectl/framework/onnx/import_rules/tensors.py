@@ -170,8 +170,14 @@ def _one_hot(b, node, a, opset):
     (neg,) = b.op("less_than", [idx, np.asarray(0, np.int64)])
     (wrapped,) = b.op("add", [idx, np.asarray(depth, np.int64)])
     (idx,) = b.op("where", [neg, wrapped, idx])
+    (low,) = b.op("greater_equal", [idx, np.asarray(0, np.int64)])
+    (high,) = b.op("less_than", [idx, np.asarray(depth, np.int64)])
+    (valid,) = b.op("logical_and", [low, high])  # an index out of range gives an all-off row
+    (idx,) = b.op("where", [valid, idx, np.asarray(0, np.int64)])
     (hot,) = b.op("one_hot", [idx], num_classes=depth)
     (mask,) = b.op("cast", [hot], dtype="bool")
+    (valid,) = b.op("getitem", [valid], spec=[_ALL] * rank(b, indices) + [["none"]])
+    (mask,) = b.op("logical_and", [mask, valid])
     spec = [["int", 0]]
     (off,) = b.op("getitem", [values], spec=spec)
     (on,) = b.op("getitem", [values], spec=[["int", 1]])
@@ -196,8 +202,10 @@ def _depth_space(to_space: bool):
             else:
                 inner, perm = (n, c // (s * s), s, s, h, w), [0, 1, 4, 2, 5, 3]
             final = (n, c // (s * s), h * s, w * s)
-        else:
-            inner, perm, final = (n, c, h // s, s, w // s, s), [0, 3, 5, 1, 2, 4], (n, c * s * s, h // s, w // s)
+        else:  # opset 28 gave SpaceToDepth DepthToSpace's modes
+            crd = a.get("mode", "DCR") == "CRD"
+            inner, perm = (n, c, h // s, s, w // s, s), [0, 1, 3, 5, 2, 4] if crd else [0, 3, 5, 1, 2, 4]
+            final = (n, c * s * s, h // s, w // s)
         (y,) = b.op("reshape", [x], shape=inner)
         (y,) = b.op("transpose", [y], perm=perm)
         return b.op("reshape", [y], shape=final)
