@@ -216,3 +216,15 @@ def fuzz(session: nox.Session) -> None:
     }
     test = str(PROJECTS["paddlectl-framework"] / "tests" / "test_fuzz_loaders.py")
     session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", test, *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+def onnx_conformance(session: nox.Session) -> None:
+    """ONNX's node conformance cases (generated in memory by the onnx package; no download) through
+    paddlectl and onnxruntime side by side, and the nine model-zoo classics the onnx wheel ships;
+    prints the counts per outcome (the README's ONNX figures), every case to output/onnx_conformance."""
+    _install_project(session, "paddlectl-framework")
+    out = ROOT / "output" / "onnx_conformance"
+    out.mkdir(parents=True, exist_ok=True)
+    session.run("python", "-W", "ignore", "-m", "paddlectl.framework.onnx.conformance", "--ort", "--zoo",
+                "--json", str(out / "report.json"), *session.posargs)  # fmt: skip
