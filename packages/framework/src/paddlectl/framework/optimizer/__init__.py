@@ -1,12 +1,19 @@
 """``paddle.optimizer``: optimizers, learning-rate schedulers (``lr``), weight decay and clipping."""
 
 from . import lr, regularizer
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .asgd import ASGD
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from .lamb import Lamb
 from .momentum import Momentum
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSProp
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
@@ -17,6 +24,13 @@ __all__ = [
     "AdamW",
     "RMSProp",
     "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "ASGD",
+    "Lamb",
+    "NAdam",
+    "RAdam",
+    "Rprop",
     "lr",
     "regularizer",
     "ClipGradByGlobalNorm",
