@@ -40,6 +40,7 @@ def _label_file(tmp_path, lines: list[str]):
         ('[{"transcription": "a", "points": [[1, 2], [3, 4]]}]', "at least 3"),
         ('[{"transcription": "a", "points": [[1, 2], [3, "x"], [5, 6]]}]', "finite"),
         ('[{"transcription": "a", "points": [[1, 2], [3, NaN], [5, 6]]}]', "finite"),
+        ('[{"transcription": "a", "points": [[1, 2], [3, 1e12], [5, 6]]}]', "within 2"),
     ],
 )
 def test_malformed_label_line_names_file_and_line(tmp_path, label, message):

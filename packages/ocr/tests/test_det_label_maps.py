@@ -82,3 +82,11 @@ def test_validate_polygons_clips_orients_and_drops_slivers():
     assert shoelace_area(polys[0]) < 0 and shoelace_area(polys[1]) < 0  # both end up the same way round
     assert polys[2][:, 0].max() == 59 and polys[2][:, 1].max() == 39
     assert list(tags) == [False, False, True]  # clipped to a point: area 0
+
+
+def test_regions_reaching_far_outside_cost_only_their_part_in_the_image():
+    wide = np.array([[-1e6, 10], [1e6, 10], [1e6, 30], [-1e6, 30]], np.float32)  # 2M x 40 px: gigabytes whole
+    data = MakeBorderMap()(_sample([wide], [False]))
+    t = data["threshold_map"]
+    assert t[10, 30] == pytest.approx(0.7) and t[20, 30] == pytest.approx(0.3)  # on the edge; 10 px > D inside
+    assert data["threshold_mask"][5, :].all() and not data["threshold_mask"][0, :].any()

@@ -122,17 +122,16 @@ class MakeBorderMap:
         distance = _shrink_distance(polygon, self.shrink_ratio)
         grown = _offset(polygon, distance)[0]
         _fill(mask, grown, 1.0)
-        x0, y0 = grown.min(axis=0)
-        x1, y1 = grown.max(axis=0)
-        width, height = x1 - x0 + 1, y1 - y0 + 1
-        local = polygon - (x0, y0)
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-        ends = np.roll(local, -1, axis=0)
+        # Distances only where the grown polygon meets the image: a region reaching far outside
+        # (a crop's cut, a hostile label) costs no more than one inside.
+        x0, y0 = np.maximum(grown.min(axis=0), 0)
+        x1, y1 = np.minimum(grown.max(axis=0), (canvas.shape[1] - 1, canvas.shape[0] - 1))
+        if x0 > x1 or y0 > y1:
+            return
+        ys, xs = np.mgrid[y0 : y1 + 1, x0 : x1 + 1].astype(np.float64)
+        ends = np.roll(polygon, -1, axis=0)
         dist = np.min(
-            [np.clip(edge_distance(xs, ys, a, b) / distance, 0, 1) for a, b in zip(local, ends, strict=True)], axis=0
+            [np.clip(edge_distance(xs, ys, a, b) / distance, 0, 1) for a, b in zip(polygon, ends, strict=True)], axis=0
         )
-        cx0, cx1 = (min(max(0, v), canvas.shape[1] - 1) for v in (x0, x1))
-        cy0, cy1 = (min(max(0, v), canvas.shape[0] - 1) for v in (y0, y1))
-        window = canvas[cy0 : cy1 + 1, cx0 : cx1 + 1]
-        inner = 1 - dist[cy0 - y0 : cy1 - y0 + 1, cx0 - x0 : cx1 - x0 + 1]
-        canvas[cy0 : cy1 + 1, cx0 : cx1 + 1] = np.fmax(inner, window)
+        window = canvas[y0 : y1 + 1, x0 : x1 + 1]
+        canvas[y0 : y1 + 1, x0 : x1 + 1] = np.fmax(1 - dist, window)

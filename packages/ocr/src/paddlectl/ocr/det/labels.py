@@ -13,16 +13,24 @@ import math
 import numpy as np
 
 IGNORED_TEXTS = ("*", "###")
+MAX_COORDINATE = 1 << 20
+"""Label points beyond a million pixels are refused: no image is that large, and OpenCV and
+pyclipper take the coordinates as integers."""
 
 
 def _point(value, where: str) -> list[float]:
     if not (isinstance(value, list) and len(value) == 2 and all(_finite(v) for v in value)):
-        raise ValueError(f"{where} must be [x, y] with finite numbers, got {value!r}")
+        raise ValueError(f"{where} must be [x, y] with finite numbers within 2^20 pixels, got {value!r}")
     return [float(value[0]), float(value[1])]
 
 
 def _finite(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= MAX_COORDINATE
+    )
 
 
 def parse_det_label(text: str) -> list[dict]:
