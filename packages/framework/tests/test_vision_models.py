@@ -155,3 +155,18 @@ def test_googlenet_heads_name_the_input_size_they_need():
     net.eval()
     with pytest.raises(ShapeError, match="224x224"), ours.no_grad():
         net(ours.zeros([1, 3, 96, 96]))
+
+
+def test_intermediate_layer_getter_matches_paddle(real_paddle):
+    """LeNet's ``features`` map, then its Linear head, which needs the 4-D map flattened first."""
+    theirs, mine = real_paddle.vision.models.LeNet(), M.LeNet()
+    mine.set_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    wanted = {"features": "map", "fc": "logits"}
+    x = np.random.default_rng(2).standard_normal((2, 1, 28, 28)).astype("float32")
+    expected = real_paddle.vision.models._utils.IntermediateLayerGetter(theirs, wanted)(real_paddle.to_tensor(x))
+    got = M._utils.IntermediateLayerGetter(mine, wanted)(ours.to_tensor(x))
+    assert list(got) == list(expected) == ["map", "logits"]
+    for key, value in expected.items():
+        np.testing.assert_allclose(got[key].numpy(), value.numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ConfigError, match="direct sublayers"):
+        M._utils.IntermediateLayerGetter(mine, {"features.0": "conv"})

@@ -2,6 +2,7 @@
 weights interchange by key (``model.set_state_dict(paddle.load("resnet50.pdparams"))``). Nothing is
 downloaded: ``pretrained=True`` raises CheckpointError saying how to load a local file."""
 
+from . import _utils  # noqa: F401 - paddle.vision.models._utils.IntermediateLayerGetter, as Paddle documents it
 from .alexnet import AlexNet, alexnet
 from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201, densenet264
 from .googlenet import GoogLeNet, googlenet

@@ -4,6 +4,7 @@ and ``models._utils._make_divisible``), so layer names and shapes come out as in
 from __future__ import annotations
 
 from ... import nn
+from ...ops.shape import flatten
 
 
 def make_divisible(value: float, divisor: int = 8, min_value: int | None = None) -> int:
@@ -50,3 +51,13 @@ class ConvNormActivation(nn.Sequential):
         if activation_layer is not None:
             layers.append(activation_layer())
         super().__init__(*layers)
+
+
+def pool_and_classify(model: nn.Layer, x, pool: str, classifier: str):
+    """Paddle's shared tail: ``model.<pool>`` when built ``with_pool``, then flatten and
+    ``model.<classifier>`` when ``num_classes > 0`` (each sublayer exists only in that case)."""
+    if model.with_pool:
+        x = getattr(model, pool)(x)
+    if model.num_classes > 0:
+        x = getattr(model, classifier)(flatten(x, 1))
+    return x

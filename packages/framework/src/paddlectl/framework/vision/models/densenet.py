@@ -7,7 +7,8 @@ import math
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import concat, flatten
+from ...ops.shape import concat
+from ._layers import pool_and_classify
 from ._weights import factory
 
 # layers -> (initial features, growth rate, dense layers per block)
@@ -124,11 +125,7 @@ class DenseNet(nn.Layer):
             if i < len(self.transition_func_list):
                 x = self.transition_func_list[i](x)
         x = self.batch_norm(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.out(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "pool2d_avg", "out")
 
 
 densenet121 = factory("densenet121", DenseNet, layers=121)

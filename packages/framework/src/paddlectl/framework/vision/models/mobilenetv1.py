@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from ... import nn
-from ...ops.shape import flatten
-from ._layers import ConvNormActivation
+from ._layers import ConvNormActivation, pool_and_classify
 from ._weights import refuse_download
 
 # (name, in, depthwise, pointwise, stride) before scaling; ``in`` is scaled, the others inside the block.
@@ -53,11 +52,7 @@ class MobileNetV1(nn.Layer):
         x = self.conv1(x)
         for block in self.dwsl:
             x = block(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.fc(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "pool2d_avg", "fc")
 
 
 def mobilenet_v1(pretrained: bool = False, scale: float = 1.0, **kwargs) -> MobileNetV1:

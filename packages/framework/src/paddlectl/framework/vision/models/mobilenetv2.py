@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import flatten
-from ._layers import ConvNormActivation, make_divisible
+from ._layers import ConvNormActivation, make_divisible, pool_and_classify
 from ._weights import refuse_download
 
 # (expansion t, output channels c, repeats n, first stride s) per stage, before width scaling.
@@ -59,11 +58,7 @@ class MobileNetV2(nn.Layer):
 
     def forward(self, x):
         x = self.features(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "pool2d_avg", "classifier")
 
 
 def mobilenet_v2(pretrained: bool = False, scale: float = 1.0, **kwargs) -> MobileNetV2:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from ... import nn
-from ...ops.shape import flatten
-from ._layers import ConvNormActivation, make_divisible
+from ._layers import ConvNormActivation, make_divisible, pool_and_classify
 from ._weights import refuse_download
 
 
@@ -122,11 +121,7 @@ class MobileNetV3(nn.Layer):
 
     def forward(self, x):
         x = self.lastconv(self.blocks(self.conv(x)))
-        if self.with_pool:
-            x = self.avgpool(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "avgpool", "classifier")
 
 
 class MobileNetV3Small(MobileNetV3):

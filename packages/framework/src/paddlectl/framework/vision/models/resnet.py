@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import flatten
+from ._layers import pool_and_classify
 from ._weights import factory
 
 
@@ -118,11 +118,7 @@ class ResNet(nn.Layer):
     def forward(self, x):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        if self.with_pool:
-            x = self.avgpool(x)
-        if self.num_classes > 0:
-            x = self.fc(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "avgpool", "fc")
 
 
 resnet18 = factory("resnet18", ResNet, block=BasicBlock, depth=18)

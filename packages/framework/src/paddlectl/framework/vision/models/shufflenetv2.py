@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import concat, flatten, reshape, split, transpose
-from ._layers import ConvNormActivation
+from ...ops.shape import concat, reshape, split, transpose
+from ._layers import ConvNormActivation, pool_and_classify
 from ._weights import factory
 
 # scale -> output channels of the stem, the three stages and the last 1x1 convolution
@@ -101,11 +101,7 @@ class ShuffleNetV2(nn.Layer):
         for block in self._block_list:
             x = block(x)
         x = self._last_conv(x)
-        if self.with_pool:
-            x = self._pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self._fc(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "_pool2d_avg", "_fc")
 
 
 shufflenet_v2_x0_25 = factory("shufflenet_v2_x0_25", ShuffleNetV2, scale=0.25)

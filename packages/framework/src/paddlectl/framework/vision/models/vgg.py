@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import flatten
+from ._layers import pool_and_classify
 from ._weights import refuse_download
 
 # Output channels per 3x3 convolution, "M" a 2x2 max pool: Paddle's configurations A, B, D, E.
@@ -40,11 +40,7 @@ class VGG(nn.Layer):
 
     def forward(self, x):
         x = self.features(x)
-        if self.with_pool:
-            x = self.avgpool(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+        return pool_and_classify(self, x, "avgpool", "classifier")
 
 
 def make_layers(cfg, batch_norm: bool = False) -> nn.Sequential:
