@@ -131,3 +131,24 @@ def _edited(config: dict, edit) -> dict:
 def test_config_mistakes_are_config_errors(tiny, edit, match):
     with pytest.raises(ConfigError, match=match):
         DetTask().check_config(_edited(tiny[0], edit))
+
+
+def test_malformed_label_is_one_line_exit_2_and_nothing_written(tiny, tmp_path):
+    runner_module = pytest.importorskip("typer.testing", reason="the CLI test drives paddlectl through typer")
+    cli = pytest.importorskip("paddlectl.cli.app", reason="paddlectl train lives in paddlectl-cli")
+    config, _ = tiny
+    source = Path(config["Train"]["dataset"]["label_file_list"][0])
+    lines = source.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].rstrip("]")  # the JSON list is never closed
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    edited = copy.deepcopy(config)
+    edited["Global"]["output_dir"] = str(tmp_path / "run")
+    edited["Train"]["dataset"]["label_file_list"] = [str(bad)]
+    path = tmp_path / "bad.yml"
+    path.write_text(yaml.safe_dump(edited), encoding="utf-8")
+    result = runner_module.CliRunner().invoke(cli.app, ["train", "--quiet", "-c", str(path)])
+    assert result.exit_code == 2, result.output
+    message = [line for line in result.output.splitlines() if line.strip()]
+    assert len(message) == 1 and f"{bad}:2: the label is not valid JSON" in message[0], result.output
+    assert not (tmp_path / "run").exists()
