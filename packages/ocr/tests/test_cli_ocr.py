@@ -5,8 +5,11 @@ leave nothing behind."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import unicodedata
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +18,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from paddlectl.ocr.cli import app
+from paddlectl.ocr.pipeline import OCRSettings
 from paddlectl.ocr.synthetic import PAGE_LINES, document_page, text_line
 
 RECORD_KEYS = {"input_path", "page_index", "dt_polys", "rec_texts", "rec_scores", "rec_polys", "rec_boxes"}
@@ -73,6 +77,9 @@ def test_v4_on_a_folder_writes_json_vis_and_review(inputs, tmp_path):
     result = ocr(inputs, "--models", "pp-ocrv4", "--json", out, "--vis", vis, "--min-score", 0.99, "--review", review)
     assert result.exit_code == 0, result.output
     records = json.loads(out.read_text(encoding="utf-8"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask  # not the private mode of a temporary file
     # sorted folder order: doc.pdf (two pages), line.jpg, page.png
     assert [(Path(r["input_path"]).name, r["page_index"]) for r in records] == [
         ("doc.pdf", 0),
@@ -199,6 +206,50 @@ def test_a_dictionary_that_does_not_match_the_recogniser(tmp_path):
     assert result.exit_code == 2, result.output
     assert "6625 classes" in result.output and "3 characters" in result.output
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_directory_of_our_own_exports(inputs, tmp_path):
+    """Untrained ocr.det and ocr.rec models exported by the framework serve as `--models DIR`: the
+    det stage gives exactly what the task's own predict path gives (thresholds at 0 so an untrained
+    map still yields a box), and the recogniser's text comes from its stored dictionary."""
+    import yaml
+
+    import paddlectl.framework as paddle
+    from paddlectl.framework.hapi.export import export
+    from paddlectl.framework.ops.random import seed
+    from paddlectl.ocr.det.task import DetTask
+    from paddlectl.ocr.models.exported import ServedTextSystem
+    from paddlectl.ocr.rec.task import RecTask
+
+    def config(name: str) -> dict:
+        return yaml.safe_load((files("paddlectl.ocr") / "configs" / name).read_text(encoding="utf-8"))
+
+    det = config("det_mv3_db.yml")
+    det["Architecture"]["Backbone"]["scale"], det["Architecture"]["Neck"]["out_channels"] = 0.35, 32
+    det["PostProcess"].update(thresh=0.0, box_thresh=0.0)
+    for step in det["Eval"]["dataset"]["transforms"]:
+        if "DetResizeForTest" in step:
+            step["DetResizeForTest"]["limit_side_len"] = 160
+        if "Pad" in step:
+            step["Pad"]["size"] = [160, 160]
+    rec = config("rec_mv3_bilstm_ctc.yml")
+    (tmp_path / "dict.txt").write_text("\n".join("abcdefghijklmnopqrstuvwxyz0123456789") + "\n", encoding="utf-8")
+    rec["PostProcess"]["character_dict_path"] = str(tmp_path / "dict.txt")
+    for name, task, cfg in (("det", DetTask(), det), ("rec", RecTask(), rec)):
+        seed(0)
+        paddle.save(task.build_model(cfg).state_dict(), str(tmp_path / f"{name}.pdparams"))
+        export(task, cfg, str(tmp_path / f"{name}.pdparams"), str(tmp_path / "models" / name))
+
+    out = tmp_path / "out.json"
+    result = ocr(inputs / "page.png", "--models", tmp_path / "models", "--json", out)
+    assert result.exit_code == 0, result.output
+    (rec_out,) = json.loads(out.read_text(encoding="utf-8"))
+    _check_record(rec_out)
+    served = ServedTextSystem(tmp_path / "models" / "det", None, tmp_path / "models" / "rec", OCRSettings())
+    image = np.asarray(Image.open(inputs / "page.png").convert("RGB"))[..., ::-1].copy()
+    (direct,) = served.det([image])
+    assert rec_out["dt_polys"] == [np.asarray(p, np.int32).tolist() for p in direct["dt_polys"]] != []
+    assert all(set(t) <= set("abcdefghijklmnopqrstuvwxyz0123456789 ") for t in rec_out["rec_texts"])
 
 
 def test_min_score_and_review_go_together(inputs, tmp_path):

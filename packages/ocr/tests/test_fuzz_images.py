@@ -3,7 +3,8 @@ either gives results or raises the framework's ``PaddlectlError``; nothing else 
 
 Hypothesis draws PNG and JPEG files of a rendered text line with their header dimensions rewritten,
 bytes flipped and the file cut, and arrays of other shapes, dtypes, sizes and values (NaN, empty,
-a 1-pixel-high strip 100,000 wide), and runs each through ``read_image`` and ``TextSystem``.
+a 1-pixel-high strip 100,000 wide), and runs each through ``read_image`` and ``TextSystem``; and
+PDFs with flipped bytes and cuts through ``paddlectl ocr``'s input collection and page rendering.
 """
 
 from __future__ import annotations
@@ -107,3 +108,34 @@ def test_what_the_fuzzer_found_is_refused(ocr, img, expected):
 def test_a_grey_image_is_read_as_grey_not_as_its_first_three_columns(ocr):
     line = np.asarray(Image.fromarray(np.asarray(text_line("Hello 42"))).convert("L"))
     assert [r.text for r in ocr(line)] == [r.text for r in ocr(np.stack([line] * 3, axis=2))]
+
+
+def _pdf() -> bytes:
+    buffer = io.BytesIO()
+    page = Image.fromarray(np.asarray(text_line("Hi 42"))).convert("RGB")
+    page.save(buffer, "PDF", save_all=True, append_images=[page])
+    return buffer.getvalue()
+
+
+PDF_SEED = _pdf()
+
+
+@FUZZ
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=6),
+    cut=st.none() | st.integers(0, 10**6),
+)
+def test_hostile_pdfs(tmp_path_factory, flips, cut):
+    from paddlectl.ocr.sources import collect
+
+    data = bytearray(PDF_SEED)
+    for at, xor in flips:
+        data[at % len(data)] ^= xor
+    path = tmp_path_factory.mktemp("pdf") / "x.pdf"
+    path.write_bytes(bytes(data if cut is None else data[: cut % (len(data) + 1)]))
+    try:
+        for source in collect([str(path)]):
+            page = source.load()
+            assert page.ndim == 3 and page.shape[2] == 3 and page.dtype == np.uint8
+    except PaddlectlError:
+        pass

@@ -16,7 +16,7 @@ from paddlectl.ocr.geometry import (
     round_offset,
     warp_perspective,
 )
-from paddlectl.ocr.preprocess import det_size, letterbox, line_input, resize
+from paddlectl.ocr.preprocess import det_input, det_size, letterbox, line_input, resize
 from paddlectl.ocr.synthetic import document_page, font, text_line
 
 
@@ -68,6 +68,15 @@ def test_resize_and_line_input():
     assert det_size(300, 700) == (736, 1728) and det_size(1000, 800) == (992, 800)
     padded, top = letterbox(np.zeros((20, 400, 3), np.uint8))
     assert top == 40 and padded.shape[0] == 100
+
+
+def test_detector_input_takes_a_mean_and_std_per_channel():
+    img = np.full((40, 40, 3), 255, np.uint8)
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    x = det_input(img, 64, mean, std)
+    assert x.shape == (1, 3, 64, 64)
+    np.testing.assert_allclose(x[0, :, 0, 0], [(1 - m) / s for m, s in zip(mean, std, strict=True)], rtol=1e-6)
+    assert np.all(det_input(img, 64)[0] == 1.0)  # RapidOCR's scalar 0.5 / 0.5
 
 
 def test_warp_with_identity_homography_is_a_copy():
