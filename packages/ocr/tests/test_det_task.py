@@ -121,6 +121,8 @@ def _edited(config: dict, edit) -> dict:
         (lambda c: c["Eval"]["dataset"]["transforms"].pop(4), "then Pad"),
         (lambda c: _op(c, "Eval", "DetResizeForTest").pop("limit_type"), "limit_type: min"),
         (lambda c: _op(c, "Eval", "Pad").update(size=[128, 128]), "more than Pad.size"),
+        (lambda c: _op(c, "Eval", "Pad").update(size=[170, 170]), "multiples of 32"),
+        (lambda c: _op(c, "Train", "EastRandomCropData").update(size=[100, 128]), "multiples of 32"),
         (lambda c: _op(c, "Train", "IaaAugment")["augmenter_args"].append({"type": "Blur"}), "IaaAugment"),
         (lambda c: c["Train"]["dataset"]["transforms"][-1].update(KeepKeys={"keep_keys": ["image", "shape", "polys", "ignore_tags"]}), "threshold/shrink maps"),
         (lambda c: c["PostProcess"].update(box_tresh=0.5), "did you mean 'box_thresh'"),

@@ -81,6 +81,14 @@ class DetTask(OcrTaskBase):
                 want = "threshold/shrink maps" if training else "shape, polys, ignore_tags"
                 raise ConfigError(f"{split}.dataset.transforms must end in KeepKeys keeping the image and {want}")
         self._check_eval_size(self.operators(config, "Eval"))
+        for split in ("Train", "Eval"):
+            for op in self.operators(config, split):
+                size = op.size if isinstance(op, EastRandomCropData | Pad) else None
+                if size is not None and any(s % 32 for s in size):
+                    raise ConfigError(
+                        f"{split}.dataset.transforms: {type(op).__name__}.size {list(size)} must be multiples of 32 "
+                        "(the FPN adds maps at strides 4 to 32)"
+                    )
 
     @staticmethod
     def _check_eval_size(ops: list) -> None:
