@@ -7,6 +7,7 @@ from importlib.metadata import version
 
 from . import (
     _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
+    autograd,  # noqa: F401 - paddle.autograd
     device,  # noqa: F401 - paddle.device
     distribution,  # noqa: F401 - paddle.distribution
     hapi,
