@@ -34,6 +34,9 @@ from .scene import Palette, Sample, Settings, render_line, render_page
 KINDS = {"rec": (1, render_line), "det": (2, render_page)}
 """Each kind's seed stream and renderer."""
 
+BYTES_PER_ITEM = {"rec": 20_000, "det": 850_000}
+"""Mean PNG size measured on 20,000 line crops (375 MB) and 300 pages (242 MB)."""
+
 
 @dataclass
 class Plan:
@@ -156,8 +159,7 @@ def generate(
     on_item: Callable[[str], None] = lambda kind: None,
 ) -> Result:
     """Render ``plan`` into ``out`` (made whole or not at all); ``on_item`` is called once per item."""
-    plan.check()
-    workers = worker_count(workers)
+    workers = preflight(plan, out, overwrite, workers)
     with _staging(out, overwrite) as root:
         for kind in plan.kinds:
             (root / kind / "images").mkdir(parents=True)
@@ -208,6 +210,26 @@ def _manifest(plan: Plan) -> dict:
     }
 
 
+def preflight(plan: Plan, out: Path, overwrite: bool, workers: int | None) -> int:
+    """Every refusal that needs no rendering, before any is done; the number of workers to use."""
+    plan.check()
+    check_out(out, overwrite)
+    check_space(plan, out)
+    return worker_count(workers)
+
+
+def check_space(plan: Plan, out: Path) -> None:
+    """Refuse a set that would not fit on the disk, from the measured mean size of each kind's image."""
+    need = plan.n * sum(BYTES_PER_ITEM[kind] for kind in plan.kinds)
+    existing = next((p for p in out.expanduser().absolute().parents if p.exists()), Path("/"))
+    free = shutil.disk_usage(existing).free
+    if need > free:
+        raise DataError(
+            f"{plan.n} items need about {need / 1e9:.1f} GB and {existing} has {free / 1e9:.1f} GB free; "
+            "pass a smaller --n or another --out"
+        )
+
+
 def check_out(out: Path, overwrite: bool) -> None:
     """Refuse a file, or a non-empty folder unless ``overwrite``: before any work is done."""
     out = out.expanduser().absolute()
@@ -220,7 +242,6 @@ def check_out(out: Path, overwrite: bool) -> None:
 @contextlib.contextmanager
 def _staging(out: Path, overwrite: bool) -> Iterator[Path]:
     """A fresh folder beside ``out``; on success it replaces ``out``, on any error it is removed."""
-    check_out(out, overwrite)
     out = out.expanduser().absolute()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from paddlectl.framework.errors import ConfigError
 
 from . import charset as charsets
 from . import fonts as fontlib
-from .dataset import Plan, Result, check_out, generate, worker_count
+from .dataset import Plan, Result, generate, preflight
 from .scene import Settings
 
 MAX_CHARS_LIMIT = 200
@@ -69,8 +69,7 @@ def make_plan(
 def run(out: Path, workers: int | None, overwrite: bool, **options) -> Result:
     """Render with a progress bar on stderr, then print the summary table on stdout."""
     plan = make_plan(**options)
-    check_out(out, overwrite)
-    workers = worker_count(workers)
+    workers = preflight(plan, out, overwrite, workers)
     console, progress_console = Console(), Console(stderr=True)
     started = time.perf_counter()
     with Progress(
