@@ -489,10 +489,11 @@ RULES: dict[str, Rule] = {
 }
 
 
-def check_graph(graph, opset: int) -> list[str]:
-    """Every unsupported op, opset, attribute or attribute value in ``graph``, one line each."""
+def check_graph(graph, opsets: list[int]) -> list[str]:
+    """Every unsupported op, opset, attribute or attribute value in ``graph`` (node ``i`` read at
+    ``opsets[i]``), one line each."""
     problems = []
-    for i, node in enumerate(graph.node):
+    for i, (node, opset) in enumerate(zip(graph.node, opsets, strict=True)):
         label = f"node {node.name or f'#{i}'!r} ({node.op_type}, opset {opset})"
         if node.domain not in ("", "ai.onnx"):
             problems.append(f"{label}: operator domain {node.domain!r} is not supported")

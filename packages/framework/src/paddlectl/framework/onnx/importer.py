@@ -21,6 +21,7 @@ from ..static.verifier import check_sizes, verify
 from .builder import Builder, clean_name
 from .converters import RULES, attrs_of, check_graph
 from .dependency import onnx
+from .functions import expand_functions
 from .validate import tensor_array, validate_model
 
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -78,13 +79,13 @@ def load_onnx_model(path):
         raise OnnxImportError(f"onnx import: {path} is not a readable ONNX model ({exc})") from None
 
 
-def _build(graph, opset: int, weights: dict, inputs: list):
+def _build(graph, opsets: list, weights: dict, inputs: list):
     b = Builder()
     for name, array in weights.items():
         b.set(name, array)
     for name, shape, dtype in inputs:
         b.set(name, b.source("input", {"name": name}, shape, dtype, clean_name(name)))
-    for node in graph.node:
+    for node, opset in zip(graph.node, opsets, strict=True):
         b.node = node
         outs = RULES[node.op_type].convert(b, node, attrs_of(node), opset)
         for name, item in zip(node.output, outs, strict=False):
@@ -99,9 +100,9 @@ def _build(graph, opset: int, weights: dict, inputs: list):
 def onnx_to_program(model) -> tuple:
     """(Program, meta) for an ``onnx.ModelProto``, validated first (``validate.validate_model``);
     OnnxImportError lists every unsupported node."""
-    graph = model.graph
     opset = validate_model(model)
-    problems = check_graph(graph, opset)
+    graph, opsets = expand_functions(model, opset, RULES)
+    problems = check_graph(graph, opsets)
     if problems:
         raise OnnxImportError(
             f"onnx import: {len(problems)} unsupported node(s) (opset {opset}); nothing was converted:\n  "
@@ -115,7 +116,7 @@ def onnx_to_program(model) -> tuple:
     for multiple in MULTIPLES:
         inputs, symbols = _input_shapes(graph, initializer_names, multiple)
         try:
-            program = _build(graph, opset, weights, inputs)
+            program = _build(graph, opsets, weights, inputs)
             break
         except ConversionError as exc:
             first_error = first_error or exc
