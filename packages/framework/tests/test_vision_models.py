@@ -170,3 +170,27 @@ def test_intermediate_layer_getter_matches_paddle(real_paddle):
         np.testing.assert_allclose(got[key].numpy(), value.numpy(), rtol=1e-5, atol=1e-5)
     with pytest.raises(ConfigError, match="direct sublayers"):
         M._utils.IntermediateLayerGetter(mine, {"features.0": "conv"})
+
+
+@pytest.mark.parametrize(
+    "name,kwargs,spec,shapes",
+    [
+        ("shufflenet_v2_x0_25", {"num_classes": 10}, [None, 3, None, None], [(2, 3, 32, 32), (1, 3, 48, 40)]),
+        ("squeezenet1_1", {"num_classes": 10}, [None, 3, None, None], [(1, 3, 48, 48)]),
+    ],
+)
+def test_exported_onnx_runs_in_onnxruntime(tmp_path, name, kwargs, spec, shapes):
+    """The channel shuffle keeps H and W symbolic, and no op without an ONNX form (split, squeeze) is
+    recorded: one export serves every input size."""
+    ort = pytest.importorskip("onnxruntime")
+    model = getattr(M, name)(**kwargs)
+    model.eval()
+    x0 = np.random.default_rng(3).standard_normal(shapes[0]).astype("float32")
+    spec = [ours.jit.InputSpec(spec, "float32", "x")]
+    ours.jit.save(model, tmp_path / name, input_spec=spec, verify_inputs=[x0], format="onnx")
+    session = ort.InferenceSession(str(tmp_path / f"{name}.onnx"), providers=["CPUExecutionProvider"])
+    for shape in shapes:
+        x = np.random.default_rng(4).standard_normal(shape).astype("float32")
+        with ours.no_grad():
+            expected = model(ours.to_tensor(x)).numpy()
+        np.testing.assert_allclose(session.run(None, {"x": x})[0], expected, rtol=1e-5, atol=1e-5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ... import nn
 from ...errors import ShapeError
 from ...nn import functional as F
-from ...ops.shape import concat, flatten, squeeze
+from ...ops.shape import concat, flatten
 from ._weights import factory
 
 
@@ -111,7 +111,7 @@ class GoogLeNet(nn.Layer):
                     f"GoogLeNet: the classifier heads need with_pool=True and 3x3 pooled maps (inputs of about "
                     f"224x224), got {list(aux1.shape[2:])}; resize the input or build GoogLeNet(num_classes=0)"
                 )
-            out = self._fc_out(squeeze(self._drop(out), axis=[2, 3]))
+            out = self._fc_out(flatten(self._drop(out), 1))  # [N, 1024, 1, 1]: Paddle squeezes
             aux1 = self._out1(self._drop_o1(F.relu(self._fc_o1(flatten(self._conv_o1(aux1), 1)))))
             # Paddle's second head has no ReLU between its fully connected layers; kept for its weights
             aux2 = self._out2(self._drop_o2(self._fc_o2(flatten(self._conv_o2(aux2), 1))))

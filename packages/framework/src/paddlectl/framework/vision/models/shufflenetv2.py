@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import nn
 from ...errors import ConfigError
-from ...ops.shape import concat, reshape, split, transpose
+from ...ops.shape import concat, reshape, transpose
 from ._layers import ConvNormActivation, pool_and_classify
 from ._weights import factory
 
@@ -22,10 +22,15 @@ STAGE_REPEATS = (4, 8, 4)
 
 
 def channel_shuffle(x, groups: int):
-    """Interleave the channels of ``groups`` equal groups, so the next block mixes both halves."""
-    n, c, h, w = x.shape[:4]
-    x = transpose(reshape(x, [n, groups, c // groups, h, w]), [0, 2, 1, 3, 4])
-    return reshape(x, [n, c, h, w])
+    """Interleave the channels of ``groups`` equal groups, so the next block mixes both halves.
+
+    Paddle reshapes [N, C, H, W] to [N, g, C/g, H, W], which needs H and W as numbers; here the
+    channels go last first, so each reshape copies N, H, W (``0``) and a traced program, its ONNX
+    export included, keeps them symbolic."""
+    channels = x.shape[1]
+    x = reshape(transpose(x, [0, 2, 3, 1]), [0, 0, 0, groups, channels // groups])
+    x = reshape(transpose(x, [0, 1, 2, 4, 3]), [0, 0, 0, channels])
+    return transpose(x, [0, 3, 1, 2])
 
 
 def _unit(in_channels, out_channels, stride=1, depthwise=False, act=None) -> ConvNormActivation:
@@ -46,10 +51,9 @@ class InvertedResidual(nn.Layer):
         self._conv_linear = _unit(half, half, act=activation_layer)
 
     def forward(self, x):
-        half = x.shape[1] // 2
-        kept, x2 = split(x, [half, half], axis=1)
-        x2 = self._conv_linear(self._conv_dw(self._conv_pw(x2)))
-        return channel_shuffle(concat([kept, x2], axis=1), 2)
+        half = x.shape[1] // 2  # slices rather than split: they export to ONNX
+        x2 = self._conv_linear(self._conv_dw(self._conv_pw(x[:, half:])))
+        return channel_shuffle(concat([x[:, :half], x2], axis=1), 2)
 
 
 class InvertedResidualDS(nn.Layer):

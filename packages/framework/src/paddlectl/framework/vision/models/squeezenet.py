@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import nn
 from ...errors import ConfigError
 from ...nn import functional as F
-from ...ops.shape import concat, squeeze
+from ...ops.shape import concat, flatten
 from ._weights import factory
 
 # Fire modules (in, squeeze, expand 1x1, expand 3x3); both versions share them.
@@ -72,7 +72,7 @@ class SqueezeNet(nn.Layer):
         if self.num_classes > 0:
             x = self._conv9(self._drop(x))
         if self.with_pool:
-            x = squeeze(self._avg_pool(F.relu(x)), axis=[2, 3])
+            x = flatten(self._avg_pool(F.relu(x)), 1)  # [N, C, 1, 1]: Paddle squeezes
         return x
 
 
