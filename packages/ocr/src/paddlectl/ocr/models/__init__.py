@@ -115,11 +115,10 @@ REGISTRY = {
         "pp-ocrv6-tiny", "ppocrv6/tiny/det/det.onnx", "ppocrv6/tiny/rec/rec.onnx", "ppocrv6/ppocrv6_tiny_dict.txt", 0.4
     ),
 }
-DEFAULT = "pp-ocrv6"
 
 
 def model_set(spec: str | os.PathLike) -> ModelSet:
-    """A registered set by name, or a directory of our own exported models (``exported.model_set``)."""
+    """A registered set by name, or a directory of our own exported models (``exported.exported_set``)."""
     key = os.fspath(spec)
     if key.lower() in REGISTRY:
         found = REGISTRY[key.lower()]()
