@@ -11,13 +11,15 @@ from ._weights import refuse_download
 
 
 class SqueezeExcitation(nn.Layer):
-    def __init__(self, channels: int, squeeze_channels: int) -> None:
+    """Channel gates from the global average: 1x1 down, ``activation``, 1x1 up, ``scale_activation``."""
+
+    def __init__(self, input_channels, squeeze_channels, activation=nn.ReLU, scale_activation=nn.Sigmoid) -> None:
         super().__init__()
         self.avgpool = nn.AdaptiveAvgPool2D(1)
-        self.fc1 = nn.Conv2D(channels, squeeze_channels, 1)
-        self.fc2 = nn.Conv2D(squeeze_channels, channels, 1)
-        self.activation = nn.ReLU()
-        self.scale_activation = nn.Hardsigmoid()
+        self.fc1 = nn.Conv2D(input_channels, squeeze_channels, 1)
+        self.fc2 = nn.Conv2D(squeeze_channels, input_channels, 1)
+        self.activation = activation()
+        self.scale_activation = scale_activation()
 
     def forward(self, x):
         scale = self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(x)))))
@@ -25,28 +27,24 @@ class SqueezeExcitation(nn.Layer):
 
 
 class InvertedResidual(nn.Layer):
-    def __init__(self, in_ch, expanded, out_ch, kernel, stride, use_se, activation, norm_layer) -> None:
+    def __init__(
+        self, in_channels, expanded_channels, out_channels, filter_size, stride, use_se, activation_layer, norm_layer
+    ) -> None:
         super().__init__()
-        self.use_res_connect = stride == 1 and in_ch == out_ch
+        self.use_res_connect = stride == 1 and in_channels == out_channels
         self.use_se = use_se
-        self.expand = in_ch != expanded
+        self.expand = in_channels != expanded_channels
+        # every convolution here shares the norm; the linear one has no activation
+        unit = partial(ConvNormActivation, norm_layer=norm_layer, activation_layer=activation_layer)
         if self.expand:
-            self.expand_conv = ConvNormActivation(
-                in_ch, expanded, 1, 1, 0, norm_layer=norm_layer, activation_layer=activation
-            )
-        self.bottleneck_conv = ConvNormActivation(
-            expanded,
-            expanded,
-            kernel,
-            stride,
-            (kernel - 1) // 2,
-            groups=expanded,
-            norm_layer=norm_layer,
-            activation_layer=activation,
+            self.expand_conv = unit(in_channels, expanded_channels, 1, 1, 0)
+        self.bottleneck_conv = unit(
+            expanded_channels, expanded_channels, filter_size, stride, (filter_size - 1) // 2, groups=expanded_channels
         )
         if use_se:
-            self.mid_se = SqueezeExcitation(expanded, make_divisible(expanded // 4))
-        self.linear_conv = ConvNormActivation(expanded, out_ch, 1, 1, 0, norm_layer=norm_layer, activation_layer=None)
+            squeeze = make_divisible(expanded_channels // 4)
+            self.mid_se = SqueezeExcitation(expanded_channels, squeeze, scale_activation=nn.Hardsigmoid)
+        self.linear_conv = unit(expanded_channels, out_channels, 1, 1, 0, activation_layer=None)
 
     def forward(self, x):
         out = self.expand_conv(x) if self.expand else x
