@@ -13,7 +13,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from paddlectl.framework.errors import ConfigError, DataError
-from paddlectl.ocr.synth import charset, dataset, fonts, scene, text
+from paddlectl.ocr.synth import charset, dataset, fonts, layer, scene, text
 
 typer_testing = pytest.importorskip("typer.testing", reason="the synth command is a typer command")
 
@@ -209,6 +209,25 @@ def test_cjk_without_a_cjk_font_names_the_install(monkeypatch, tmp_path):
     result = cli("--out", str(tmp_path / "set"), "--n", "2", "--charset", "cjk-common")
     assert result.exit_code == 2
     assert "apt-get install fonts-wqy-microhei" in result.output and not (tmp_path / "set").exists()
+
+
+def test_damaged_fonts_are_refused_with_typed_errors(tmp_path):
+    """50 seeded copies of DejaVuSans with 50 bytes overwritten: FreeType failed on some while drawing
+    (an OSError escaped), and some have no family name (``getname()`` gave None, a TypeError)."""
+    original = (fonts.dejavu_dir() / "DejaVuSans.ttf").read_bytes()
+    rng = np.random.default_rng(0)
+    refusals = []
+    for index in range(50):
+        damaged = bytearray(original)
+        for at in rng.integers(0, len(damaged), size=50):
+            damaged[at] = int(rng.integers(0, 256))
+        path = tmp_path / f"damaged{index}.ttf"
+        path.write_bytes(bytes(damaged))
+        try:
+            layer.text_layer("Hello world", fonts.load(path).at(20), margin=4)
+        except DataError as exc:
+            refusals.append(str(exc))
+    assert any("cannot draw" in r for r in refusals) and any("not a readable" in r for r in refusals)
 
 
 def test_the_cjk_face_in_onnxocrs_wheel_is_found(monkeypatch):

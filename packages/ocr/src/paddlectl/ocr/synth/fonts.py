@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import logging
 import os
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,12 +122,17 @@ def load(path: Path, name: str | None = None) -> Font:
     """Open ``path`` (collections: their first face) and read its character map."""
     from fontTools.ttLib import TTFont, TTLibError
 
+    log = logging.getLogger("fontTools")
+    level = log.level
+    log.setLevel(logging.CRITICAL)  # a damaged table is our error, not a log line
     try:
         with TTFont(str(path), fontNumber=0, lazy=True) as tt:
             cmap = tt.getBestCmap() or {}
         _truetype(str(path), 16)
-    except (OSError, TTLibError, AssertionError, KeyError, ValueError) as exc:
+    except (OSError, TTLibError, AssertionError, KeyError, ValueError, IndexError, struct.error) as exc:
         raise MissingFontError(f"font {str(path)!r} is not a readable TrueType/OpenType font ({exc})") from None
+    finally:
+        log.setLevel(level)
     if not cmap:
         raise MissingFontError(f"font {str(path)!r} has no Unicode character map; pass another font")
     return Font(name or path.stem, path, frozenset(cmap))

@@ -30,19 +30,30 @@ class Layer:
         return float((np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2)
 
 
+MAX_LAYER_PIXELS = 16_000_000
+"""A line bigger than this comes from a broken font's metrics, not from text."""
+
+
 def text_layer(text: str, face: ImageFont.FreeTypeFont, margin: int) -> Layer:
     """``text`` drawn upright with ``margin`` pixels around it. The quad spans the ink horizontally and,
-    vertically, at least cap height to baseline, so labels of 'ace' and 'Hg' sit on the same line."""
-    left, top, right, bottom = face.getbbox(text, anchor="ls")
-    cap_top = face.getbbox("H", anchor="ls")[1]
-    top, bottom = min(top, cap_top), max(bottom, 0)
-    width, height = right - left + 2 * margin, bottom - top + 2 * margin
-    mask = Image.new("L", (width, height), 0)
-    origin = (margin - left, margin - top)
-    ImageDraw.Draw(mask).text(origin, text, font=face, fill=255, anchor="ls")
+    vertically, at least cap height to baseline, so labels of 'ace' and 'Hg' sit on the same line.
+    A font FreeType cannot draw with (a damaged file) is a DataError naming it."""
+    name = repr(str(face.path))  # not getname(): a damaged name table gives None
+    try:
+        left, top, right, bottom = face.getbbox(text, anchor="ls")
+        cap_top = face.getbbox("H", anchor="ls")[1]
+        top, bottom = min(top, cap_top), max(bottom, 0)
+        width, height = right - left + 2 * margin, bottom - top + 2 * margin
+        if width * height > MAX_LAYER_PIXELS:
+            raise DataError(f"font {name} draws {text!r} {width}x{height} px; is the font file damaged?")
+        mask = Image.new("L", (width, height), 0)
+        origin = (margin - left, margin - top)
+        ImageDraw.Draw(mask).text(origin, text, font=face, fill=255, anchor="ls")
+    except OSError as exc:
+        raise DataError(f"font {name} cannot draw {text!r} ({exc}); is the font file damaged?") from None
     ink = mask.getbbox()
     if ink is None:
-        raise DataError(f"text {text!r} renders no ink in font {' '.join(face.getname())}; drop that font or character")
+        raise DataError(f"text {text!r} renders no ink in font {name}; drop that font or character")
     x0, x1 = ink[0], ink[2]
     y0, y1 = min(ink[1], origin[1] + cap_top), max(ink[3], origin[1])
     x0, y0, x1, y1 = x0 - 0.5, y0 - 0.5, x1 - 0.5, y1 - 0.5  # pixel edges (OpenCV puts centres on integers)
