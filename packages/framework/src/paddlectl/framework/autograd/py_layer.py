@@ -23,7 +23,7 @@ import numpy as np
 from ..core.autograd import no_grad
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
-from ..errors import ShapeError
+from ..errors import ConversionError, ShapeError
 
 __all__ = ["PyLayer", "PyLayerContext"]
 
@@ -89,14 +89,25 @@ class PyLayer:
         return list(outs) if call.returns_list else out
 
 
-class _Call:
+class _Call(str):
     """One ``apply``: the class, the arguments with each Tensor replaced by its input slot, and
-    what the latest forward learned (output shape rule, non-differentiable outputs)."""
+    what the latest forward learned (output shape rule, non-differentiable outputs).
 
-    def __init__(self, cls, args: tuple, kwargs: dict) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, PyLayer)):
-            raise TypeError(f"PyLayer.apply: {cls!r} is not a PyLayer subclass")
-        self.cls = cls
+    It is the op's attr, and a ``str`` whose text is the class and the non-tensor arguments: the
+    IR printer writes it, and the tracer, which traces at two sizes and compares the programs'
+    text, refuses a PyLayer whose arguments were computed from a concrete size. Read back from
+    text it is a plain string, which ``forward`` refuses: a saved program cannot run Python code."""
+
+    def __new__(cls, layer, args: tuple, kwargs: dict):
+        if not (isinstance(layer, type) and issubclass(layer, PyLayer)):
+            raise TypeError(f"PyLayer.apply: {layer!r} is not a PyLayer subclass")
+        slots = iter(range(sum(isinstance(v, Tensor) for v in (*args, *kwargs.values()))))
+        shown = [f"%{next(slots)}" if isinstance(a, Tensor) else repr(a) for a in args]
+        shown += [f"{k}=" + (f"%{next(slots)}" if isinstance(v, Tensor) else repr(v)) for k, v in kwargs.items()]
+        return super().__new__(cls, f"PyLayer {layer.__module__}.{layer.__qualname__}({', '.join(shown)})")
+
+    def __init__(self, layer, args: tuple, kwargs: dict) -> None:
+        self.cls = layer
         self.tensors: list[Tensor] = []
         self.args = tuple(self._slot(a) for a in args)
         self.kwargs = {k: self._slot(v) for k, v in kwargs.items()}
@@ -118,8 +129,14 @@ class _Call:
 
         return tuple(fill(a) for a in self.args), {k: fill(v) for k, v in self.kwargs.items()}
 
-    def __repr__(self) -> str:
-        return f"<PyLayer {self.cls.__qualname__}>"
+
+def _live(layer) -> _Call:
+    if not isinstance(layer, _Call):
+        raise ConversionError(
+            f"op py_layer ({layer}) runs Python code, which a saved program does not hold; keep the PyLayer in "
+            "the process (jit.to_static runs it) or rewrite it with ops before saving the model"
+        )
+    return layer
 
 
 class _Slot:
@@ -130,6 +147,7 @@ class _Slot:
 
 
 def _forward(ctx, *arrays, layer: _Call):
+    layer = _live(layer)
     inputs = [Tensor._wrap(a) for a in arrays]
     pyctx = PyLayerContext()
     args, kwargs = layer.rebuild(inputs)
@@ -152,6 +170,7 @@ def _forward(ctx, *arrays, layer: _Call):
 
 
 def _infer(*specs, layer: _Call):
+    layer = _live(layer)
     if layer.out_like is None:
         raise ValueError(f"the output shapes of {layer!r} are known once its forward has run")
     out = tuple(
