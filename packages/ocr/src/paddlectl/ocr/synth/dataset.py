@@ -29,6 +29,7 @@ from paddlectl.framework.errors import ConfigError, DataError
 
 from .charset import dictionary
 from .fonts import Font
+from .layer import text_layer
 from .scene import Palette, Sample, Settings, render_line, render_page
 
 KINDS = {"rec": (1, render_line), "det": (2, render_page)}
@@ -74,7 +75,8 @@ class Plan:
             raise ConfigError("held-out fonts need held-out items; pass --val-fraction above 0")
         if not self.fonts:
             raise ConfigError("no fonts to render with; pass --fonts")
-        self.palettes()
+        for font, alphabet in {f.path: (f, a) for part in self.palettes() for f, a in part}.values():
+            text_layer(alphabet, font.at(16), margin=1)  # a damaged glyph fails here, not an hour in
 
 
 def palette(fonts: list[Font], charset: str) -> Palette:
