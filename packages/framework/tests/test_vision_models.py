@@ -150,8 +150,9 @@ def test_bad_configurations_raise_config_error(build):
         build()
 
 
-def test_googlenet_heads_name_the_input_size_they_need():
-    net = M.googlenet(num_classes=4)
+@pytest.mark.parametrize("make", [M.googlenet, M.alexnet])
+def test_fixed_size_heads_name_the_input_size_they_need(make):
+    net = make(num_classes=4)
     net.eval()
     with pytest.raises(ShapeError, match="224x224"), ours.no_grad():
         net(ours.zeros([1, 3, 96, 96]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ... import nn
+from ...errors import ShapeError
 from ...nn import functional as F
 from ...ops.shape import flatten
 from ._weights import factory
@@ -61,6 +62,11 @@ class AlexNet(nn.Layer):
         x = F.relu(self._conv4(F.relu(self._conv3(x))))
         x = self._conv5(x)
         if self.num_classes > 0:
+            if list(x.shape[1:]) != [256, 6, 6]:
+                raise ShapeError(
+                    f"AlexNet: the classifier needs a 256x6x6 feature map (inputs of 223 to 254 pixels a side, "
+                    f"224x224 as in Paddle), got {list(x.shape[1:])}; resize the input or build AlexNet(num_classes=0)"
+                )
             x = F.relu(self._fc6(self._drop1(flatten(x, 1))))
             x = F.relu(self._fc7(self._drop2(x)))
             x = self._fc8(x)
