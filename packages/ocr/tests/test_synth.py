@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import shapely
 from shapely.geometry import Polygon
+from typer.testing import CliRunner
 
 from paddlectl.framework.errors import ConfigError, DataError
+from paddlectl.ocr.cli import app as ocr_app
 from paddlectl.ocr.synth import charset, dataset, fonts, layer, scene, text
-
-typer_testing = pytest.importorskip("typer.testing", reason="the synth command is a typer command")
 
 LATIN = charset.resolve([])
 PALETTE = dataset.palette([fonts.resolve(f) for f in fonts.DEJAVU_FACES], LATIN)
@@ -33,14 +33,8 @@ def files(root: Path) -> dict[str, bytes]:
 
 
 def cli(*args: str):
-    import typer
-
-    from paddlectl.ocr.synth.command import synth_command
-
-    app = typer.Typer()
-    app.command("synth")(synth_command)
-    app.callback()(lambda: None)
-    return typer_testing.CliRunner().invoke(app, ["synth", *args])
+    """``paddlectl ocr synth ARGS`` through the plugin's typer app."""
+    return CliRunner().invoke(ocr_app, ["synth", *args])
 
 
 # --- determinism -------------------------------------------------------------------------------------------
