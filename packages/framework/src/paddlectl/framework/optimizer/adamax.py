@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adam import _check_betas, _scalar
-from .optimizer import Optimizer, attr, flat
+from ._moments import beta_defaults, betas
+from .optimizer import Optimizer, flat
 
 __all__ = ["Adamax"]
 
@@ -22,14 +22,13 @@ class Adamax(Optimizer):
         self, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
         parameters=None, weight_decay=None, grad_clip=None, name=None,
     ) -> None:  # fmt: skip
-        _check_betas(beta1, beta2, epsilon)
+        defaults = beta_defaults(beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._setup_groups({"beta1": _scalar(beta1), "beta2": _scalar(beta2), "epsilon": _scalar(epsilon)})
+        self._setup_groups(defaults)
 
     def _update(self, param, grad, lr, group) -> None:
         kind = grad.dtype.type
-        beta1, beta2 = attr(kind, self._hyper(group, "beta1")), attr(kind, self._hyper(group, "beta2"))
-        epsilon = attr(kind, self._hyper(group, "epsilon"))
+        beta1, beta2, epsilon = betas(self, group, kind)
         moment = self._accumulator("moment", param)
         inf_norm = self._accumulator("inf_norm", param)
         beta1_pow = self._accumulator("beta1_pow_acc", param, fill_value=beta1, shape=[1])

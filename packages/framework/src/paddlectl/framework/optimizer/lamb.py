@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adam import _check_betas, _scalar
+from ._moments import beta_defaults, betas, update_moments
 from .optimizer import Optimizer, attr, flat
 
 __all__ = ["Lamb"]
@@ -25,13 +25,12 @@ class Lamb(Optimizer):
         epsilon: float = 1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
         multi_precision: bool = False, always_adapt: bool = False, name=None,
     ) -> None:  # fmt: skip
-        _check_betas(beta1, beta2, epsilon)
+        defaults = beta_defaults(beta1, beta2, epsilon)
         if exclude_from_weight_decay_fn is not None and not callable(exclude_from_weight_decay_fn):
             raise TypeError("exclude_from_weight_decay_fn must be a function of a parameter returning a bool")
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._multi_precision = multi_precision
         self.always_adapt = always_adapt
-        defaults = {"beta1": _scalar(beta1), "beta2": _scalar(beta2), "epsilon": _scalar(epsilon)}
         self._setup_groups(
             {
                 **defaults,
@@ -43,16 +42,14 @@ class Lamb(Optimizer):
     def _update(self, param, grad, lr, group) -> None:
         kind = grad.dtype.type
         one = kind(1)
-        beta1, beta2 = attr(kind, self._hyper(group, "beta1")), attr(kind, self._hyper(group, "beta2"))
-        epsilon = attr(kind, self._hyper(group, "epsilon"))
+        beta1, beta2, epsilon = betas(self, group, kind)
         exclude = self._hyper(group, "exclude_from_weight_decay_fn")
         decay = 0.0 if exclude is not None and exclude(param) else self._hyper(group, "lamb_weight_decay")
         moment1 = self._accumulator("moment1", param)
         moment2 = self._accumulator("moment2", param)
         beta1_pow = self._accumulator("beta1_pow_acc", param, fill_value=beta1, shape=[1])
         beta2_pow = self._accumulator("beta2_pow_acc", param, fill_value=beta2, shape=[1])
-        moment1[:] = beta1 * moment1 + (one - beta1) * grad
-        moment2[:] = beta2 * moment2 + (one - beta2) * grad * grad
+        update_moments(moment1, moment2, grad, beta1, beta2)
         m_hat = moment1 / (one - beta1_pow[0])
         v_hat = moment2 / (one - beta2_pow[0])
         values = flat(param)

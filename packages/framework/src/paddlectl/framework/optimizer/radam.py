@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adam import _check_betas, _scalar
-from .optimizer import Optimizer, attr, flat
+from ._moments import beta_defaults, betas, powers_and_moments, update_moments
+from .optimizer import Optimizer, flat
 
 __all__ = ["RAdam"]
 
@@ -24,29 +24,21 @@ class RAdam(Optimizer):
         self, learning_rate=0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1.0e-8,
         parameters=None, weight_decay=None, grad_clip=None, name=None,
     ) -> None:  # fmt: skip
-        if isinstance(learning_rate, float) and not 0.0 <= learning_rate:
-            raise ValueError(f"Invalid learning rate: {learning_rate}, expect learning_rate >= 0.")
-        _check_betas(beta1, beta2, epsilon)
+        defaults = beta_defaults(beta1, beta2, epsilon, learning_rate)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._setup_groups({"beta1": _scalar(beta1), "beta2": _scalar(beta2), "epsilon": _scalar(epsilon)})
+        self._setup_groups(defaults)
 
     def _update(self, param, grad, lr, group) -> None:
         kind = grad.dtype.type
         one, two = kind(1), kind(2)
-        beta1, beta2 = attr(kind, self._hyper(group, "beta1")), attr(kind, self._hyper(group, "beta2"))
-        epsilon = attr(kind, self._hyper(group, "epsilon"))
-        beta1_pow = self._accumulator("beta1_pow", param, fill_value=1.0)
-        beta2_pow = self._accumulator("beta2_pow", param, fill_value=1.0)
-        rho = self._accumulator("rho", param, fill_value=1.0)
-        moment1 = self._accumulator("moment1", param)
-        moment2 = self._accumulator("moment2", param)
+        beta1, beta2, epsilon = betas(self, group, kind)
+        beta1_pow, beta2_pow, rho, moment1, moment2 = powers_and_moments(self, param, "beta1_pow", "beta2_pow", "rho")
         beta1_pow *= beta1
         beta2_pow *= beta2
         rho[:] = (rho * (beta2 - beta2_pow) + beta2_pow) / (one - beta2_pow)
         rho_inf = two / (one - beta2) - one
         rho_t = rho_inf - two * rho
-        moment1[:] = beta1 * moment1 + (one - beta1) * grad
-        moment2[:] = beta2 * moment2 + (one - beta2) * grad * grad
+        update_moments(moment1, moment2, grad, beta1, beta2)
         m_hat = moment1 / (one - beta1_pow)
         with np.errstate(invalid="ignore", divide="ignore"):  # r_t is only read where rho_t > 5
             rect = np.sqrt(
