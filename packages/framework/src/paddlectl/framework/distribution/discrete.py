@@ -17,7 +17,6 @@ from ..ops.creation import arange, full_like
 from ..ops.elementwise import cast, where
 from ..ops.index import take_along_axis
 from ..ops.pointwise import nan_to_num
-from ..ops.pointwise_losses import binary_cross_entropy_with_logits
 from ..ops.reduce import max as reduce_max
 from ._base import (
     Distribution,
@@ -83,10 +82,10 @@ class Bernoulli(ExponentialFamily):
     def log_prob(self, value) -> Tensor:
         value = value_like(value, self.probs)
         logits, value = broadcast_all(self.logits, value)
-        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
+        return value * logits - softplus(logits)
 
     def entropy(self) -> Tensor:
-        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+        return softplus(self.logits) - self.logits * self.probs
 
     def kl_divergence(self, other: Bernoulli) -> Tensor:
         a, b = self.logits, other.logits

@@ -17,7 +17,7 @@ from .gamma import Beta, Dirichlet, Exponential, Gamma
 from .location_scale import Cauchy, ContinuousBernoulli, Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal, Uniform
-from .transformed import LogNormal
+from .transformed_distribution import LogNormal
 
 _TABLE: dict[tuple[type, type], Callable] = {}
 

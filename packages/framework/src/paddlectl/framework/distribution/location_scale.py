@@ -125,8 +125,10 @@ class StudentT(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        df = self.df.detach()
-        finite = where(df > 2.0, self.scale.pow(2) * df / (df - 2), full_like(df, float("nan")))
+        """Differentiable in df too (Paddle 3.3.1 detaches df here, so its df-gradient is 0)."""
+        df = self.df
+        safe = where(df > 2.0, df, full_like(df, 3.0))  # no 0 denominator in the unused branch's gradient
+        finite = where(df > 2.0, self.scale.pow(2) * safe / (safe - 2), full_like(df, float("nan")))
         return where((df <= 2.0).logical_and(df > 1.0), full_like(df, float("inf")), finite)
 
     def sample(self, shape=()) -> Tensor:

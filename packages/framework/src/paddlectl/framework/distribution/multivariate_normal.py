@@ -13,7 +13,7 @@ from ..errors import ConfigError, ShapeError
 from ..ops.creation import eye
 from ..ops.diagonal import diagonal
 from ..ops.lapack import cholesky, solve
-from ..ops.shape import flip
+from ..ops.shape import flip, tril
 from ._base import Distribution, draw, param, value_like
 
 
@@ -66,7 +66,7 @@ class MultivariateNormal(Distribution):
         self.loc = loc.expand(batch + [n])
         try:
             if kind == "scale_tril":
-                self._tril = matrix
+                self._tril = tril(matrix)  # only the lower triangle is read, as Paddle's triangular solve does
             elif kind == "covariance_matrix":
                 self._tril = cholesky(matrix)
             else:

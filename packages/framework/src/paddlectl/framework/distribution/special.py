@@ -15,8 +15,9 @@ import math
 import numpy as np
 from numba import vectorize
 
-from ..core.op import ELEMENTWISE, OPAQUE, OpDef, Sample
+from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
+from ..errors import ConfigError
 from ..ops._util import constant
 from ..ops.elementwise import cast
 
@@ -89,15 +90,7 @@ def _polygamma_forward(ctx, x, n=1):
     return _polygamma(np.int64(n), x)
 
 
-lgamma_op = OpDef(
-    "lgamma",
-    lambda ctx, x: _lgamma(x),
-    _lgamma_vjp,
-    same_as_first,
-    ELEMENTWISE,
-    expr="math.lgamma({x})",
-    samples=_positive,
-)
+lgamma_op = OpDef("lgamma", lambda ctx, x: _lgamma(x), _lgamma_vjp, same_as_first, OPAQUE, samples=_positive)
 digamma_op = OpDef("digamma", lambda ctx, x: _digamma(x), _digamma_vjp, same_as_first, OPAQUE, samples=_positive)
 polygamma_op = OpDef(
     "polygamma",
@@ -128,7 +121,5 @@ def digamma(x, name=None):
 def polygamma(x, n, name=None):
     """``paddle.polygamma``: the n-th derivative of digamma (n >= 0; n = 0 is digamma)."""
     if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
-        from ..errors import ConfigError
-
         raise ConfigError(f"polygamma: n must be a non-negative int, got {n!r}")
     return digamma(x) if n == 0 else polygamma_op(_float(x), n=int(n))

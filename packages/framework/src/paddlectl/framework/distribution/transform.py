@@ -16,7 +16,7 @@ from ..ops.shape import pad, stack
 from ._base import Distribution, sum_rightmost
 
 TRANSFORMED: list[type] = []
-"""Holds TransformedDistribution, which transformed.py (importing this module) puts here: calling a
+"""Holds TransformedDistribution, which transformed_distribution.py (importing this module) puts here: calling a
 Transform on a Distribution builds one without this module importing that one."""
 
 __all__ = [

@@ -1,56 +1,16 @@
-"""Distributions built from others: Independent, TransformedDistribution, and the two Paddle
-defines that way, LogNormal (exp of a Normal) and Gumbel (a double-log transform of a Uniform)."""
+"""``paddle.distribution.TransformedDistribution`` (Y = f(X) for a chain of transforms f) and
+LogNormal, which Paddle defines as the exp of a Normal."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..core.tensor import Tensor
-from ..errors import ConfigError, DTypeError, ShapeError
-from ..ops.creation import full_like
-from ._base import Distribution, params, positive, sum_rightmost, value_like
-from .normal import Normal, Uniform
+from ..errors import DTypeError, ShapeError
+from ._base import Distribution, sum_rightmost
+from .independent import Independent
+from .normal import Normal
 from .transform import TRANSFORMED, ChainTransform, ExpTransform, Transform
-
-
-class Independent(Distribution):
-    """``paddle.distribution.Independent(base, reinterpreted_batch_rank)``: the rightmost batch dims
-    of ``base`` become event dims (log_prob and entropy sum over them)."""
-
-    def __init__(self, base: Distribution, reinterpreted_batch_rank: int) -> None:
-        if not isinstance(base, Distribution):
-            raise DTypeError(f"Independent: base must be a Distribution, got {type(base).__name__}")
-        if not isinstance(reinterpreted_batch_rank, int) or not 0 < reinterpreted_batch_rank <= len(base.batch_shape):
-            raise ConfigError(
-                f"Independent: reinterpreted_batch_rank must be in (0, {len(base.batch_shape)}], got {reinterpreted_batch_rank!r}"
-            )
-        self._base, self._rank = base, reinterpreted_batch_rank
-        shape = base.batch_shape + base.event_shape
-        cut = len(base.batch_shape) - reinterpreted_batch_rank
-        super().__init__(shape[:cut], shape[cut:])
-
-    @property
-    def mean(self) -> Tensor:
-        return self._base.mean
-
-    @property
-    def variance(self) -> Tensor:
-        return self._base.variance
-
-    def sample(self, shape=()) -> Tensor:
-        return self._base.sample(shape)
-
-    def rsample(self, shape=()) -> Tensor:
-        return self._base.rsample(shape)
-
-    def log_prob(self, value) -> Tensor:
-        return sum_rightmost(self._base.log_prob(value), self._rank)
-
-    def entropy(self) -> Tensor:
-        return sum_rightmost(self._base.entropy(), self._rank)
 
 
 class TransformedDistribution(Distribution):
@@ -135,46 +95,3 @@ class LogNormal(TransformedDistribution):
 
     def kl_divergence(self, other: LogNormal) -> Tensor:
         return self._normal.kl_divergence(other._normal)
-
-
-class Gumbel(TransformedDistribution):
-    """``paddle.distribution.Gumbel(loc, scale)``: ``loc - scale log(-log u)`` for u uniform."""
-
-    def __init__(self, loc, scale) -> None:
-        self.loc, self.scale = params((loc, "Gumbel: loc"), (scale, "Gumbel: scale"))
-        positive("Gumbel: scale", self.scale)
-        finfo = np.finfo(np.float32)
-        low, high = full_like(self.loc, float(finfo.tiny)), full_like(self.loc, float(1 - finfo.eps))
-        super().__init__(Uniform(low, high), [])
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc + self.scale * float(np.euler_gamma)
-
-    @property
-    def variance(self) -> Tensor:
-        return self.scale.pow(2) * (math.pi**2 / 6)
-
-    @property
-    def stddev(self) -> Tensor:
-        return self.variance.sqrt()
-
-    def prob(self, value) -> Tensor:
-        return self.log_prob(value).exp()
-
-    def log_prob(self, value) -> Tensor:
-        y = (self.loc - value_like(value, self.loc)) / self.scale
-        return y - y.exp() - self.scale.log()
-
-    def cdf(self, value) -> Tensor:
-        return (-(-(value_like(value, self.loc) - self.loc) / self.scale).exp()).exp()
-
-    def entropy(self) -> Tensor:
-        return self.scale.log() + 1 + float(np.euler_gamma)
-
-    def sample(self, shape=()) -> Tensor:
-        return self.rsample(shape).detach()
-
-    def rsample(self, shape=()) -> Tensor:
-        u = self._base.sample(shape)
-        return self.loc - self.scale * (-u.log()).log()
