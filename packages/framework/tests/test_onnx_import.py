@@ -230,8 +230,10 @@ def test_batch_norm_with_small_constant_statistics_folds_into_the_conv(producer,
 def test_unsupported_nodes_are_reported_together(tmp_path):
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="fine"),
-        helper.make_node("LpPool", ["a"], ["b"], name="my_lppool", kernel_shape=[1, 1]),
-        helper.make_node("Resize", ["b", "", "sc"], ["c"], name="cubic_resize", mode="cubic"),
+        helper.make_node("RandomNormalLike", ["a"], ["b"], name="my_random"),
+        helper.make_node(
+            "Resize", ["b", "", "sc"], ["c"], name="crop_resize", coordinate_transformation_mode="tf_crop_and_resize"
+        ),
         helper.make_node("Conv", ["c", "w"], ["y"], name="conv", kernel_shape=[3, 3]),
         helper.make_node(
             "Constant",
@@ -253,7 +255,7 @@ def test_unsupported_nodes_are_reported_together(tmp_path):
         create_predictor(Config(path))
     text = str(info.value)
     assert "3 unsupported node(s)" in text
-    assert "'my_lppool' (LpPool, opset 13): op type LpPool is not supported" in text
-    assert "'cubic_resize' (Resize, opset 13): mode='cubic'" in text
+    assert "'my_random' (RandomNormalLike, opset 13): op type RandomNormalLike is not supported" in text
+    assert "'crop_resize' (Resize, opset 13): coordinate_transformation_mode='tf_crop_and_resize'" in text
     assert "'odd_const' (Constant, opset 13): attribute(s) ['sparse_value'] not supported" in text
     assert "'fine'" not in text

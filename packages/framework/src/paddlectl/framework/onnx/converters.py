@@ -18,6 +18,7 @@ from .import_rules import FAMILY_RULES
 from .import_rules.base import INT_BIG, Rule, attrs_of, binary, dtype_of, unary
 from .import_rules.base import axis_of as _axis
 from .import_rules.base import rank as _rank
+from .import_rules.resize import resize_by_matrices
 from .validate import DTYPES, tensor_array, type_name
 
 __all__ = ["RULES", "attrs_of", "check_graph"]
@@ -200,6 +201,23 @@ def _pool_attrs(a, **extra):
     )
 
 
+def _lp_pool(b, node, a, opset):
+    """(sum of |x|^p over each window)^(1/p): the window mean counting padding, times the window size."""
+    x, p = node.input[0], float(a.get("p", 2))
+    dt = dtype_of(b, x)
+    (powered,) = b.op("elementwise_pow", [b.op("abs", [x])[0], np.asarray(p, dt)])
+    (mean,) = b.op("avg_pool2d", [powered], **_pool_attrs(a, exclusive=False))
+    (total,) = b.op("multiply", [mean, np.asarray(np.prod(a["kernel_shape"]), dt)])
+    return b.op("elementwise_pow", [total, np.asarray(1.0 / p, dt)])
+
+
+def _check_lp_pool(a, opset):
+    dilated = any(d != 1 for d in a.get("dilations", [1, 1]))
+    return _check_2d(a, opset) + (
+        [f"dilations={a['dilations']}: dilated Lp pooling is not supported"] if dilated else []
+    )
+
+
 def _max_pool(b, node, a, opset):
     """Integer inputs pool in float64 (exact for every int8-32/uint8-32 value) and are cast back."""
     x = node.input[0]
@@ -233,34 +251,46 @@ _RESIZE_MODES = {
 
 
 def _resize(b, node, a, opset):
-    mode, align_corners, align_mode = _RESIZE_MODES[
-        (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
-    ]
+    """The interpolate kernel for the modes it has over NCHW's H and W; every other mode, axis
+    set or rank through ``import_rules.resize`` (one weight matrix per axis)."""
     names = list(node.input) + [""] * 4
     scales_name, sizes_name = (names[1], "") if opset < 11 else (names[2], names[3])
-    scales = b.known(scales_name) if scales_name else None
-    size = scale = None
-    if scales is not None and scales.size:
-        if tuple(scales[:2].tolist()) != (1.0, 1.0):
-            raise ConversionError(f"{b.where()}: Resize scales {scales.tolist()} resize the batch or channel dim")
-        scale = [float(s) for s in scales[2:]]
-    else:
-        sizes = b.require_known(sizes_name, "the Resize sizes")
-        size = [int(s) for s in sizes.tolist()[2:]]
+    scales = b.require_known(scales_name, "the Resize scales") if scales_name else None
+    scales = scales if scales is not None and scales.size else None
+    sizes = None if scales is not None else b.require_known(sizes_name, "the Resize sizes")
+    key = (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
+    shape = b.get(node.input[0]).shape
+    lead = (scales[:2].tolist() == [1.0, 1.0]) if scales is not None else (sizes[:2].tolist() == list(shape[:2]))
+    fast = (key in _RESIZE_MODES and len(shape) == 4 and lead and "axes" not in a and not a.get("antialias", 0)
+            and not a.get("exclude_outside", 0) and (key[0] != "nearest" or a.get("nearest_mode") == "floor")
+            and _kernel_sizes_agree(shape, scales, sizes))  # fmt: skip
+    if not fast:
+        return resize_by_matrices(b, node, a, node.input[0], scales, sizes, a.get("axes"))
+    mode, align_corners, align_mode = _RESIZE_MODES[key]
+    scale = None if scales is None else [float(s) for s in scales[2:]]
+    size = None if sizes is None else [int(s) for s in sizes.tolist()[2:]]
     return b.op("interpolate", [node.input[0]], size=size, scale=scale, mode=mode, align_corners=align_corners,
                 align_mode=align_mode, data_format="NCHW")  # fmt: skip
 
 
+def _kernel_sizes_agree(shape, scales, sizes) -> bool:
+    """Paddle's interpolate and ONNX's Resize agree where every output size is above 1 and a scale
+    makes a whole output size (ONNX keeps the fractional one in its coordinate maps); a symbolic
+    size takes a whole upsampling scale."""
+    if scales is not None:
+        return all(
+            float(n * s).is_integer() and n * s > 1 if isinstance(n, int) else float(s).is_integer() and s >= 1
+            for n, s in zip(shape[2:], scales[2:].tolist(), strict=True)
+        )
+    return all(not isinstance(d, int) or d > 1 for d in sizes.tolist()[2:])
+
+
 def _check_resize(a, opset):
     problems = []
-    key = (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
-    if key not in _RESIZE_MODES:
-        problems.append(f"mode={key[0]!r} with coordinate_transformation_mode={key[1]!r} is not supported; "
-                        f"supported: {sorted(_RESIZE_MODES)}")  # fmt: skip
-    if key[0] == "nearest" and a.get("nearest_mode", "round_prefer_floor") != "floor":
-        problems.append(f"nearest_mode={a.get('nearest_mode', 'round_prefer_floor')!r}: only 'floor' is supported")
-    if a.get("exclude_outside", 0):
-        problems.append("exclude_outside=1 is not supported")
+    if a.get("coordinate_transformation_mode") == "tf_crop_and_resize":
+        problems.append("coordinate_transformation_mode='tf_crop_and_resize' is not supported")
+    if a.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+        problems.append(f"keep_aspect_ratio_policy={a['keep_aspect_ratio_policy']!r}: only 'stretch' is supported")
     return problems
 
 
@@ -446,6 +476,11 @@ RULES: dict[str, Rule] = {
         frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}),
         check=_check_max_pool,
     ),  # fmt: skip
+    "LpPool": Rule(
+        _lift_1d(_lp_pool),
+        frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"}),
+        check=_check_lp_pool,
+    ),
     "AveragePool": Rule(
         _lift_1d(_avg_pool),
         frozenset({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}),
@@ -461,6 +496,9 @@ RULES: dict[str, Rule] = {
                 "cubic_coeff_a",
                 "exclude_outside",
                 "extrapolation_value",
+                "antialias",
+                "axes",
+                "keep_aspect_ratio_policy",
             }
         ),
         since=10,

@@ -213,6 +213,16 @@ def _depth_space(to_space: bool):
     return Rule(convert, frozenset({"blocksize", "mode"}))
 
 
+def _compress(b, node, a, opset):
+    """The slices where ``condition`` holds (it must be known: the output's size depends on it)."""
+    x = node.input[0]
+    keep = np.flatnonzero(b.require_known(node.input[1], "the Compress condition").reshape(-1)).astype(np.int64)
+    if "axis" not in a:
+        (x,) = b.op("reshape", [x], shape=(-1,))
+        return b.op("gather", [x, keep], axis=0)
+    return b.op("gather", [x, keep], axis=axis_of(int(a["axis"]), rank(b, x)))
+
+
 def _cast_like(b, node, a, opset):
     return b.op("cast", [node.input[0]], dtype=dtype_of(b, node.input[1]).name)
 
@@ -237,6 +247,7 @@ RULES: dict[str, Rule] = {
     "OneHot": Rule(_one_hot, frozenset({"axis"}), since=9),
     "DepthToSpace": _depth_space(True),
     "SpaceToDepth": _depth_space(False),
+    "Compress": Rule(_compress, frozenset({"axis"}), since=9),
     "CastLike": Rule(_cast_like, frozenset({"saturate"}), since=15),
     "Einsum": Rule(
         lambda b, node, a, opset: b.op("einsum", list(node.input), equation=a["equation"].replace(" ", "")),
