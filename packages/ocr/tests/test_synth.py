@@ -281,6 +281,8 @@ def test_held_out_fonts_alone_hold_out_a_tenth(tmp_path):
         (["--n", "2", "--fonts", "DejaVuSans", "--val-fonts", "DejaVuSans", "--val-fraction", "0.5"], "unseen"),
         (["--n", "2", "--max-chars", "0"], "--max-chars"),
         (["--n", "2", "--workers", "0"], "--workers"),
+        (["--n", "2", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--n", "2", "--val-fraction", "nan"], "--val-fraction"),
         (["--n", "2000000000"], "GB free"),
     ],
 )

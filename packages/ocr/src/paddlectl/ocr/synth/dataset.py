@@ -67,6 +67,8 @@ class Plan:
     def check(self) -> None:
         if self.n <= 0:
             raise ConfigError(f"--n must be at least 1, got {self.n}")
+        if self.seed < 0:
+            raise ConfigError(f"--seed must be a non-negative integer, got {self.seed}")
         if not 0.0 <= self.val_fraction < 1.0:
             raise ConfigError(f"--val-fraction must be in [0, 1), got {self.val_fraction}")
         if not self.kinds or set(self.kinds) - set(KINDS):
