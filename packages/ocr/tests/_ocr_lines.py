@@ -56,7 +56,7 @@ def rec_config(root: Path, label: Path, out: Path, backbone: str = "MobileNetV3"
                 "mixer": ["Local", "Local", "Global"],
                 "local_mixer": [[3, 5]] * 3,
                 "out_channels": 32,
-                "out_char_num": width // 6,
+                "out_char_num": width // 8,
                 "last_drop": 0.0,
             },  # fmt: skip
             "Neck": {"name": "SequenceEncoder", "encoder_type": "reshape"},

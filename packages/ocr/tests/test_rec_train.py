@@ -76,3 +76,20 @@ def test_served_outputs_must_fit_the_dictionary(lines, tmp_path):
     assert task.postprocess(post, [logits])[0]["label"] == "abc"
     with pytest.raises(DataError, match="gives 8 classes per step, its dictionary has 7"):
         task.postprocess(post, [np.zeros((1, 24, 8), "float32")])
+
+
+def test_svtr_exports_to_onnx_with_the_eager_numbers(lines, tmp_path):
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime runs the exported file")
+    from paddlectl.framework.hapi.export import export
+
+    config = rec_config(*lines, tmp_path / "run", backbone="SVTRNet")
+    task = RecTask()
+    paddle.seed(0)
+    model = task.build_model(config)
+    paddle.save(model.state_dict(), str(tmp_path / "svtr.pdparams"))
+    path = export(task, config, tmp_path / "svtr.pdparams", tmp_path / "svtr", format="onnx").path
+    (batch,) = task.preprocess(task.preprocess_config(config), [str(lines[0] / "img" / f"{i}.png") for i in range(4)])
+    model.eval()
+    expected = model(paddle.to_tensor(batch)).numpy()
+    (served,) = ort.InferenceSession(str(path)).run(None, {"x": batch})
+    np.testing.assert_allclose(served, expected, rtol=1e-4, atol=1e-4)

@@ -27,7 +27,8 @@ class Im2Seq(nn.Layer):
                 f"the recogniser's backbone left height {x.shape[2]}, the sequence needs 1; use 32 or 48 pixel "
                 "lines (RecResizeImg.image_shape) with MobileNetV3 small_stride [1, 2, 2, 2]"
             )
-        return paddle.transpose(paddle.squeeze(x, axis=2), [0, 2, 1])
+        # a reshape rather than squeeze: it has an ONNX form, so SVTR recognisers export to ONNX
+        return paddle.transpose(paddle.reshape(x, [x.shape[0], x.shape[1], x.shape[3]]), [0, 2, 1])
 
 
 class EncoderWithRNN(nn.Layer):

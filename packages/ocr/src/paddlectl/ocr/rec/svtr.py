@@ -152,7 +152,11 @@ class SVTRNet(nn.Layer):
         self.stages = nn.LayerList(stages)
         self.merges = nn.LayerList([SubSample(embed_dim[i], embed_dim[i + 1], hw[i]) for i in range(2)])
         self.last_hw = hw[2]
-        self.pool = nn.AdaptiveAvgPool2D([1, out_char_num])
+        rows, cols = hw[2]
+        # an even split is a plain average pool (the same numbers), which has an ONNX form
+        even = cols % out_char_num == 0
+        size = (rows, cols // out_char_num)
+        self.pool = nn.AvgPool2D(size, size) if even else nn.AdaptiveAvgPool2D([1, out_char_num])
         self.last_conv = nn.Conv2D(embed_dim[2], out_channels, 1, bias_attr=False)
         self.act = nn.Hardswish()
         self.dropout = nn.Dropout(last_drop)
