@@ -96,7 +96,9 @@ def test_resize_for_test_sizes_and_shape_row():
     np.testing.assert_allclose(data["shape"], [300, 500, 96 / 300, 160 / 500])
     assert DetResizeForTest(limit_side_len=160, limit_type="max").max_size() == (160, 160)
     assert DetResizeForTest().target(300, 500) == (736, 1216)  # PaddleOCR's default: min side 736
-    assert DetResizeForTest(image_shape=[64, 128]).target(300, 500) == (64, 128)
+    assert DetResizeForTest(image_shape=[60, 100]).target(300, 500) == (60, 100)  # as given, Pad rounds
+    assert DetResizeForTest(resize_long=300).target(300, 500) == (256, 384)  # 180 x 300 up to multiples of 128
+    assert DetResizeForTest(resize_long=300).max_size() == (384, 384)
     padded = Pad(size=[160, 192])({"image": data["image"]})["image"]
     assert padded.shape == (160, 192, 3)
     with pytest.raises(DataError, match="Pad.size"):

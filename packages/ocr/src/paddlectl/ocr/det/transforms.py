@@ -52,11 +52,13 @@ class ToCHWImage:
 
 
 class DetResizeForTest:
-    """Resize for inference, sides rounded to multiples of 32 (``shape`` = [src_h, src_w, ratio_h, ratio_w]).
+    """Resize for inference; ``shape`` records [src_h, src_w, ratio_h, ratio_w] for mapping boxes back.
 
-    As PaddleOCR: ``image_shape: [H, W]`` resizes to that size; ``limit_side_len`` with
-    ``limit_type`` ``max`` (longest side at most), ``min`` (shortest side at least) or
-    ``resize_long`` scales by the side limit; the default is ``limit_side_len: 736, limit_type: min``.
+    As PaddleOCR: ``image_shape: [H, W]`` resizes to that size (``Pad`` then brings it to multiples
+    of 32); ``limit_side_len`` with ``limit_type`` ``max`` (longest side at most) or ``min``
+    (shortest side at least) scales by the side limit and rounds to multiples of 32; ``resize_long:
+    L`` scales the longest side to L and rounds up to multiples of 128; the default is
+    ``limit_side_len: 736, limit_type: min``.
     """
 
     def __init__(self, limit_side_len: int | None = None, limit_type: str = "min", image_shape=None,
@@ -79,17 +81,22 @@ class DetResizeForTest:
     def max_size(self) -> tuple[int, int] | None:
         """The largest (height, width) this resize can produce, or None when unbounded (``min``)."""
         if self.limit_type == "shape":
-            return tuple(_round32(s) for s in self.image_shape)
+            return tuple(self.image_shape)
         if self.limit_type == "min":
             return None
+        if self.limit_type == "resize_long":
+            return (-(-self.limit_side_len // 128) * 128,) * 2
         side = max(_round32(self.limit_side_len), 32)
         return side, side
 
     def target(self, h: int, w: int) -> tuple[int, int]:
         if self.limit_type == "shape":
-            return _round32(self.image_shape[0]), _round32(self.image_shape[1])
+            return self.image_shape[0], self.image_shape[1]
         longest, shortest = max(h, w), min(h, w)
-        if self.limit_type == "resize_long" or (self.limit_type == "max" and longest > self.limit_side_len):
+        if self.limit_type == "resize_long":  # scaled to the limit, then up to multiples of 128
+            ratio = self.limit_side_len / longest
+            return tuple(max(-(-int(s * ratio) // 128) * 128, 128) for s in (h, w))
+        if self.limit_type == "max" and longest > self.limit_side_len:
             ratio = self.limit_side_len / longest
         elif self.limit_type == "min" and shortest < self.limit_side_len:
             ratio = self.limit_side_len / shortest
