@@ -60,8 +60,11 @@ def resolve_padding(padding, sizes, kernel, stride, dilation):
         return padding, dilation
     pads = []
     for size, k, s in zip(sizes, kernel, stride, strict=True):
-        out = (size + s - 1) // s
-        total = max((out - 1) * s + k - size, 0)
+        if s == 1:  # k - 1 whatever the size, so a symbolic size (an imported model's H, W) works too
+            total = k - 1
+        else:
+            out = (size + s - 1) // s
+            total = max((out - 1) * s + k - size, 0)
         pads += [total // 2, total - total // 2]
     return tuple(pads), (1,) * len(sizes)
 
