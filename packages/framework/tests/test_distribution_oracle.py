@@ -239,3 +239,23 @@ def test_sample_shape_and_dtype_match_paddle(real_paddle, make, shape):
     got, expected = make(ours.distribution).sample(shape), make(real_paddle.distribution).sample(shape)
     assert got.shape == list(expected.shape)
     assert got.dtype == np.dtype(str(expected.numpy().dtype))
+
+
+NUMBER_ARGS = {
+    "Normal": (0.5, 1.0), "Uniform": (0.0, 2.0), "Bernoulli": (0.3,), "Beta": (0.5, 0.7), "Exponential": (2.0,),
+    "Gamma": (2.0, 1.5), "Chi2": (3.0,), "Laplace": (0.0, 1.0), "LogNormal": (0.0, 1.0), "Gumbel": (0.0, 1.0),
+    "Geometric": (0.3,), "Cauchy": (0.0, 1.0), "Poisson": (2.0,), "Binomial": (10, 0.3), "StudentT": (3.0, 0.0, 1.0),
+    "ContinuousBernoulli": (0.3,),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "args"), NUMBER_ARGS.items(), ids=list(NUMBER_ARGS))
+def test_python_number_parameters_give_paddles_shapes(real_paddle, name, args):
+    """Paddle makes a number a 0-d parameter, except Poisson and ContinuousBernoulli (a batch of one)."""
+    import paddlectl.framework as ours
+
+    mine, theirs = getattr(ours.distribution, name)(*args), getattr(real_paddle.distribution, name)(*args)
+    assert tuple(mine.batch_shape) == tuple(theirs.batch_shape)
+    for got, expected in ((mine.sample([3]), theirs.sample([3])), (mine.entropy(), theirs.entropy())):
+        assert got.shape == list(expected.shape) and got.dtype == np.dtype(str(expected.numpy().dtype))
+    np.testing.assert_allclose(mine.entropy().numpy(), theirs.entropy().numpy(), rtol=1e-5)

@@ -6,6 +6,8 @@ and KL divergences without a closed form sum over the support, bounded as Paddle
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -301,6 +303,7 @@ class Poisson(Distribution):
     ``rate + 30 sqrt(rate)``, as Paddle does."""
 
     def __init__(self, rate) -> None:
+        rate = [rate] if isinstance(rate, numbers.Real) else rate  # Paddle: a number is a batch of one
         (self.rate,) = params((rate, "Poisson: rate"))
         check("Poisson: rate", self.rate, lambda v: v >= 0, ">= 0")
         self.dtype = self.rate.dtype

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -155,6 +156,7 @@ class ContinuousBernoulli(Distribution):
     ``lims``) the normaliser, mean and variance use their Taylor expansions, as Paddle's do."""
 
     def __init__(self, probs, lims=(0.499, 0.501)) -> None:
+        probs = [probs] if isinstance(probs, numbers.Real) else probs  # Paddle: a number is a batch of one
         (probs,) = params((probs, "ContinuousBernoulli: probs"))
         check("ContinuousBernoulli: probs", probs, lambda v: (v >= 0) & (v <= 1), "in [0, 1]")
         if len(lims) != 2 or not lims[0] < lims[1]:
