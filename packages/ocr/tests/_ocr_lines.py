@@ -86,8 +86,8 @@ def rec_config(root: Path, label: Path, out: Path, backbone: str = "MobileNetV3"
 def cls_config(root: Path, label: Path, out: Path) -> dict:
     """A tiny direction classifier (MobileNetV3 x0.35) on the rec lines turned 0/180 degrees."""
     transforms = [
-        {"RotateToLabel": None},
         {"DecodeImage": {"img_mode": "BGR"}},
+        {"RotateToLabel": None},
         {"ClsLabelEncode": None},
         {"ClsResizeImg": {"image_shape": [3, 32, 96]}},
         {"KeepKeys": {"keep_keys": ["image", "label"]}},

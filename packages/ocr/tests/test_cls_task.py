@@ -26,7 +26,8 @@ def test_each_line_is_a_0_and_a_180_sample(lines, tmp_path):
     assert upright.shape == turned.shape == (3, 32, 96)
     samples = list(task.eval_samples(config))
     assert str(samples[0][0]).endswith("img/0.png")  # served from its file
-    np.testing.assert_array_equal(samples[1][0], read_image(samples[0][0], "RGB")[::-1, ::-1])
+    # the turned line is served as an array in the model's channel order (BGR)
+    np.testing.assert_array_equal(samples[1][0], read_image(samples[0][0], "RGB")[::-1, ::-1, ::-1])
     (batch,) = task.preprocess(task.preprocess_config(config), [samples[1][0]])
     np.testing.assert_array_equal(batch[0], turned)  # serving prepares the turned line as training did
 
@@ -68,5 +69,5 @@ def test_class_count_and_dataset_order_are_checked(lines, tmp_path):
     config = cls_config(*lines, tmp_path)
     transforms = config["Train"]["dataset"]["transforms"]
     transforms[0], transforms[1] = transforms[1], transforms[0]
-    with pytest.raises(ConfigError, match="RotateToLabel first"):
+    with pytest.raises(ConfigError, match="RotateToLabel in its transforms, after DecodeImage"):
         ClsTask().build_datasets(config)

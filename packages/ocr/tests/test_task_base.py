@@ -13,6 +13,7 @@ import paddlectl.ocr
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.optimizer.clip import ClipGradByGlobalNorm
 from paddlectl.framework.optimizer.regularizer import L2Decay
+from paddlectl.framework.vision.image_io import read_image
 from paddlectl.ocr.rec.task import RecTask
 from paddlectl.ocr.task_base import build_schedule
 
@@ -134,9 +135,11 @@ def test_eval_samples_and_serving_steps(lines, config):
     pre = task.preprocess_config(config)
     assert [next(iter(s)) for s in pre["transforms"]] == ["DecodeImage", "RecResizeImg"]
     assert pre["image_shape"] == [3, 32, 96] and pre["mean"] == pre["std"] == [0.5] * 3
-    (batch,) = task.preprocess(pre, [raw, raw])
+    bgr = read_image(raw, "RGB")[:, :, ::-1]  # an array is in the model's channel order, as cv2 gives it
+    (batch,) = task.preprocess(pre, [raw, bgr])
     train, _ = task.build_datasets(config)
     np.testing.assert_array_equal(batch[0], train[0][0])  # serving prepares a line as training did
+    np.testing.assert_array_equal(batch[1], train[0][0])
 
 
 def test_config_is_not_mutated_by_checks(config):

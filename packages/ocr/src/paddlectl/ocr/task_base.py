@@ -73,13 +73,17 @@ def run_operators(data: dict, ops: Sequence[Callable]) -> dict | None:
 
 
 def load_image(raw, img_mode: str) -> np.ndarray:
-    """A path or an HWC array as uint8 HxWx3 in ``img_mode`` (``BGR``, PaddleOCR's default, or ``RGB``)."""
-    image = read_image(raw, "RGB") if isinstance(raw, str | os.PathLike) else as_mode(raw, "RGB")
+    """An image file decoded to HxWx3 uint8 in ``img_mode`` (``BGR``, PaddleOCR's default, or
+    ``RGB``); an array is taken to be in that order already, as PaddleOCR's predictors take the
+    BGR arrays cv2 gives, and is only checked (grey or RGBA become three channels)."""
+    if not isinstance(raw, str | os.PathLike):
+        return np.ascontiguousarray(as_mode(raw, "RGB"))  # "RGB" keeps the channel order
+    image = read_image(raw, "RGB")
     return np.ascontiguousarray(image[:, :, ::-1]) if img_mode == "BGR" else image
 
 
 class DecodeImage:
-    """The image file at ``data['img_path']`` (or an RGB array in ``data['image']``) as HWC uint8."""
+    """The image file at ``data['img_path']`` (or an array in ``data['image']``) as HWC uint8."""
 
     def __init__(self, img_mode: str = "BGR", channel_first: bool = False) -> None:
         if img_mode not in ("BGR", "RGB"):
@@ -372,8 +376,8 @@ class OcrTaskBase(TaskBase):
 
     def eval_samples(self, config: dict):
         """``(raw image, label)`` per Eval sample: the label as training encodes it, the image as
-        DecodeImage received it (a path, or an RGB array), so evaluation through ``preprocess``
-        measures the model as it is served."""
+        serving receives it (``data['raw']``: its path, or an array an operator made), so evaluation
+        through ``preprocess`` measures the model as it is served."""
         dataset = self.dataset(config, "Eval")
         keep = (
             dataset.ops[-1].keep_keys if dataset.ops and isinstance(dataset.ops[-1], KeepKeys) else ["image", "label"]

@@ -10,9 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from paddlectl.framework.errors import ConfigError
-from paddlectl.framework.vision.image_io import read_image
 
-from ..task_base import SimpleDataSet
+from ..task_base import DecodeImage, SimpleDataSet
 
 
 class ClsLabelEncode:
@@ -30,20 +29,25 @@ class ClsLabelEncode:
 
 
 class RotateToLabel:
-    """Before DecodeImage: an upright crop turned by the sample's label ("180": upside down, given to
-    DecodeImage as an RGB array; "0": left to be read from its file)."""
+    """After DecodeImage: the upright crop turned by the sample's label ("180": upside down, and that
+    turned array is what serving is given for it; "0": as it is, served from its file)."""
 
     def __call__(self, data: dict) -> dict:
         if str(data["label"]).strip() == "180":
-            data["image"] = np.ascontiguousarray(read_image(data["img_path"], "RGB")[::-1, ::-1])
+            data["image"] = data["raw"] = np.ascontiguousarray(data["image"][::-1, ::-1])
         return data
 
 
 class DirectionDataSet(SimpleDataSet):
-    """Upright lines from rec label files, each as a "0" and a "180" sample (``RotateToLabel`` first
-    among the transforms)."""
+    """Upright lines from rec label files, each as a "0" and a "180" sample (``RotateToLabel`` after
+    DecodeImage among the transforms)."""
 
     def samples(self, rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-        if not self.ops or not isinstance(self.ops[0], RotateToLabel):
-            raise ConfigError("DirectionDataSet needs RotateToLabel first in its transforms (before DecodeImage)")
+        kinds = [type(op) for op in self.ops]
+        if (
+            RotateToLabel not in kinds
+            or DecodeImage not in kinds
+            or kinds.index(RotateToLabel) < kinds.index(DecodeImage)
+        ):
+            raise ConfigError("DirectionDataSet needs RotateToLabel in its transforms, after DecodeImage")
         return [(name, direction, where) for name, _, where in rows for direction in ("0", "180")]
