@@ -96,6 +96,13 @@ def test_train_export_predict_eval_from_the_command_line(tiny, tmp_path):
     assert steps["NormalizeImage"]["mean"] == [0.485, 0.456, 0.406] and "DetLabelEncode" not in steps
     assert meta["postprocess"]["box_thresh"] == 0.6 and meta["postprocess"]["unclip_ratio"] == 1.5
 
+    onnx_file = tmp_path / "model.onnx"
+    result = runner.invoke(
+        cli.app, ["export", "-c", str(path), "--weights", str(run / "latest"), "-o", str(onnx_file), "--format", "onnx"]
+    )
+    assert result.exit_code == 0, result.output
+    _onnx_matches_the_native_model(onnx_file, out)
+
     image = Path(config["Eval"]["dataset"]["data_dir"]) / "images" / "000005.png"
     result = runner.invoke(cli.app, ["predict", "-m", str(out), "-i", str(image), "--json", str(tmp_path / "p.json")])
     assert result.exit_code == 0, result.output
@@ -107,6 +114,20 @@ def test_train_export_predict_eval_from_the_command_line(tiny, tmp_path):
     report = next((tmp_path / "eval").rglob("report.json"))
     metrics = json.loads(report.read_text())["metrics"]
     assert {"precision", "recall", "hmean"} <= set(metrics)
+
+
+def _onnx_matches_the_native_model(onnx_file: Path, model_dir: Path) -> None:
+    """onnxruntime on the ONNX export and the framework's predictor on the native one agree."""
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime runs the ONNX export")
+    from paddlectl.framework.inference import Config, create_predictor
+
+    rng = np.random.default_rng(0)
+    image = rng.normal(size=(2, 3, 160, 160)).astype("float32")
+    shape = np.array([[100, 120, 1.0, 1.0], [300, 500, 0.32, 0.32]], "float32")
+    expected = create_predictor(Config(str(model_dir))).run([image, shape])
+    got = ort.InferenceSession(str(onnx_file)).run(None, {"image": image, "shape": shape})
+    np.testing.assert_allclose(got[0], expected[0], atol=1e-5)
+    np.testing.assert_array_equal(got[1], shape)
 
 
 def _edited(config: dict, edit) -> dict:
