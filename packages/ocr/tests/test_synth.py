@@ -167,6 +167,44 @@ def test_texts_are_word_shaped_and_cover_the_charset():
     assert text.sample_text(rng, "0123456789", 8).replace(" ", "").isdigit()
 
 
+CORPUS = "Invoice  No. 10423\tdue 2026-01-31\n\nTotal: $1,299.50 (VAT incl.)\nShip to 42 Elm Street\n"
+
+
+def test_corpus_lines_are_cut_at_words_and_its_characters_are_the_charset(tmp_path):
+    (tmp_path / "corpus.txt").write_text(CORPUS, encoding="utf-8")
+    out = tmp_path / "set"
+    result = cli("--out", str(out), "--n", "24", "--kind", "lines", "--corpus", str(tmp_path / "corpus.txt"),
+                 "--max-chars", "12", "--workers", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = ["Invoice No. 10423 due 2026-01-31", "Total: $1,299.50 (VAT incl.)", "Ship to 42 Elm Street"]
+    dictionary = (out / "rec/dict.txt").read_text(encoding="utf-8").split()
+    assert dictionary == list(dict.fromkeys("".join(lines).replace(" ", "")))
+    for row in (out / "rec/label.txt").read_text(encoding="utf-8").splitlines():
+        piece = row.split("\t")[1]
+        assert 1 <= len(piece) <= 12 and any((" " + line).find(" " + piece) >= 0 for line in lines), piece
+    assert json.loads((out / "synth.json").read_text())["corpus_lines"] == 3
+
+
+def test_a_corpus_falls_back_to_words_where_the_font_lacks_its_glyphs():
+    rng = np.random.default_rng(0)
+    assert text.line_text(rng, "abc", 6, ("xyz xyz",)) and set(text.line_text(rng, "abc", 6, ("xyz",))) <= set("abc ")
+    assert text.line_text(rng, "xyz", 3, ("xyz xyz",)) == "xyz"
+
+
+def test_a_corpus_is_checked_against_the_charset(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    result = cli("--out", str(tmp_path / "a"), "--n", "2", "--corpus", str(corpus), "--charset", "digits")
+    assert result.exit_code == 2 and "outside the charset" in result.output
+    assert cli("--out", str(tmp_path / "b"), "--n", "2", "--corpus", str(corpus), "--charset", "latin").exit_code == 0
+    corpus.write_text(" \n\t\n", encoding="utf-8")
+    result = cli("--out", str(tmp_path / "c"), "--n", "2", "--corpus", str(corpus))
+    assert result.exit_code == 2 and "holds no text" in result.output
+    result = cli("--out", str(tmp_path / "d"), "--n", "2", "--corpus", str(tmp_path / "none.txt"))
+    assert result.exit_code == 2 and "does not exist" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b", "corpus.txt"]
+
+
 # --- charsets and fonts ------------------------------------------------------------------------------------
 
 

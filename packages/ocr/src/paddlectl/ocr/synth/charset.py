@@ -60,12 +60,17 @@ def resolve(specs: list[str]) -> str:
         else:
             raise ConfigError(f"unknown charset {spec!r}; use one of {', '.join(NAMED)} or a dictionary file path")
         chars.update(dict.fromkeys(found))
+    return checked("".join(chars))
+
+
+def checked(chars: str) -> str:
+    """``chars`` unless one cannot stand in a label line, or there are none but the space."""
     bad = [c for c in chars if c != " " and not c.isprintable()]
     if bad:
         raise DataError(f"charset holds unprintable characters {bad[:5]!r}; a label line cannot carry them")
-    if not [c for c in chars if c != " "]:
+    if not chars.replace(" ", ""):
         raise ConfigError("the charset is empty; pass a dictionary file with one character per line or a named set")
-    return "".join(chars)
+    return chars
 
 
 def dictionary(chars: str) -> str:

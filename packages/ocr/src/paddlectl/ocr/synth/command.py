@@ -23,6 +23,10 @@ FONTS_HELP = (
     "Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
     "Default: the twelve DejaVu faces (the CJK font instead when the charset needs it)."
 )
+CORPUS_HELP = (
+    "UTF-8 text to cut line texts from (your domain's words); without --charset its characters are the "
+    "charset. Default: generated words."
+)
 CHARSET_HELP = (
     "A PaddleOCR dictionary file (one character per line) or a named set: latin (default), digits, "
     "cjk-common; several are merged."
@@ -45,6 +49,7 @@ def synth_command(
         ),
     ] = None,
     charset: Annotated[list[str] | None, typer.Option("--charset", metavar="SET|FILE", help=CHARSET_HELP)] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", metavar="FILE", help=CORPUS_HELP)] = None,
     kind: Annotated[Kind, typer.Option("--kind", help="lines (rec), pages (det) or both.")] = Kind.both,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same images and labels.")] = 0,
     val_fraction: Annotated[
@@ -78,6 +83,7 @@ def synth_command(
             seed=seed,
             val_fraction=val_fraction,
             max_chars=max_chars,
+            corpus=corpus,
             workers=workers,
             overwrite=overwrite,
         )

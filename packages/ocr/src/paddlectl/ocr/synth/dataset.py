@@ -211,6 +211,7 @@ def _manifest(plan: Plan) -> dict:
         "fonts": [str(f.path) for f in plan.fonts],
         "val_fonts": [str(f.path) for f in plan.val_fonts],
         "charset_size": len(dictionary(plan.charset).splitlines()),
+        "corpus_lines": len(plan.settings.corpus),
     }
 
 

@@ -12,10 +12,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.errors import ConfigError, DataError
 
 from . import charset as charsets
 from . import fonts as fontlib
+from .corpus import characters, read_corpus
 from .dataset import Plan, Result, generate, preflight
 from .scene import Settings
 
@@ -45,12 +46,22 @@ def make_plan(
     seed: int,
     val_fraction: float | None,
     max_chars: int,
+    corpus: Path | None = None,
 ) -> Plan:
     """A checked Plan from the command's options (fonts as paths or names, charset as names or files;
-    no ``val_fraction``: 10% held out when there are held-out fonts, else none)."""
+    no ``val_fraction``: 10% held out when there are held-out fonts, else none; a corpus and no
+    charset: the corpus's characters are the charset)."""
     if not 1 <= max_chars <= MAX_CHARS_LIMIT:
         raise ConfigError(f"--max-chars must be in [1, {MAX_CHARS_LIMIT}], got {max_chars}")
-    chars = charsets.resolve(charset)
+    lines = read_corpus(corpus) if corpus is not None else ()
+    chars = charsets.resolve(charset) if charset or not lines else charsets.checked(characters(lines))
+    outside = set(characters(lines)) - set(chars)
+    if outside:
+        shown = "".join(sorted(outside)[:20])
+        raise DataError(
+            f"the corpus uses {len(outside)} characters outside the charset ({shown!r}); "
+            "add them to --charset, or drop --charset to take the corpus's own"
+        )
     held_out = [fontlib.resolve(f) for f in val_fonts]
     chosen = [fontlib.resolve(f) for f in fonts] if fonts else default_fonts(chars, held_out)
     both = {f.path.resolve() for f in chosen} & {f.path.resolve() for f in held_out}
@@ -58,7 +69,7 @@ def make_plan(
         raise ConfigError(
             f"{', '.join(sorted(p.name for p in both))} is in both --fonts and --val-fonts; held-out fonts must be unseen"
         )
-    settings = dataclasses.replace(Settings(), line_chars=(min(2, max_chars), max_chars))
+    settings = dataclasses.replace(Settings(), line_chars=(min(2, max_chars), max_chars), corpus=lines)
     if val_fraction is None:
         val_fraction = DEFAULT_VAL_FRACTION if held_out else 0.0
     plan = Plan(n, chars, chosen, held_out, kinds, seed, val_fraction, settings)

@@ -10,13 +10,13 @@ import numpy as np
 from .fonts import Font
 from .layer import Layer, homography, move, text_layer, warp
 from .style import background, degrade, paint, text_colour
-from .text import sample_text
+from .text import line_text
 
 
 @dataclass(frozen=True)
 class Settings:
     """Ranges the renderer draws from (sizes in pixels, angles in degrees, perspective as a fraction of a
-    line's height, or of the page's shorter side for the page)."""
+    line's height, or of the page's shorter side for the page), and the corpus lines are cut from."""
 
     line_sizes: tuple[int, int] = (18, 44)
     line_chars: tuple[int, int] = (2, 20)
@@ -27,6 +27,7 @@ class Settings:
     page_chars: tuple[int, int] = (2, 32)
     page_line_angle: float = 5.0
     page_line_perspective: float = 0.05
+    corpus: tuple[str, ...] = ()
     page_angle: float = 6.0
     page_perspective: float = 0.04
 
@@ -48,7 +49,8 @@ def render_line(rng: np.random.Generator, palette: Palette, settings: Settings =
     """One line, slightly rotated and skewed, cropped to its quad plus an uneven margin."""
     font, alphabet = palette[rng.integers(len(palette))]
     size = int(rng.integers(settings.line_sizes[0], settings.line_sizes[1] + 1))
-    text = sample_text(rng, alphabet, int(rng.integers(settings.line_chars[0], settings.line_chars[1] + 1)))
+    count = int(rng.integers(settings.line_chars[0], settings.line_chars[1] + 1))
+    text = line_text(rng, alphabet, count, settings.corpus)
     layer = warp(text_layer(text, font.at(size), margin=size), rng, settings.line_angle, settings.line_perspective)
     pads = rng.uniform(0.05, 0.3, size=4) * layer.height
     lo = np.maximum(np.floor(layer.quad.min(axis=0) - pads[:2]), 0).astype(int)
@@ -108,7 +110,7 @@ def _fit(
     """A line at ``size`` whose quad fits in ``room`` (w, h): the text is halved until it fits, else None."""
     font, alphabet = palette[rng.integers(len(palette))]
     count = int(rng.integers(settings.page_chars[0], settings.page_chars[1] + 1))
-    text = sample_text(rng, alphabet, count)
+    text = line_text(rng, alphabet, count, settings.corpus)
     while len(text) >= settings.page_chars[0]:
         face = font.at(size)
         layer = warp(text_layer(text, face, margin=2), rng, settings.page_line_angle, settings.page_line_perspective)

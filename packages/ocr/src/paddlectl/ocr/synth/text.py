@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .corpus import cut
+
 ATTACHED = 0.2
 """Chance of a punctuation mark after a word or number (and half that, before it)."""
 
@@ -92,3 +94,9 @@ def sample_text(rng: np.random.Generator, alphabet: str, length: int) -> str:
         joint = "" if not text or is_cjk(text[-1]) or is_cjk(token[0]) else " "
         text += joint + token
     return text[:length].rstrip()
+
+
+def line_text(rng: np.random.Generator, alphabet: str, length: int, corpus: tuple[str, ...] = ()) -> str:
+    """A cut of ``corpus`` when one is given and fits the font, else generated words."""
+    piece = cut(rng, corpus, alphabet, length) if corpus else None
+    return piece or sample_text(rng, alphabet, length)
