@@ -268,3 +268,29 @@ def test_lkj_samples_are_correlation_factors_with_the_lkj_marginal(method):
     b = eta - 1 + dim / 2
     for i, j in ((1, 0), (2, 0), (2, 1)):
         assert abs(corr[:, i, j].var() - 1 / (2 * b + 1)) < 0.006, (i, j, corr[:, i, j].var())
+
+
+class _GammaByNaturalParameters(D.ExponentialFamily):
+    """A Gamma that declares only what ExponentialFamily needs (carrier measure h(x) = 1)."""
+
+    _mean_carrier_measure = 0.0
+
+    def __init__(self, concentration, rate):
+        self.gamma = D.Gamma(concentration, rate)
+        super().__init__(self.gamma.batch_shape)
+
+    @property
+    def _natural_parameters(self):
+        return self.gamma._natural_parameters
+
+    def _log_normalizer(self, x, y):
+        return self.gamma._log_normalizer(x, y)
+
+
+def test_exponential_family_entropy_and_bregman_kl_equal_the_closed_forms():
+    a, b = np.array([0.7, 2.0, 5.0]), np.array([1.5, 0.4, 3.0])
+    p, q = _GammaByNaturalParameters(a, b), _GammaByNaturalParameters(b, a)
+    np.testing.assert_allclose(p.entropy().numpy(), D.Gamma(a, b).entropy().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        D.kl_divergence(p, q).numpy(), D.kl_divergence(D.Gamma(a, b), D.Gamma(b, a)).numpy(), rtol=1e-10
+    )

@@ -77,9 +77,8 @@ class Bernoulli(ExponentialFamily):
         return (u.log() - (-u).log1p() + self.logits.expand(shape)) / temperature
 
     def cdf(self, value) -> Tensor:
-        value = value_like(value, self.probs)
-        zeros = full_like(value * self.probs, 0.0)
-        return where(value < 0, zeros, where(value < 1, zeros + 1 - self.probs, zeros + 1))
+        probs, value = broadcast_all(self.probs, value_like(value, self.probs))
+        return where(value < 0, full_like(probs, 0.0), where(value < 1, 1 - probs, full_like(probs, 1.0)))
 
     def log_prob(self, value) -> Tensor:
         value = value_like(value, self.probs)
