@@ -149,3 +149,68 @@ def test_invalid_hyperparameters_raise_like_paddle(make, real_paddle):
     for lib in (ours, real_paddle):
         with pytest.raises(ValueError):
             make(lib, lib.nn.Linear(2, 2).parameters())
+
+
+# ----- LBFGS --------------------------------------------------------------------------------------
+def _lbfgs_run(lib, steps=3, state=None, **kwargs):
+    """Least squares on a Linear layer: well conditioned, so float32 rounding stays at its own scale."""
+    layer = lib.nn.Linear(4, 3)
+    layer.weight.set_value(W)
+    layer.bias.set_value(B)
+    opt = lib.optimizer.LBFGS(parameters=layer.parameters(), **kwargs)
+    if state is not None:
+        layer.weight.set_value(state["W"])
+        layer.bias.set_value(state["B"])
+        opt.set_state_dict(state["opt"])
+    x, y = lib.to_tensor(np.concatenate(XS[:3])), lib.to_tensor(np.concatenate(YS[:3]))
+
+    def closure():
+        opt.clear_grad()
+        loss = ((layer(x) - y) ** 2).mean()
+        loss.backward()
+        return loss
+
+    trajectory = []
+    for _ in range(steps):
+        loss = opt.step(closure)
+        trajectory.append((float(loss), opt.state["func_evals"], opt.state["n_iter"], np.array(layer.weight.numpy())))
+    saved = {"W": np.array(layer.weight.numpy()), "B": np.array(layer.bias.numpy()), "opt": opt.state_dict()}
+    return trajectory, saved
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"learning_rate": 0.1, "max_iter": 4}, {"line_search_fn": "strong_wolfe", "max_iter": 2, "history_size": 3}],
+    ids=["fixed_step", "strong_wolfe"],
+)
+def test_lbfgs_matches_paddle(kwargs, real_paddle):
+    """Iterates, counters and state keys as Paddle's. The runs stop short of the optimum: there
+    the stopping tests (a loss change under 1e-9) are decided by float32 rounding in either library."""
+    steps = 3 if "line_search_fn" not in kwargs else 2
+    got, got_state = _lbfgs_run(ours, steps, **kwargs)
+    want, want_state = _lbfgs_run(real_paddle, steps, **kwargs)
+    for t, ((gl, ge, gn, gw), (wl, we, wn, ww)) in enumerate(zip(got, want, strict=True)):
+        assert (ge, gn) == (we, wn), f"step {t}: function evaluations / iterations"
+        np.testing.assert_allclose(gl, wl, rtol=1e-5, err_msg=f"step {t}: loss")
+        np.testing.assert_allclose(gw, ww, rtol=1e-5, atol=1e-5, err_msg=f"step {t}: weight")
+    assert sorted(got_state["opt"]["state"]) == sorted(want_state["opt"]["state"])
+
+
+def test_lbfgs_state_dict_resumes_identically():
+    kwargs = {"line_search_fn": "strong_wolfe", "max_iter": 3, "history_size": 4}
+    whole, _ = _lbfgs_run(ours, steps=4, **kwargs)
+    _, saved = _lbfgs_run(ours, steps=2, **kwargs)
+    resumed, _ = _lbfgs_run(ours, steps=2, state=saved, **kwargs)
+    for (_, _, _, a), (_, _, _, b) in zip(whole[2:], resumed, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_lbfgs_usage_errors():
+    params = ours.nn.Linear(2, 2).parameters()
+    opt = ours.optimizer.LBFGS(parameters=params)
+    with pytest.raises(NotImplementedError, match="step\\(closure\\)"):
+        opt.minimize(None)
+    with pytest.raises(TypeError, match="closure"):
+        opt.step()
+    with pytest.raises(RuntimeError, match="strong_wolfe"):
+        ours.optimizer.LBFGS(parameters=params, line_search_fn="backtracking")

@@ -8,6 +8,7 @@ from .adamax import Adamax
 from .asgd import ASGD
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .lamb import Lamb
+from .lbfgs import LBFGS
 from .momentum import Momentum
 from .nadam import NAdam
 from .optimizer import Optimizer
@@ -28,6 +29,7 @@ __all__ = [
     "Adamax",
     "ASGD",
     "Lamb",
+    "LBFGS",
     "NAdam",
     "RAdam",
     "Rprop",
