@@ -18,10 +18,9 @@ def read_corpus(path: Path) -> tuple[str, ...]:
     """The file's non-empty lines, each with its runs of whitespace made one space."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"corpus file {str(path)!r} does not exist; pass a UTF-8 text file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read corpus file {str(path)!r} ({exc}); it must be UTF-8 text") from None
+        problem = "does not exist" if isinstance(exc, FileNotFoundError) else f"is not readable UTF-8 text ({exc})"
+        raise DataError(f"corpus file {str(path)!r} {problem}; pass a UTF-8 text file") from None
     lines = tuple(" ".join(line.split()) for line in text.splitlines())
     lines = tuple(line for line in lines if line)
     if not lines:
