@@ -116,6 +116,7 @@ CASES = [
     ("poisson-entropy", lambda D, r: D.Poisson(r).entropy(), (pos(3),)),
     ("poisson-kl", _kl("Poisson", 1), (pos(3), pos(3))),
     ("binomial-log_prob", lambda D, p, v: D.Binomial(D_count(D, 8), p).log_prob(v), (unit(3), np.array([0.0, 3, 8]))),
+    ("binomial-int-count", lambda D, n, p, v: D.Binomial(n, p).log_prob(v), (np.array([5, 8]), unit(2), np.array([1.0, 2]))),
     ("binomial-entropy", lambda D, p: D.Binomial(D_count(D, 8), p).entropy(), (unit(3),)),
     ("binomial-kl", lambda D, p, q: D.Binomial(D_count(D, 8), p).kl_divergence(D.Binomial(D_count(D, 8), q)), (unit(3), unit(3))),
     ("studentt-log_prob", lambda D, d, m, s, v: D.StudentT(d, m, s).log_prob(v), (pos(3), normal(3), pos(3), normal(3))),
@@ -157,7 +158,7 @@ CASES = [
 
 
 PADDLE_BACKWARD_CRASHES = {
-    "bernoulli-log_prob", "bernoulli-cdf", "laplace-entropy", "laplace-variance", "binomial-log_prob",
+    "bernoulli-log_prob", "bernoulli-cdf", "laplace-entropy", "laplace-variance", "binomial-log_prob", "binomial-int-count",
     "binomial-entropy", "binomial-kl", "studentt-entropy", "studentt-mean", "studentt-variance",
 }  # fmt: skip
 PADDLE_GRADIENT_WRONG = {

@@ -144,10 +144,11 @@ def param(value, name: str, dtype=None) -> Tensor:
 
 
 def params(*named, dtype=None) -> list[Tensor]:
-    """Several parameters, broadcast together in one float dtype (the first tensor's, else
+    """Several parameters, broadcast together in one float dtype (the first float tensor's, else
     float64 if any array is float64, else the default)."""
     tensors = [param(v, n, dtype) for v, n in named]
-    target = next((v.dtype for (v, _), t in zip(named, tensors, strict=True) if isinstance(v, Tensor)), None)
+    given = (t.dtype for (v, _), t in zip(named, tensors, strict=True) if isinstance(v, Tensor) and v.dtype.kind == "f")
+    target = next(given, None)
     target = target or np.result_type(*[t.dtype for t in tensors])
     tensors = [t if t.dtype == target else cast(t, target) for t in tensors]
     try:
