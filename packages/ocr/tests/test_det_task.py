@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import paddlectl.framework as paddle
-from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.ops.random import seed
 from paddlectl.ocr.det.task import DetTask
 from paddlectl.ocr.synth.dataset import generate
@@ -175,3 +175,20 @@ def test_malformed_label_is_one_line_exit_2_and_nothing_written(tiny, tmp_path):
     message = [line for line in result.output.splitlines() if line.strip()]
     assert len(message) == 1 and f"{bad}:2: the label is not valid JSON" in message[0], result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_postprocess_maps_boxes_to_the_source_image_and_refuses_other_outputs():
+    prob = np.zeros((1, 1, 64, 96), np.float32)
+    prob[0, 0, 10:20, 8:40] = 0.9  # a text blob in the resized image (48 x 96 of the padded 64 x 96)
+    shape = np.array([[96, 192, 0.5, 0.5]], np.float32)  # the source was twice as large
+    post = {"task": "ocr.det", "name": "DBPostProcess", "box_thresh": 0.5, "unclip_ratio": 1.5}
+    (result,) = DetTask().postprocess(post, [prob, shape])
+    (box,) = np.array(result["dt_polys"])
+    # By hand: the region (x 8..40, y 10..20 after the 2x2 dilation) grows by 320 * 1.5 / 84 = 5.7 px
+    # (unclip), then doubles into the source image: x 4.6..91.4, y 8.6..51.4.
+    np.testing.assert_allclose([box[:, 0].min(), box[:, 0].max()], [4.6, 91.4], atol=3)
+    np.testing.assert_allclose([box[:, 1].min(), box[:, 1].max()], [8.6, 51.4], atol=3)
+    # "fast" score: the mean inside the 33 x 11 rectangle of the dilated region, 320 pixels of it at 0.9.
+    assert result["dt_scores"][0] == pytest.approx(0.9 * 320 / 363)
+    with pytest.raises(DataError, match="probability maps"):
+        DetTask().postprocess(post, [prob])

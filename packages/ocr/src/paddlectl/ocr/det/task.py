@@ -159,7 +159,12 @@ class DetTask(OcrTaskBase):
 
     def postprocess(self, post: dict, outputs: Sequence[np.ndarray]) -> list[dict]:
         """Per image ``dt_polys`` (quads in source pixels, PaddleOCR 3.x's name) and ``dt_scores``."""
-        maps, shapes = np.asarray(outputs[0]), np.asarray(outputs[1])
+        maps, shapes = (np.asarray(o) for o in outputs) if len(outputs) == 2 else (np.empty(0), None)
+        if maps.ndim != 4 or maps.shape[1] != 1 or shapes.shape != (len(maps), 4):
+            raise DataError(
+                "a DB model's outputs must be the probability maps [N, 1, H, W] and the shape rows [N, 4]; "
+                "export the model with `paddlectl export` from an ocr.det config"
+            )
         params = DBParams(**{k: v for k, v in post.items() if k not in ("task", "name")})
         results = []
         for prob, shape in zip(maps[:, 0], shapes, strict=True):
