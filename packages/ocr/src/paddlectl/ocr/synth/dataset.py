@@ -65,6 +65,7 @@ class Plan:
         return train, (palette(self.val_fonts, self.charset) if self.val_fonts else train)
 
     def check(self) -> None:
+        """Refuse what cannot be rendered, with the option to change."""
         if self.n <= 0:
             raise ConfigError(f"--n must be at least 1, got {self.n}")
         if self.seed < 0:
@@ -114,8 +115,13 @@ _STATE: dict = {}
 
 
 def _start_worker(plan: Plan, root: Path) -> None:
-    cv2.setNumThreads(1)
     _STATE.update(plan=plan, root=root, palettes=plan.palettes())
+
+
+def _start_pool_worker(plan: Plan, root: Path) -> None:
+    """A forked worker: one OpenCV thread each, the processes are the parallelism."""
+    cv2.setNumThreads(1)
+    _start_worker(plan, root)
 
 
 def _render_job(job: tuple[str, int]) -> tuple[str, int, str, int]:
@@ -164,7 +170,7 @@ def generate(
 ) -> Result:
     """Render ``plan`` into ``out`` (made whole or not at all); ``on_item`` is called once per item."""
     workers = preflight(plan, out, overwrite, workers)
-    with _staging(out, overwrite) as root:
+    with _staging(out) as root:
         for kind in plan.kinds:
             (root / kind / "images").mkdir(parents=True)
         labels: dict[tuple[str, str], list[str]] = {(k, s): [] for k in plan.kinds for s in ("train", "val")}
@@ -191,10 +197,13 @@ def _run(plan: Plan, root: Path, jobs: list[tuple[str, int]], workers: int) -> I
     (forked, not spawned: the children start with the modules already imported)."""
     if workers == 1 or len(jobs) < 32:
         _start_worker(plan, root)
-        yield from map(_render_job, jobs)
+        try:
+            yield from map(_render_job, jobs)
+        finally:
+            _STATE.clear()
         return
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_start_worker, initargs=(plan, root)) as pool:
+    with context.Pool(workers, initializer=_start_pool_worker, initargs=(plan, root)) as pool:
         yield from pool.imap(_render_job, jobs, chunksize=8)
 
 
@@ -245,7 +254,7 @@ def check_out(out: Path, overwrite: bool) -> None:
 
 
 @contextlib.contextmanager
-def _staging(out: Path, overwrite: bool) -> Iterator[Path]:
+def _staging(out: Path) -> Iterator[Path]:
     """A fresh folder beside ``out``; on success it replaces ``out``, on any error it is removed."""
     out = out.expanduser().absolute()
     try:
