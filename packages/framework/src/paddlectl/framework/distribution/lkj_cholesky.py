@@ -37,8 +37,8 @@ class LKJCholesky(Distribution):
         self.dim, self.sample_method, self.dtype = dim, sample_method, self.concentration.dtype
         super().__init__(tuple(self.concentration.shape), (dim, dim))
 
-    def sample(self, shape=()) -> Tensor:
-        shape = sample_shape_of(shape) + self.batch_shape
+    def sample(self, sample_shape=()) -> Tensor:
+        shape = sample_shape_of(sample_shape) + self.batch_shape
         conc = np.broadcast_to(self.concentration.numpy().astype(np.float64), shape)[..., None]
         marginal = conc + 0.5 * (self.dim - 2)
         draw = self._onion if self.sample_method == "onion" else self._cvine

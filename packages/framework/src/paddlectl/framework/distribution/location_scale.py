@@ -89,7 +89,10 @@ class Cauchy(_LocScale):
     def stddev(self) -> Tensor:
         raise ConfigError("Cauchy distribution has no stddev")
 
-    def rsample(self, shape=()) -> Tensor:
+    def sample(self, shape=(), name=None) -> Tensor:
+        return self.rsample(shape).detach()
+
+    def rsample(self, shape=(), name=None) -> Tensor:
         shape = self._extend_shape(shape)
         u = draw(lambda g, s: g.random(s), shape, self.dtype)
         return self.loc.expand(shape) + self.scale.expand(shape) * (math.pi * (u - 0.5)).tan()
