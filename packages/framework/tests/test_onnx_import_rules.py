@@ -171,6 +171,14 @@ def test_float8_constant_is_refused_with_the_typed_error():
         PaddlectlBackend.prepare(_model(nodes, {}, ["y"], opset=19))
 
 
+def test_unknown_string_attribute_values_are_refused_by_name():
+    """onnx.checker does not check string attribute values; a Pad mode 'bogus' was a KeyError."""
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], mode="bogus", name="odd_pad")]
+    model = _model(nodes, {"x": _f32(2, 3)}, ["y"], [("pads", np.array([0, 1, 0, 1], np.int64))])
+    with pytest.raises(OnnxImportError, match="'odd_pad' \\(Pad, opset 17\\): mode='bogus' is not supported"):
+        PaddlectlBackend.prepare(model)
+
+
 def test_training_ops_are_refused_by_domain():
     node = helper.make_node("Gradient", ["x"], ["g"], domain="ai.onnx.preview.training", xs=["x"], y="x")
     model = _model([helper.make_node("Relu", ["x"], ["y"])], {"x": _f32(2)}, ["y"])

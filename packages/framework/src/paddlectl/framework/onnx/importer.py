@@ -87,7 +87,12 @@ def _build(graph, opsets: list, weights: dict, inputs: list):
         b.set(name, b.source("input", {"name": name}, shape, dtype, clean_name(name)))
     for node, opset in zip(graph.node, opsets, strict=True):
         b.node = node
-        outs = RULES[node.op_type].convert(b, node, attrs_of(node), opset)
+        try:
+            outs = RULES[node.op_type].convert(b, node, attrs_of(node), opset)
+        except PaddlectlError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a node the checks let through but its rule cannot take
+            raise ConversionError(f"{b.where()}: cannot convert this node ({type(exc).__name__}: {exc})") from None
         for name, item in zip(node.output, outs, strict=False):
             if name:
                 b.set(name, item)

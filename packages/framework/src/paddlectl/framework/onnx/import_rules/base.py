@@ -27,6 +27,16 @@ class Rule:
     check: Callable | None = None
 
 
+def one_of(name: str, allowed, default) -> Callable:
+    """A ``Rule.check`` refusing a string attribute outside ``allowed``."""
+
+    def check(a: dict, opset: int) -> list[str]:
+        value = a.get(name, default)
+        return [] if value in allowed else [f"{name}={value!r} is not supported; expected one of {sorted(allowed)}"]
+
+    return check
+
+
 def attrs_of(node) -> dict:
     out = {}
     for a in node.attribute:

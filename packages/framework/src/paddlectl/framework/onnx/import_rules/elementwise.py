@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..builder import Builder
-from .base import Rule, binary, dtype_of, unary
+from .base import Rule, binary, dtype_of, one_of, unary
 
 
 def _scalar(b: Builder, like: str, value) -> np.ndarray:
@@ -142,7 +142,7 @@ RULES: dict[str, Rule] = {
     "IsNaN": unary("isnan"), "IsInf": Rule(_isinf, frozenset({"detect_positive", "detect_negative"})),
     "Not": unary("logical_not"), "And": binary("logical_and"), "Or": binary("logical_or"), "Xor": binary("logical_xor"),
     "BitwiseAnd": binary("bitwise_and"), "BitwiseOr": binary("bitwise_or"), "BitwiseXor": binary("bitwise_xor"),
-    "BitwiseNot": unary("bitwise_not"), "BitShift": Rule(_bitshift, frozenset({"direction"})),
+    "BitwiseNot": unary("bitwise_not"), "BitShift": Rule(_bitshift, frozenset({"direction"}), check=one_of("direction", ("LEFT", "RIGHT"), None)),
     "Mod": Rule(_mod, frozenset({"fmod"})),
     "Equal": binary("equal"), "Greater": binary("greater_than"), "Less": binary("less_than"),
     "GreaterOrEqual": binary("greater_equal"), "LessOrEqual": binary("less_equal"),
@@ -156,7 +156,7 @@ RULES: dict[str, Rule] = {
     "LeakyRelu": _activation("leaky_relu", negative_slope=("alpha", 0.01)),
     "ThresholdedRelu": _activation("thresholded_relu", threshold=("alpha", 1.0)),
     "Softplus": unary("softplus"), "Mish": unary("mish"), "HardSwish": unary("hardswish"),
-    "Gelu": Rule(_gelu, frozenset({"approximate"})),
+    "Gelu": Rule(_gelu, frozenset({"approximate"}), check=one_of("approximate", ("none", "tanh"), "none")),
     "PRelu": Rule(_prelu),
     "Shrink": Rule(_shrink, frozenset({"bias", "lambd"})),
     "Swish": Rule(_swish, frozenset({"alpha"})),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConversionError
-from .base import Rule, arg, axis_of, dtype_of, item, rank, static_shape
+from .base import Rule, arg, axis_of, dtype_of, item, one_of, rank, static_shape
 
 _ALL = ["slice", None, None, None]
 
@@ -206,6 +206,7 @@ def _softmax_ce(b, node, a, opset):
 
 
 _LOSS_ATTRS = frozenset({"reduction", "ignore_index"})
+_REDUCTION = one_of("reduction", ("none", "sum", "mean"), "mean")
 RULES: dict[str, Rule] = {
     "Softmax": _softmax_family("softmax"),
     "LogSoftmax": _softmax_family("log_softmax"),
@@ -219,6 +220,6 @@ RULES: dict[str, Rule] = {
     "GlobalAveragePool": _global_pool("mean"),
     "GlobalMaxPool": _global_pool("max"),
     "Dropout": Rule(_dropout, frozenset({"ratio", "seed", "is_test"})),
-    "NegativeLogLikelihoodLoss": Rule(_nll_loss, _LOSS_ATTRS, since=12),
-    "SoftmaxCrossEntropyLoss": Rule(_softmax_ce, _LOSS_ATTRS, since=12),
+    "NegativeLogLikelihoodLoss": Rule(_nll_loss, _LOSS_ATTRS, since=12, check=_REDUCTION),
+    "SoftmaxCrossEntropyLoss": Rule(_softmax_ce, _LOSS_ATTRS, since=12, check=_REDUCTION),
 }

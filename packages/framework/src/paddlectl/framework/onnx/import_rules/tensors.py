@@ -15,7 +15,7 @@ from ...errors import ConversionError
 from ..builder import is_symbolic
 from ..dependency import onnx
 from ..validate import tensor_array
-from .base import Rule, attr_or_input, axis_of, dtype_of, known_list, rank, static_shape
+from .base import Rule, attr_or_input, axis_of, dtype_of, known_list, one_of, rank, static_shape
 
 _ALL = ["slice", None, None, None]
 
@@ -210,7 +210,7 @@ def _depth_space(to_space: bool):
         (y,) = b.op("transpose", [y], perm=perm)
         return b.op("reshape", [y], shape=final)
 
-    return Rule(convert, frozenset({"blocksize", "mode"}))
+    return Rule(convert, frozenset({"blocksize", "mode"}), check=one_of("mode", ("DCR", "CRD"), "DCR"))
 
 
 def _compress(b, node, a, opset):
@@ -236,11 +236,16 @@ RULES: dict[str, Rule] = {
     "Tile": Rule(_tile, since=6),
     "Split": Rule(_split, frozenset({"axis", "split", "num_outputs"})),
     "Trilu": Rule(_trilu, frozenset({"upper"}), since=14),
-    "Pad": Rule(_pad, frozenset({"mode", "pads", "value", "paddings"})),
+    "Pad": Rule(_pad, frozenset({"mode", "pads", "value", "paddings"}), check=one_of("mode", _PAD_MODES, "constant")),
     "Gather": Rule(_gather, frozenset({"axis"})),
     "GatherElements": Rule(_gather_elements, frozenset({"axis"}), since=11),
     "GatherND": Rule(_gather_nd, frozenset({"batch_dims"}), since=11),
-    "ScatterElements": Rule(_scatter_elements, frozenset({"axis", "reduction"}), since=11),
+    "ScatterElements": Rule(
+        _scatter_elements,
+        frozenset({"axis", "reduction"}),
+        since=11,
+        check=one_of("reduction", _SCATTER_REDUCE, "none"),
+    ),
     "ScatterND": Rule(_scatter_nd, frozenset({"reduction"}), since=11),
     "TopK": Rule(_topk, frozenset({"axis", "k", "largest", "sorted"})),
     "NonZero": Rule(_nonzero, since=9),
