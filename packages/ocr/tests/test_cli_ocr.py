@@ -43,11 +43,13 @@ def _models_loaded_once():
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
-    """A folder with a page (PNG), a text line (JPEG) and a two-page PDF of the page."""
+    """A folder with a page (PNG), a one-line page (JPEG) and a two-page PDF of the page."""
     folder = tmp_path_factory.mktemp("inputs")
     page = Image.fromarray(document_page(min_height=640))
     page.save(folder / "page.png")
-    Image.fromarray(text_line("Hello paddlectl 42")).save(folder / "line.jpg", quality=95)
+    # one line on a page-sized canvas: a bare line image would be upscaled ~15x for the detector
+    one_line = document_page([("Hello paddlectl 42", "DejaVuSans.ttf", 30)], min_height=640)
+    Image.fromarray(one_line).save(folder / "line.jpg", quality=95)
     # 144 dpi: pypdfium2 renders at 2x, so each page comes back at the PNG's own size
     page.save(folder / "doc.pdf", save_all=True, append_images=[page], resolution=144)
     return folder

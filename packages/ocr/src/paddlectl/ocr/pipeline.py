@@ -139,9 +139,7 @@ class TextSystem:
     ) -> None:
         self.settings = settings or OCRSettings()
         threads = self.settings.threads
-        self.det = _predictor(det_model, threads)
-        self.cls = None if cls_model is None else _predictor(cls_model, threads)
-        self.rec = _predictor(rec_model, threads)
+        self.rec = _predictor(rec_model, threads)  # first: a dictionary that does not fit fails before det loads
         if characters is None:
             metadata = self.rec.model_metadata().get("character")
             if not metadata:
@@ -156,6 +154,8 @@ class TextSystem:
                 f"{rec_model}: the recogniser gives {outputs} classes but its dictionary has {len(characters)} "
                 f"characters (+ blank + space = {len(self.classes)}); use the dictionary it was trained with"
             )
+        self.det = _predictor(det_model, threads)
+        self.cls = None if cls_model is None else _predictor(cls_model, threads)
 
     def detect(self, img: np.ndarray) -> list[np.ndarray]:
         s = self.settings
