@@ -3,11 +3,10 @@ the graph are walked once and each leaf's ``.grad`` receives the sum over the ro
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.autograd import run_backward
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ..ops.creation import ones_like
 
 __all__ = ["backward"]
 
@@ -35,7 +34,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, *, dump_bac
                 f"backward: tensor {i} has stop_gradient=True, so nothing it depends on requires a gradient"
             )
         if g is None:
-            g = Tensor._wrap(np.ones_like(t._data))
+            g = ones_like(t)  # an op, so a traced seed follows the root's symbolic shape
         elif not isinstance(g, Tensor):
             raise TypeError(f"backward: grad_tensors[{i}] must be a Tensor or None, got {type(g).__name__}")
         elif tuple(g.shape) != tuple(t.shape):
