@@ -89,7 +89,7 @@ def out_of_scope(model) -> str | None:
 def node_cases(pattern: str = "", modules: tuple = ()) -> list:
     """The in-scope node cases whose name contains ``pattern``, sorted by name; with ``modules``
     (names under ``onnx.backend.test.case.node``, e.g. ``"cumsum"``) only the cases those modules
-    generate, which is much faster than generating all of them."""
+    generate (and any generated earlier in this process), much faster than generating all of them."""
     if modules:
         import importlib
 
