@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import paddlectl.framework as ours
-from paddlectl.framework.errors import CheckpointError, ShapeError
+from paddlectl.framework.errors import CheckpointError, ConversionError, ShapeError
 
 rng = np.random.default_rng(11)
 
@@ -378,3 +378,36 @@ def test_saved_model_with_a_pylayer_is_refused_at_load(tmp_path):
     ours.jit.save(net, str(tmp_path / "m"), input_spec=spec)
     with pytest.raises(CheckpointError, match="runs Python code"):
         ours.jit.load(str(tmp_path / "m"))
+
+
+def test_to_static_follows_pylayer_output_dims_or_refuses():
+    """An output dim equal to an input axis follows its symbolic size ([N, 3] -> [N]); one that
+    follows the inputs some other way ([2N, 3]) is refused when the two traces disagree."""
+
+    class RowSum(ours.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum(axis=1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.unsqueeze(1).expand([g.shape[0], 3])
+
+    class Doubled(ours.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return ours.concat([x, x])
+
+        @staticmethod
+        def backward(ctx, g):
+            return g[: g.shape[0] // 2] + g[g.shape[0] // 2 :]
+
+    spec = [ours.static.InputSpec([None, 3], "float64", "x")]
+    row_sum = ours.jit.to_static(lambda x: RowSum.apply(x) * 2.0, input_spec=spec)
+    for batch in (2, 6):
+        data = rng.standard_normal((batch, 3))
+        np.testing.assert_allclose(row_sum(ours.to_tensor(data)).numpy(), 2 * data.sum(axis=1), rtol=1e-12)
+    with pytest.raises(ConversionError, match="py_layer"):
+        ours.jit.to_static(lambda x: Doubled.apply(x) * 2.0, input_spec=spec)(
+            ours.to_tensor(rng.standard_normal((4, 3)))
+        )

@@ -8,9 +8,9 @@ made of ops is itself recorded under ``paddle.grad(create_graph=True)`` (higher 
 and under ``jit.to_static`` it is traced into the program like any vjp, while the forward is one
 ``py_layer`` operation that the executor runs by calling the user's code.
 
-Shapes under tracing: an output with the shape of an input (the first such) follows that input's
-symbolic dims; any other output has the fixed shape it had when traced (tracing at a second size
-reports a PyLayer whose output size depends on the input another way). A program holding a
+Shapes under tracing: each output dim takes the symbolic size of the input axis it equalled when
+traced (the same axis of an input of the same rank first), or keeps its traced size; tracing at a
+second size reports a PyLayer whose output sizes follow the inputs some other way. A program holding a
 PyLayer calls Python code, so it runs in-process but has no text form to be saved.
 """
 
@@ -111,7 +111,7 @@ class _Call(str):
         self.tensors: list[Tensor] = []
         self.args = tuple(self._slot(a) for a in args)
         self.kwargs = {k: self._slot(v) for k, v in kwargs.items()}
-        self.out_like: tuple | None = None  # per output: the input whose shape it has, or None
+        self.out_dims: tuple | None = None  # per output, per dim: (input, axis) it has its size from, or None
         self.out_specs: tuple = ()
         self.non_differentiable: tuple[int, ...] = ()
         self.multi = False  # forward returned a tuple or list (so the op has a tuple of outputs)
@@ -163,19 +163,33 @@ def _forward(ctx, *arrays, layer: _Call):
         )
     results = tuple(np.array(o._data, copy=True) if any(o._data is a for a in arrays) else o._data for o in outs)
     layer.non_differentiable = tuple(j for j, o in enumerate(outs) if any(o is m for m in pyctx.non_differentiable))
-    layer.out_like = tuple(next((i for i, a in enumerate(arrays) if a.shape == r.shape), None) for r in results)
+    layer.out_dims = tuple(_dim_sources(r.shape, arrays) for r in results)
     layer.out_specs = tuple(Spec(r.shape, r.dtype) for r in results)
     ctx.save(pyctx, inputs, outs)
     return results if layer.multi else results[0]
 
 
+def _dim_sources(shape: tuple, arrays: tuple) -> tuple:
+    """Where each output dim's size comes from: the same axis of an input of the same rank, else
+    any input axis of that size, else nowhere (a fixed size)."""
+    sources = []
+    for k, size in enumerate(shape):
+        same_axis = [(i, k) for i, a in enumerate(arrays) if a.ndim == len(shape) and a.shape[k] == size]
+        any_axis = [(i, j) for i, a in enumerate(arrays) for j, n in enumerate(a.shape) if n == size]
+        sources.append((same_axis + any_axis + [None])[0])
+    return tuple(sources)
+
+
 def _infer(*specs, layer: _Call):
     layer = _live(layer)
-    if layer.out_like is None:
-        raise ValueError(f"the output shapes of {layer!r} are known once its forward has run")
+    if layer.out_dims is None:
+        raise ValueError(f"the output shapes of {layer} are known once its forward has run")
     out = tuple(
-        Spec(spec.shape if k is None else specs[k].shape, spec.dtype)
-        for k, spec in zip(layer.out_like, layer.out_specs, strict=True)
+        Spec(
+            tuple(n if src is None else specs[src[0]].shape[src[1]] for n, src in zip(spec.shape, dims, strict=True)),
+            spec.dtype,
+        )
+        for dims, spec in zip(layer.out_dims, layer.out_specs, strict=True)
     )
     return out if layer.multi else out[0]
 
