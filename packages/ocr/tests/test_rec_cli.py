@@ -91,3 +91,14 @@ def test_a_bad_label_line_stops_train_with_its_file_and_line(trained, tmp_path):
     assert result.exit_code == 2
     assert "bad.txt:2: expected 'image" in result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_exporting_with_another_dictionary_is_refused_at_load(trained, tmp_path):
+    (tmp_path / "dict7.txt").write_text("".join(f"{c}\n" for c in "abcdefg"), encoding="utf-8")
+    result = _invoke(
+        "export", "-w", trained / "run" / "best", "-o", tmp_path / "model", "-c", trained / "rec.yml",
+        "-O", f"PostProcess.character_dict_path={tmp_path / 'dict7.txt'}",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "fc.weight" in result.output and "[32, 7]" in result.output and "[32, 8] in the model" in result.output
+    assert not (tmp_path / "model").exists()
