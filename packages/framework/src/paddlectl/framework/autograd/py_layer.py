@@ -11,7 +11,8 @@ and under ``jit.to_static`` it is traced into the program like any vjp, while th
 Shapes under tracing: each output dim takes the symbolic size of the input axis it equalled when
 traced (the same axis of an input of the same rank first), or keeps its traced size; tracing at a
 second size reports a PyLayer whose output sizes follow the inputs some other way. A program holding a
-PyLayer calls Python code, so it runs in-process but has no text form to be saved.
+PyLayer calls Python code: it runs in-process, and a saved one keeps only the class's name, so
+loading it is refused.
 """
 
 from __future__ import annotations
