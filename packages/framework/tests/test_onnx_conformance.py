@@ -28,7 +28,7 @@ MODULES = (
     "reducemax", "reducemean", "reducemin", "reduceprod", "reducesum", "reducesumsquare", "rmsnormalization",
     "round", "scatterelements", "scatternd", "selu", "shrink", "sign", "sin", "sinh", "size", "softmax",
     "softmax_cross_entropy_loss", "softplus", "softsign", "spacetodepth", "split", "sum", "swish", "tan",
-    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor",
+    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor", "quantizelinear", "dequantizelinear", "bitcast",
 )  # fmt: skip
 """The case modules of the ops ``onnx/import_rules`` maps (onnx names some with a trailing ``_``)."""
 
@@ -43,6 +43,9 @@ REFUSED = {
     "test_training_dropout_default": "training-mode Dropout with ratio > 0 draws a random mask: refused",
     "test_training_dropout_default_mask": "training-mode Dropout with ratio > 0 draws a random mask: refused",
     "test_training_dropout_mask": "training-mode Dropout with ratio > 0 draws a random mask: refused",
+    "test_dequantizelinear_blocked": "blocked quantisation is refused by name",
+    "test_quantizelinear_blocked_asymmetric": "blocked quantisation is refused by name",
+    "test_quantizelinear_blocked_symmetric": "blocked quantisation is refused by name",
     "test_not_2d": "opset 1 is outside the supported 6..28",
     "test_not_3d": "opset 1 is outside the supported 6..28",
     "test_not_4d": "opset 1 is outside the supported 6..28",

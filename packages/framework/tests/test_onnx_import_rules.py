@@ -145,6 +145,16 @@ def test_loss_rules_against_onnxruntime():
     _check(nodes, {"x": scores, "t": labels}, ["sce", "logp", "nll"], [("w", np.abs(_f32(3)))], rtol=1e-4)
 
 
+def test_per_axis_quantize_dequantize_against_onnxruntime():
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "scale", "zp"], ["q"], axis=1),
+        helper.make_node("DequantizeLinear", ["q", "scale", "zp"], ["y"], axis=1),
+    ]
+    inits = [("scale", np.array([0.02, 0.05, 0.1], np.float32)), ("zp", np.array([0, -3, 7], np.int8))]
+    q, _ = _check(nodes, {"x": _f32(2, 3, 4) * 3}, ["q", "y"], inits, opset=13)
+    assert q.dtype == np.int8 and q.min() == -128  # saturated
+
+
 # ----- refusals ---------------------------------------------------------------------------------------
 
 

@@ -2,6 +2,6 @@
 resize and layout rules the PP-OCR models need). Each family module maps ONNX op types onto
 framework ops; ``base`` holds the ``Rule`` record and the helpers they share."""
 
-from . import elementwise, nn, reductions, tensors
+from . import elementwise, nn, quant, reductions, tensors
 
-FAMILY_RULES = {**elementwise.RULES, **reductions.RULES, **nn.RULES, **tensors.RULES}
+FAMILY_RULES = {**elementwise.RULES, **reductions.RULES, **nn.RULES, **tensors.RULES, **quant.RULES}
