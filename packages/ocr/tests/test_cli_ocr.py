@@ -221,7 +221,7 @@ def test_a_directory_of_our_own_exports(inputs, tmp_path):
     from paddlectl.framework.hapi.export import export
     from paddlectl.framework.ops.random import seed
     from paddlectl.ocr.det.task import DetTask
-    from paddlectl.ocr.models.exported import ServedTextSystem
+    from paddlectl.ocr.models.served import ServedTextSystem
     from paddlectl.ocr.rec.task import RecTask
 
     def config(name: str) -> dict:

