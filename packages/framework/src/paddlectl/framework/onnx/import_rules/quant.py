@@ -1,4 +1,5 @@
-"""Import rules for ONNX's linear (de)quantisation to integer types and BitCast.
+"""Import rules for ONNX's linear (de)quantisation to integer types, integer and quantised matmul
+(MatMulInteger, QLinearMatMul: the int32 product, then requantised) and BitCast.
 
 QuantizeLinear is ``clip(round_half_even(x / scale) + zero_point)`` into the target integer range,
 DequantizeLinear ``(x - zero_point) * scale``, per tensor or per ``axis`` (a 1-D scale), written
@@ -66,6 +67,46 @@ def _dequantize(b, node, a, opset):
     return b.op("cast", [y], dtype=out.name) if out != dtype_of(b, scale) else [y]
 
 
+def _centred(b, x: str, zp: str, row_wise: bool):
+    """``x - zero_point`` in int32; a 1-D zero point of A is per row (shape [M, 1])."""
+    (x32,) = b.op("cast", [x], dtype="int32")
+    if not zp:
+        return x32
+    (zero,) = b.op("cast", [zp], dtype="int32")
+    if row_wise and rank(b, zp) == 1:
+        (zero,) = b.op("reshape", [zero], shape=(-1, 1))
+    (out,) = b.op("subtract", [x32, zero])
+    return out
+
+
+def _matmul_integer(b, node, a, opset):
+    """(A - a_zero_point) @ (B - b_zero_point) in int32."""
+    return b.op(
+        "matmul", [_centred(b, node.input[0], arg(node, 2), True), _centred(b, node.input[1], arg(node, 3), False)]
+    )
+
+
+def _qlinear_matmul(b, node, a, opset):
+    """The int32 product requantised: ``clip(rint(C * (a_scale * b_scale / y_scale) + y_zero_point))``,
+    C and the multiply in float64 as onnx's reference (int32 times float32 in NumPy) computes them."""
+    qa, sa, za, qb, sb, zb, sy, zy = (list(node.input) + [""] * 8)[:8]
+    (c,) = b.op("matmul", [_centred(b, qa, za, True), _centred(b, qb, zb, False)])
+    (ratio,) = b.op("multiply", [sa, sb])
+    (ratio,) = b.op("divide", [ratio, sy])
+    (ratio,) = b.op("cast", [ratio], dtype="float64")
+    (d,) = b.op("cast", [c], dtype="float64")
+    (d,) = b.op("multiply", [d, ratio])
+    target = dtype_of(b, zy) if zy else dtype_of(b, qa)
+    if zy:
+        (zero,) = b.op("cast", [zy], dtype="float64")
+        (d,) = b.op("add", [d, zero])
+    (d,) = b.op("round", [d])
+    info = np.iinfo(target)
+    (d,) = b.op("maximum", [d, np.asarray(info.min, np.float64)])
+    (d,) = b.op("minimum", [d, np.asarray(info.max, np.float64)])
+    return b.op("cast", [d], dtype=target.name)
+
+
 def _no_blocks(a, opset):
     return [f"block_size={a['block_size']}: blocked quantisation is not supported"] if a.get("block_size", 0) else []
 
@@ -88,4 +129,6 @@ RULES: dict[str, Rule] = {
         _dequantize, frozenset({"axis", "block_size", "output_dtype"}), since=10, check=_no_blocks
     ),
     "BitCast": Rule(_bitcast, frozenset({"to"}), since=26),
+    "MatMulInteger": Rule(_matmul_integer, since=10),
+    "QLinearMatMul": Rule(_qlinear_matmul, since=10),
 }
