@@ -42,7 +42,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"kernels"},
     {"ops"},
     {"compiler"},
-    {"optimizer", "linalg", "serialization"},
+    {"optimizer", "linalg", "serialization", "distribution", "autograd"},
     {"nn", "io", "metric"},
     {"static"},
     {"onnx.export", "onnx.emitters", "onnx.dependency"},

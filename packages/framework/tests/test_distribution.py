@@ -9,8 +9,8 @@ import pytest
 from test_distribution_oracle import CASES
 
 import paddlectl.framework as paddle
-from paddlectl.framework.distribution import special
 from paddlectl.framework.errors import ConfigError, DTypeError, ShapeError
+from paddlectl.framework.ops import special
 
 D = paddle.distribution
 

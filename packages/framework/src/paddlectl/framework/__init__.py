@@ -3,6 +3,8 @@
 ``import paddlectl.framework as paddle`` and write Paddle code.
 """
 
+import importlib as _importlib
+import pkgutil as _pkgutil
 from importlib.metadata import version
 
 from . import (
@@ -103,7 +105,6 @@ from .ops.index import (  # noqa: F401 - Paddle's public names
     take_along_axis,
     where,
 )
-from .ops.inplace import TOP_LEVEL as _INPLACE
 from .ops.linalg import bmm, dot, matmul, mm, t
 from .ops.norm import group_norm, layer_norm
 from .ops.random import get_rng_state, seed, set_rng_state
@@ -126,7 +127,6 @@ from .ops.reduce import (  # noqa: F401 - Paddle's public names
     var,
 )
 from .ops.scan import cumsum, prod
-from .ops.search import TOP_LEVEL as _SEARCH_TOP
 from .ops.shape import (  # noqa: F401 - Paddle's public names
     broadcast_to,
     chunk,
@@ -157,12 +157,8 @@ from .serialization import load, save
 _retain_freed_memory()
 globals().update(_BINARY)
 globals().update(_UNARY)
-globals().update({_n: getattr(_ops.inplace, _n) for _n in _INPLACE})
-globals().update({_n: getattr(_ops.search, _n) for _n in _SEARCH_TOP})
-for _family in (
-    _ops.construct, _ops.diagonal, _ops.gather_scatter, _ops.lapack, _ops.norms, _ops.pointwise, _ops.predicates,
-    _ops.products, _ops.rearrange, _ops.scan,
-):  # fmt: skip
-    globals().update({_n: getattr(_family, _n) for _n in _family.TOP_LEVEL})
+for _info in _pkgutil.iter_modules(_ops.__path__):  # each op family lists its paddle.* names in TOP_LEVEL
+    _family = _importlib.import_module(f"{_ops.__name__}.{_info.name}")
+    globals().update({_n: getattr(_family, _n) for _n in getattr(_family, "TOP_LEVEL", ())})
 
 __version__ = version("paddlectl-framework")

@@ -20,6 +20,7 @@ from ..ops.elementwise import cast, where
 from ..ops.index import take_along_axis
 from ..ops.pointwise import nan_to_num
 from ..ops.reduce import max as reduce_max
+from ..ops.special import lgamma
 from ._base import (
     Distribution,
     ExponentialFamily,
@@ -31,7 +32,6 @@ from ._base import (
     sample_shape_of,
     value_like,
 )
-from .special import lgamma
 
 
 def _unit(name: str, t: Tensor, low_open: bool = False) -> None:

@@ -14,8 +14,8 @@ from ..errors import ShapeError
 from ..ops import random as _random
 from ..ops._util import constant
 from ..ops.shape import stack
+from ..ops.special import digamma, lgamma
 from ._base import ExponentialFamily, params, positive, value_like
-from .special import digamma, lgamma
 
 
 def standard_gamma(concentration: Tensor, shape: tuple) -> Tensor:

@@ -19,8 +19,8 @@ from ..ops import random as _random
 from ..ops._util import constant
 from ..ops.creation import arange
 from ..ops.diagonal import diagonal
+from ..ops.special import lgamma
 from ._base import Distribution, params, positive, sample_shape_of, value_like
-from .special import lgamma
 
 
 class LKJCholesky(Distribution):

@@ -12,9 +12,9 @@ from ..errors import ConfigError, ShapeError
 from ..ops.creation import full_like
 from ..ops.elementwise import where
 from ..ops.pointwise import nan_to_num
+from ..ops.special import digamma, lgamma
 from ._base import Distribution, check, draw, params, positive, value_like
 from .gamma import Chi2
-from .special import digamma, lgamma
 
 
 class _LocScale(Distribution):

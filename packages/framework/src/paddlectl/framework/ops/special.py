@@ -18,8 +18,8 @@ from numba import vectorize
 from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
 from ..errors import ConfigError
-from ..ops._util import constant
-from ..ops.elementwise import cast
+from ._util import constant
+from .elementwise import cast
 
 _BERNOULLI_OVER_FACTORIAL = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000)
 """B_2k / (2k)! for k = 1..6: the Euler-Maclaurin corrections of the Hurwitz zeta's tail."""
@@ -123,3 +123,7 @@ def polygamma(x, n, name=None):
     if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
         raise ConfigError(f"polygamma: n must be a non-negative int, got {n!r}")
     return digamma(x) if n == 0 else polygamma_op(_float(x), n=int(n))
+
+
+TENSOR_METHODS = ["lgamma", "digamma", "polygamma"]
+TOP_LEVEL = TENSOR_METHODS
