@@ -28,7 +28,7 @@ MODULES = (
     "reducemax", "reducemean", "reducemin", "reduceprod", "reducesum", "reducesumsquare", "rmsnormalization",
     "round", "scatterelements", "scatternd", "selu", "shrink", "sign", "sin", "sinh", "size", "softmax",
     "softmax_cross_entropy_loss", "softplus", "softsign", "spacetodepth", "split", "sum", "swish", "tan",
-    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor", "quantizelinear", "dequantizelinear", "bitcast", "qlinearmatmul", "matmulinteger",
+    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor", "quantizelinear", "dequantizelinear", "bitcast", "qlinearmatmul", "matmulinteger", "scatter",
 )  # fmt: skip
 """The case modules of the ops ``onnx/import_rules`` maps (onnx names some with a trailing ``_``)."""
 

@@ -246,6 +246,7 @@ RULES: dict[str, Rule] = {
         since=11,
         check=one_of("reduction", _SCATTER_REDUCE, "none"),
     ),
+    "Scatter": Rule(_scatter_elements, frozenset({"axis"}), since=9),  # ScatterElements' name before opset 11
     "ScatterND": Rule(_scatter_nd, frozenset({"reduction"}), since=11),
     "TopK": Rule(_topk, frozenset({"axis", "k", "largest", "sorted"})),
     "NonZero": Rule(_nonzero, since=9),
