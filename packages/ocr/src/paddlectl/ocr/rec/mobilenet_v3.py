@@ -44,6 +44,16 @@ CONFIGS = {"small": (SMALL, 576, [2, 2, 2, 2]), "large": (LARGE, 960, [1, 2, 2, 
 SCALES = (0.35, 0.5, 0.75, 1.0, 1.25)
 
 
+def variant(model_name: str, scale: float) -> tuple[list, int, list[int]]:
+    """``CONFIGS[model_name]`` (blocks, squeeze width, default strides), with ``model_name`` and
+    ``scale`` checked: every MobileNetV3 of the suite (rec, cls, det) takes the same ones."""
+    if model_name not in CONFIGS:
+        raise ConfigError(f"MobileNetV3.model_name is {model_name!r}; choose small or large")
+    if scale not in SCALES:
+        raise ConfigError(f"MobileNetV3.scale is {scale!r}; choose from {', '.join(map(str, SCALES))}")
+    return CONFIGS[model_name]
+
+
 def make_divisible(value: float, divisor: int = 8) -> int:
     """Channels rounded to a multiple of 8, never more than 10% below ``value`` (MobileNet's rule)."""
     rounded = max(divisor, int(value + divisor / 2) // divisor * divisor)
@@ -113,11 +123,7 @@ class MobileNetV3(nn.Layer):
         full_stride: bool = False,
     ) -> None:
         super().__init__()
-        if model_name not in CONFIGS:
-            raise ConfigError(f"MobileNetV3.model_name is {model_name!r}; choose small or large")
-        if scale not in SCALES:
-            raise ConfigError(f"MobileNetV3.scale is {scale!r}; choose from {', '.join(map(str, SCALES))}")
-        cfg, squeeze, default = CONFIGS[model_name]
+        cfg, squeeze, default = variant(model_name, scale)
         strides = (small_stride if model_name == "small" else large_stride) or default
         if not (isinstance(strides, list) and len(strides) == 4 and all(s in (1, 2) for s in strides)):
             raise ConfigError(f"MobileNetV3 {model_name}_stride must be four strides of 1 or 2, got {strides!r}")
@@ -143,4 +149,4 @@ class MobileNetV3(nn.Layer):
         return self.pool(self.conv2(self.blocks(self.conv1(x))))
 
 
-__all__ = ["ConvBNLayer", "MobileNetV3", "make_divisible"]
+__all__ = ["ConvBNLayer", "MobileNetV3", "make_divisible", "variant"]

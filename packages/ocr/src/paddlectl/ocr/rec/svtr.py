@@ -26,11 +26,11 @@ def local_mask(height: int, width: int, window: tuple[int, int]) -> np.ndarray:
 
 
 class ConvBN(nn.Layer):
-    """Conv 3x3 stride 2 -> BatchNorm -> GELU (the patch embedding's steps)."""
+    """Conv 3x3 stride 2 (with a bias, as PaddleOCR's) -> BatchNorm -> GELU (the patch embedding's steps)."""
 
     def __init__(self, in_channels: int, out_channels: int) -> None:
         super().__init__()
-        self.conv = nn.Conv2D(in_channels, out_channels, 3, 2, 1, bias_attr=False)
+        self.conv = nn.Conv2D(in_channels, out_channels, 3, 2, 1)
         self.norm = nn.BatchNorm2D(out_channels)
         self.act = nn.GELU()
 
