@@ -18,6 +18,7 @@ COMMAND_PROVIDERS = {
     "compat": "paddlectl-compat-matrix",
     "license": "paddlectl-license-audit",
     "eval": "paddlectl-eval-harness",
+    "ocr": "paddlectl-ocr",
 }
 """Sub-commands the CLI knows about even when their provider is not installed."""
 
