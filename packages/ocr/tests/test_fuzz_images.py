@@ -22,6 +22,7 @@ from PIL import Image
 
 from paddlectl.framework.errors import DataError, PaddlectlError
 from paddlectl.framework.vision.image_io import read_image
+from paddlectl.ocr.sources import collect
 from paddlectl.ocr.synthetic import text_line
 
 FUZZ = settings(
@@ -67,6 +68,10 @@ def test_hostile_image_files(tmp_path_factory, ocr, fmt, dims, flips, cut):
         data[at % len(data)] ^= xor
     path = tmp_path_factory.mktemp("img") / f"x.{fmt.lower()}"
     path.write_bytes(bytes(data if cut is None else data[: cut % (len(data) + 1)]))
+    try:
+        collect([str(path)])  # `paddlectl ocr`'s up-front check of the header
+    except PaddlectlError:
+        pass
     try:
         ocr(read_image(path, "RGB"))
     except PaddlectlError:
@@ -126,8 +131,6 @@ PDF_SEED = _pdf()
     cut=st.none() | st.integers(0, 10**6),
 )
 def test_hostile_pdfs(tmp_path_factory, flips, cut):
-    from paddlectl.ocr.sources import collect
-
     data = bytearray(PDF_SEED)
     for at, xor in flips:
         data[at % len(data)] ^= xor
@@ -139,3 +142,12 @@ def test_hostile_pdfs(tmp_path_factory, flips, cut):
             assert page.ndim == 3 and page.shape[2] == 3 and page.dtype == np.uint8
     except PaddlectlError:
         pass
+
+
+def test_a_header_claiming_gigapixels_is_refused_before_the_run(tmp_path):
+    """Found by the file fuzzer through `collect`: PIL's DecompressionBombError (not an OSError)
+    escaped the header check."""
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_dims(SEEDS["PNG"], 200_000, 200_000))
+    with pytest.raises(DataError, match="refusing image"):
+        collect([str(path)])

@@ -46,7 +46,9 @@ def _check_image(path: Path) -> None:
     try:
         with Image.open(path):
             pass
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+    except Image.DecompressionBombError as exc:
+        raise DataError(f"refusing image {str(path)!r}: {exc}") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:  # PIL: SyntaxError for broken chunks
         raise DataError(
             f"cannot read image {str(path)!r} ({exc}); pass PNG, JPEG, BMP, TIFF, WebP or PDF files"
         ) from None
