@@ -28,7 +28,7 @@ MODULES = (
     "reducemax", "reducemean", "reducemin", "reduceprod", "reducesum", "reducesumsquare", "rmsnormalization",
     "round", "scatterelements", "scatternd", "selu", "shrink", "sign", "sin", "sinh", "size", "softmax",
     "softmax_cross_entropy_loss", "softplus", "softsign", "spacetodepth", "split", "sum", "swish", "tan",
-    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor", "quantizelinear", "dequantizelinear", "bitcast", "qlinearmatmul", "matmulinteger", "scatter",
+    "thresholdedrelu", "tile", "topk", "trilu", "where", "xor", "quantizelinear", "dequantizelinear", "bitcast", "qlinearmatmul", "matmulinteger", "scatter", "convinteger", "qlinearconv",
 )  # fmt: skip
 """The case modules of the ops ``onnx/import_rules`` maps (onnx names some with a trailing ``_``)."""
 
@@ -61,7 +61,7 @@ REFUSED = {
 @pytest.fixture(scope="module")
 def family_cases():
     cases = conformance.node_cases(modules=MODULES)
-    return [c for c in cases if c.model.graph.node[0].op_type in FAMILY_RULES]
+    return [c for c in cases if c.model.graph.node[0].op_type in {*FAMILY_RULES, "ConvInteger", "QLinearConv"}]
 
 
 def test_mapped_op_families_pass_onnx_node_cases(family_cases):

@@ -128,6 +128,49 @@ def _conv_op(b, inputs, a, op_name, **extra):
     )
 
 
+def _centred64(b, x: str, zp: str, per_channel: bool):
+    """``x - zero_point`` in float64 (exact for 8-bit data); a weight's 1-D zero point is per output channel."""
+    (x64,) = b.op("cast", [x], dtype="float64")
+    if not zp:
+        return x64
+    (z,) = b.op("cast", [zp], dtype="float64")
+    if per_channel and _rank(b, zp) == 1:
+        (z,) = b.op("reshape", [z], shape=(-1, 1, 1, 1))
+    return b.op("subtract", [x64, z])[0]
+
+
+def _conv_integer(b, node, a, opset):
+    """ConvInteger: the integer convolution, computed exactly in float64 and returned as int32."""
+    x, w, zx, zw = (list(node.input) + ["", ""])[:4]
+    (out,) = _conv_op(b, [_centred64(b, x, zx, False), _centred64(b, w, zw, True), None], a, "conv2d")
+    return b.op("cast", [out], dtype="int32")
+
+
+def _qlinear_conv(b, node, a, opset):
+    """QLinearConv: the integer convolution plus the int32 bias, requantised to y's type as onnx's
+    reference does (times x_scale * w_scale / y_scale, plus y_zero_point, clipped, rounded half to even)."""
+    x, sx, zx, w, sw, zw, sy, zy, bias = (list(node.input) + [""] * 9)[:9]
+    (acc,) = _conv_op(b, [_centred64(b, x, zx, False), _centred64(b, w, zw, True), None], a, "conv2d")
+    if bias:
+        (bias64,) = b.op("cast", [bias], dtype="float64")
+        (bias64,) = b.op("reshape", [bias64], shape=(1, -1, 1, 1))
+        (acc,) = b.op("add", [acc, bias64])
+    (ratio,) = b.op("multiply", [sx, sw])
+    (ratio,) = b.op("divide", [ratio, sy])
+    (ratio,) = b.op("cast", [ratio], dtype="float64")
+    if _rank(b, sw) == 1:
+        (ratio,) = b.op("reshape", [ratio], shape=(1, -1, 1, 1))
+    (y,) = b.op("multiply", [acc, ratio])
+    target = dtype_of(b, zy) if zy else dtype_of(b, x)
+    if zy:
+        (y,) = b.op("add", [y, b.op("cast", [zy], dtype="float64")[0]])
+    info = np.iinfo(target)
+    (y,) = b.op("maximum", [y, np.asarray(info.min, np.float64)])
+    (y,) = b.op("minimum", [y, np.asarray(info.max, np.float64)])
+    (y,) = b.op("round", [y])
+    return b.op("cast", [y], dtype=target.name)
+
+
 def _conv_transpose(b, node, a, opset):
     output_padding = list(a.get("output_padding", [0, 0]))
     if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
@@ -440,6 +483,7 @@ def _flatten(b, node, a, opset):
     )
 
 
+_CONV_ATTRS = frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"})
 RULES: dict[str, Rule] = {
     "Add": binary("add"),
     "Sub": binary("subtract"),
@@ -458,9 +502,11 @@ RULES: dict[str, Rule] = {
     "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB"})),
     "Conv": Rule(
         _lift_1d(_conv, 2),
-        frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}),
+        _CONV_ATTRS,
         check=_check_2d,
     ),  # fmt: skip
+    "ConvInteger": Rule(_conv_integer, _CONV_ATTRS, since=10, check=_check_2d),
+    "QLinearConv": Rule(_qlinear_conv, _CONV_ATTRS, since=10, check=_check_2d),
     "ConvTranspose": Rule(
         _lift_1d(_conv_transpose, 2),
         frozenset(
