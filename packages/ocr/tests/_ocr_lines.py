@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from PIL import Image
@@ -107,5 +108,5 @@ def cls_config(root: Path, label: Path, out: Path) -> dict:
         "PostProcess": {"name": "ClsPostProcess", "label_list": ["0", "180"]},
         "Metric": {"name": "ClsMetric", "main_indicator": "acc"},
         "Train": split,
-        "Eval": split,
+        "Eval": copy.deepcopy(split),
     }
