@@ -67,3 +67,32 @@ def test_bad_architecture_is_a_config_error(part, change, match):
     arch = {**ARCH, part: {**ARCH[part], **change}}
     with pytest.raises(ConfigError, match=match):
         DetTask().build_model({"Architecture": arch})
+
+
+def test_whole_network_gradients_match_finite_differences():
+    """float64, training mode (batch-norm statistics per batch): backbone, neck and head weights."""
+    arch = {**ARCH, "Backbone": {**ARCH["Backbone"], "scale": 0.35}, "Neck": {"name": "DBFPN", "out_channels": 32}}
+    model = DetTask().build_model({"Architecture": arch})
+    model.to(dtype="float64")
+    rng = np.random.default_rng(0)
+    x, target = paddle.to_tensor(rng.normal(size=(2, 3, 64, 64))), paddle.to_tensor(rng.uniform(size=(2, 3, 64, 64)))
+
+    def loss():
+        return ((model(x) - target) ** 2).mean()
+
+    loss().backward()
+    params = dict(model.named_parameters())
+    for name in ("backbone.conv.conv.weight", "backbone.stages.2.0.depthwise.conv.weight", "neck.in5_conv.weight",
+                 "head.binarize.conv2.weight", "head.thresh.conv_bn1.weight"):  # fmt: skip
+        p = params[name]
+        grad = p.grad.numpy().ravel()
+        i = int(np.argmax(np.abs(grad)))
+        values = p.numpy().copy()
+        moved = []
+        for step in (1e-6, -1e-6):
+            shifted = values.copy().ravel()
+            shifted[i] += step
+            p.set_value(shifted.reshape(values.shape))
+            moved.append(float(loss()))
+        p.set_value(values)
+        assert grad[i] == pytest.approx((moved[0] - moved[1]) / 2e-6, rel=1e-6), name
