@@ -117,7 +117,8 @@ def test_runner_refuses_an_empty_selection(capsys):
 
 
 FUNCTION_OPS = {"SwiGLU": "swiglu", "RotaryEmbedding": "rotaryembedding", "GroupNormalization": "groupnormalization",
-                "Attention": "attention", "CausalConvWithState": "causal_conv_with_state"}  # fmt: skip
+                "Attention": "attention", "CausalConvWithState": "causal_conv_with_state", "HannWindow": "hannwindow",
+                "CenterCropPad": "center_crop_pad"}  # fmt: skip
 
 
 def test_function_ops_expand_into_their_bodies():

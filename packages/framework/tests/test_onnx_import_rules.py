@@ -212,6 +212,23 @@ def test_backend_binds_shape_inputs_per_call():
     np.testing.assert_array_equal(rep.run({"x": x, "shape": np.array([4, -1], np.int64)})[0], x.reshape(4, 3))
 
 
+def test_backend_binds_the_integer_inputs_a_size_is_computed_from():
+    """Range's limit is n + 1 for an input n: n is bound (a float input x is not)."""
+    nodes = [
+        helper.make_node("Add", ["n", "one"], ["limit"]),
+        helper.make_node("Range", ["zero", "limit", "one"], ["r"]),
+        helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceSum", ["rf"], ["total"], keepdims=0),
+        helper.make_node("Mul", ["x", "total"], ["y"]),
+    ]
+    inits = [("one", np.array(1, np.int64)), ("zero", np.array(0, np.int64))]
+    model = _model(nodes, {"x": _f32(3), "n": np.array(4, np.int64)}, ["y"], inits, opset=13)
+    rep = PaddlectlBackend.prepare(model)
+    x = _f32(3)
+    for n in (4, 6):
+        np.testing.assert_allclose(rep.run([x, np.array(n, np.int64)])[0], x * sum(range(n + 1)), rtol=1e-6)
+
+
 def test_backend_refuses_a_wrong_feed_count_and_device():
     model = _model([helper.make_node("Relu", ["x"], ["y"])], {"x": _f32(2)}, ["y"])
     with pytest.raises(ConversionError, match="device 'CUDA' is not supported"):

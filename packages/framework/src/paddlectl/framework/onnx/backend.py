@@ -3,9 +3,10 @@
 importer and the executor: ``prepare`` imports the model once, ``rep.run(inputs)`` executes it.
 
 A paddlectl program has static ranks and never reads a size from data, so a graph input that a
-node needs as a constant (a Reshape target, TopK's ``k``, Slice bounds fed at run time) cannot be
-imported as an input. The rep binds such inputs per call instead: it imports the model with their
-values fixed (as initializers) and keeps one program per distinct set of values. Only ``"CPU"`` is
+node needs as a constant (a Reshape target, TopK's ``k``, Slice bounds fed at run time), or that
+such a constant is computed from (a window function's size), cannot be imported as an input. The
+rep binds such integer inputs per call instead: it imports the model with their values fixed (as
+initializers) and keeps one program per distinct set of values. Only ``"CPU"`` is
 supported: the executor runs the ops' NumPy/Numba kernels.
 """
 
@@ -19,8 +20,11 @@ import numpy as np
 from ..errors import OnnxImportError, ShapeError
 from ..static.executor import Executor
 from .builder import DataDependentError
+from .converters import RULES
 from .dependency import onnx
+from .functions import expand_functions
 from .importer import load_onnx_model, onnx_to_program
+from .validate import DTYPES, opset_of
 
 _base = importlib.import_module("onnx.backend.base")  # after .dependency, which names the missing extra
 Backend, BackendRep, Device, DeviceType = _base.Backend, _base.BackendRep, _base.Device, _base.DeviceType
@@ -37,6 +41,31 @@ def _bound_model(model, values: dict):
     bound.graph.input.extend(keep)
     bound.graph.initializer.extend(onnx.numpy_helper.from_array(np.asarray(v), n) for n, v in values.items())
     return bound
+
+
+def _inputs_behind(model, name: str, inputs: list) -> list:
+    """``name`` itself where it is a graph input, else the integer/bool graph inputs it is computed
+    from (in the graph with function ops expanded, as the importer sees it), not counting those
+    only read for their shape or size."""
+    if name in inputs:
+        return [name]
+    graph, _ = expand_functions(model, opset_of(model), RULES)
+    producer = {out: node for node in graph.node for out in node.output}
+    kinds = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
+    integer = {t for t, d in DTYPES.items() if np.dtype(d).kind in "iub"}
+    found, seen, stack = [], set(), [name]
+    while stack:
+        value = stack.pop()
+        if not value or value in seen:
+            continue
+        seen.add(value)
+        if value in inputs:
+            found += [value] if kinds.get(value) in integer else []
+            continue
+        node = producer.get(value)
+        if node is not None and node.op_type not in ("Shape", "Size"):
+            stack.extend(node.input)
+    return found
 
 
 class PaddlectlRep(BackendRep):
@@ -62,9 +91,10 @@ class PaddlectlRep(BackendRep):
         try:
             program, meta = onnx_to_program(model)
         except DataDependentError as exc:
-            if exc.name not in self._inputs or exc.name in self._bound:
+            new = [n for n in _inputs_behind(self._model, exc.name, self._inputs) if n not in self._bound]
+            if not new:
                 raise
-            self._bound += (exc.name,)
+            self._bound += tuple(new)
             raise _Rebind from None
         return Executor(program), [i["name"] for i in meta["inputs"]]
 
