@@ -12,7 +12,7 @@ from PIL import Image
 from paddlectl.framework.config import load_config
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.hapi import Task, compute_metrics
-from paddlectl.framework.hapi.builders import build_optimizer
+from paddlectl.framework.hapi.builders import build_optimizer, instantiate
 from paddlectl.framework.vision.models import LeNet
 from paddlectl.framework.vision.task import ClsTask
 
@@ -202,3 +202,19 @@ def test_eval_harness_section_is_left_to_the_harness(task):
     task.check_config(config)
     with pytest.raises(ConfigError, match="Train"):
         task.check_config(load_config(DIGITS, ["Train.harness={repeats: 1}"]))
+
+
+def test_a_typed_error_from_a_built_part_keeps_its_type():
+    """A dataset that names its bad file:line raises DataError; building it from a config must not
+    turn that into a ConfigError (the other exceptions of a constructor do become ConfigErrors)."""
+
+    def broken(path):
+        raise DataError(f"{path}:3: malformed label")
+
+    def typo(path):
+        raise ValueError("no such mode")
+
+    with pytest.raises(DataError, match="labels.txt:3"):
+        instantiate({"name": "Broken", "path": "labels.txt"}, {"Broken": broken}, "Train.dataset")
+    with pytest.raises(ConfigError, match="Train.dataset"):
+        instantiate({"name": "Typo", "path": "labels.txt"}, {"Typo": typo}, "Train.dataset")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import optimizer as optim
-from ..errors import ConfigError
+from ..errors import ConfigError, PaddlectlError
 from ..optimizer import clip, lr
 
 
@@ -71,7 +71,7 @@ def instantiate(section: Mapping[str, Any], choices: Mapping[str, Any], where: s
         check_keys(kwargs, where, [k for k in allowed if k not in extra] + ["name", *skip])
     try:
         return factory(**kwargs, **extra)
-    except ConfigError:
+    except PaddlectlError:  # already typed: a dataset's DataError names its file:line, keep it a DataError
         raise
     except (TypeError, ValueError, AttributeError) as exc:
         raise ConfigError(f"config section {where!r} ({section['name']}): {exc}") from None
