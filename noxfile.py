@@ -221,10 +221,11 @@ def fuzz(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def onnx_conformance(session: nox.Session) -> None:
     """ONNX's node conformance cases (generated in memory by the onnx package; no download) through
-    paddlectl and onnxruntime side by side, and the nine model-zoo classics the onnx wheel ships;
+    paddlectl and onnxruntime side by side, the nine model-zoo classics and the PyTorch-exported cases the
+    onnx wheel ships;
     prints the counts per outcome (the README's ONNX figures), every case to output/onnx_conformance."""
     _install_project(session, "paddlectl-framework")
     out = ROOT / "output" / "onnx_conformance"
     out.mkdir(parents=True, exist_ok=True)
-    session.run("python", "-W", "ignore", "-m", "paddlectl.framework.onnx.conformance", "--ort", "--zoo",
+    session.run("python", "-W", "ignore", "-m", "paddlectl.framework.onnx.conformance", "--ort", "--zoo", "--pytorch",
                 "--json", str(out / "report.json"), *session.posargs)  # fmt: skip

@@ -4,6 +4,7 @@ reference outputs (except the listed, reasoned refusals), and the runner reports
 
 from __future__ import annotations
 
+import os
 import unittest
 
 import pytest
@@ -144,3 +145,12 @@ def test_resize_modes_pass_onnx_node_cases():
     assert all("tf_crop_and_resize" in n or "not_larger" in n or "not_smaller" in n for n in refused), refused
     failing = {n: r for n, r in results.items() if r[0] != "pass" and n not in refused}
     assert len(results) > 30 and not failing, failing
+
+
+def test_pytorch_exported_cases_pass():
+    """The PyTorch-exported models the onnx wheel ships (opsets 6..12: legacy ``broadcast``/``axis``,
+    ``is_test``, per-channel PRelu); 3-D convolutions/pools and dilated max pooling are refused by name."""
+    results = {os.path.basename(p): conformance.run_pytorch_case(p) for p in conformance.pytorch_cases()}
+    refused = {n for n, (o, d) in results.items() if o.startswith("refused") and ("3d" in n.lower() or "dilation" in n)}
+    failing = {n: r for n, r in results.items() if r[0] != "pass" and n not in refused}
+    assert len(results) == 117 and len(refused) <= 15 and not failing, failing

@@ -10,7 +10,8 @@ case is prepared and run with ``backend.PaddlectlBackend`` and compared with onn
 ``--ort`` onnxruntime runs the same cases, for the README's side-by-side figure.
 
 ``python -m paddlectl.framework.onnx.conformance [--ort] [--zoo] [--json PATH] [-k SUBSTRING]``
-prints the counts per outcome (``--zoo``: the model-zoo classics too); the ``onnx_conformance`` nox session runs it.
+prints the counts per outcome (``--zoo``: the model-zoo classics, ``--pytorch``: the PyTorch-exported
+cases too); the ``onnx_conformance`` nox session runs it.
 """
 
 from __future__ import annotations
@@ -269,6 +270,37 @@ def run_zoo_model(path: str, rtol: float = 1e-5) -> tuple[str, str]:
     return ("pass" if ours.shape == ref.shape and err <= rtol else "wrong result"), f"max relative error {err:.1e}"
 
 
+PYTORCH_KINDS = ("pytorch-converted", "pytorch-operator")
+"""Models PyTorch's exporter wrote (opsets 6..12), shipped in the onnx wheel with their data sets."""
+
+
+def run_pytorch_case(case_dir: str) -> tuple[str, str]:
+    """(outcome, detail) of one PyTorch-exported case: every stored data set, compared as onnx's runner does."""
+    from onnx.backend.test.runner import Runner
+
+    from .backend import PaddlectlBackend
+
+    def tensors(folder: str, kind: str) -> list:
+        paths = sorted(glob.glob(os.path.join(folder, f"{kind}_*.pb")))
+        return [onnx.numpy_helper.to_array(onnx.load_tensor(p)) for p in paths]
+
+    try:
+        rep = PaddlectlBackend.prepare(onnx.load(os.path.join(case_dir, "model.onnx")))
+        for folder in sorted(glob.glob(os.path.join(case_dir, "test_data_set_*"))):
+            got = rep.run(tensors(folder, "input"))
+            Runner.assert_similar_outputs(tensors(folder, "output"), [np.asarray(g) for g in got], 1e-3, 1e-7)
+    except AssertionError as exc:
+        return "wrong result", str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    except PaddlectlError as exc:
+        return _classify_refusal(exc), " | ".join(str(exc).strip().splitlines()[:2])
+    return "pass", ""
+
+
+def pytorch_cases() -> list[str]:
+    base = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+    return sorted(glob.glob(os.path.join(base, "pytorch-*", "test_*")))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paddlectl.framework.onnx.conformance", description=__doc__)
     parser.add_argument("-k", default="", help="only cases whose name contains this")
@@ -280,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ort", action="store_true", help="also run onnxruntime on the same cases")
     parser.add_argument("--json", help="write every case's outcome here")
+    parser.add_argument("--pytorch", action="store_true", help="also the PyTorch-exported cases the onnx wheel ships")
     parser.add_argument("--zoo", action="store_true", help="also the nine model-zoo classics, against onnxruntime")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -295,6 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     blocked = unsupported_ops(results["paddlectl"]).most_common(30)
     if blocked:
         print("most common unsupported ops (cases): " + ", ".join(f"{op} ({n})" for op, n in blocked))
+    if args.pytorch:
+        torch = {os.path.basename(p): run_pytorch_case(p) for p in pytorch_cases()}
+        print(f"PyTorch-exported cases: {sum(o == 'pass' for o, _ in torch.values())} of {len(torch)} pass")
+        results["pytorch"] = torch
     if args.zoo:
         zoo = {os.path.basename(p): run_zoo_model(p) for p in zoo_models()}
         for name, (outcome, detail) in zoo.items():

@@ -15,7 +15,7 @@ from ..errors import ConversionError
 from .builder import is_symbolic, reshape_target
 from .dependency import onnx
 from .import_rules import FAMILY_RULES
-from .import_rules.base import INT_BIG, Rule, attrs_of, binary, dtype_of, unary
+from .import_rules.base import INT_BIG, LEGACY_BROADCAST, Rule, attrs_of, binary, dtype_of, operands, unary
 from .import_rules.base import axis_of as _axis
 from .import_rules.base import rank as _rank
 from .import_rules.resize import resize_by_matrices
@@ -51,8 +51,8 @@ def _check_2d(a, opset):
 
 def _div(b, node, a, opset):
     if dtype_of(b, node.input[0]).kind in "iu":  # ONNX integer division truncates toward zero
-        return b.op("int_divide", list(node.input), rounding_mode="trunc")
-    return b.op("divide", list(node.input))
+        return b.op("int_divide", operands(b, node, a, opset), rounding_mode="trunc")
+    return b.op("divide", operands(b, node, a, opset))
 
 
 def _pow(b, node, a, opset):
@@ -227,6 +227,8 @@ def _check_batch_norm(a, opset):
         problems.append("training_mode=1: only inference (running statistics) is supported")
     if a.get("spatial", 1) != 1:
         problems.append("spatial=0 is not supported")
+    if a.get("is_test", 1) == 0:  # opset 6: is_test=0 is training mode
+        problems.append("is_test=0: only inference (running statistics) is supported")
     return problems
 
 
@@ -488,7 +490,7 @@ RULES: dict[str, Rule] = {
     "Add": binary("add"),
     "Sub": binary("subtract"),
     "Mul": binary("multiply"),
-    "Div": Rule(_div),
+    "Div": Rule(_div, LEGACY_BROADCAST),
     "Pow": Rule(_pow),
     "Sqrt": unary("sqrt"),
     "Relu": unary("relu"),
@@ -499,7 +501,7 @@ RULES: dict[str, Rule] = {
     "HardSigmoid": Rule(_hardsigmoid, frozenset({"alpha", "beta"})),
     "Cast": Rule(_cast, frozenset({"to", "saturate"})),
     "MatMul": Rule(_matmul),
-    "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB"})),
+    "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB", "broadcast"})),  # C broadcasts anyway
     "Conv": Rule(
         _lift_1d(_conv, 2),
         _CONV_ATTRS,
@@ -515,7 +517,7 @@ RULES: dict[str, Rule] = {
         check=_check_conv_transpose,
     ),
     "BatchNormalization": Rule(
-        _batch_norm, frozenset({"epsilon", "momentum", "spatial", "training_mode"}), check=_check_batch_norm
+        _batch_norm, frozenset({"epsilon", "momentum", "spatial", "training_mode", "is_test"}), check=_check_batch_norm
     ),  # fmt: skip
     "MaxPool": Rule(
         _lift_1d(_max_pool),

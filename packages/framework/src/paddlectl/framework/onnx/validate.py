@@ -22,8 +22,8 @@ IR_VERSIONS = (3, onnx.IR_VERSION)
 """IR 3 introduced ``opset_import``; newer than the installed onnx package cannot be checked."""
 OPSETS = (6, 28)
 """Default-domain opsets the converters were written against: opset 6 dropped the legacy
-``consumed_inputs`` attributes (a ``broadcast`` attribute of opset 6 is refused by the converters'
-attribute check). Opsets 22 to 28 (onnx 1.23) changed the ops the importer maps only by new element
+``consumed_inputs`` attributes (opset 6's ``broadcast``/``axis`` of binary ops are honoured by
+``import_rules.base.operands``). Opsets 22 to 28 (onnx 1.23) changed the ops the importer maps only by new element
 types and new attributes (Cast's ``round_mode``, Range's ``stash_type``...), which the converters'
 attribute check refuses by name; the inputs and outputs of every mapped op are those of opset 21."""
 DTYPES = {

@@ -88,8 +88,26 @@ def unary(op_name: str, **fixed) -> Rule:
     return Rule(lambda b, node, a, opset: b.op(op_name, [node.input[0]], **fixed))
 
 
+LEGACY_BROADCAST = frozenset({"broadcast", "axis"})
+"""Opset 6's binary ops broadcast B only when ``broadcast=1``, its dims aligned at ``axis``."""
+
+
+def operands(b: Builder, node, a: dict, opset: int) -> list:
+    """A binary op's inputs; before opset 7, B with ``broadcast=1`` and ``axis`` gets unit dims
+    after its own so it lines up with A at ``axis`` (without ``axis`` the alignment is NumPy's)."""
+    names = list(node.input)
+    if opset >= 7 or not a.get("broadcast", 0) or "axis" not in a:
+        return names
+    ra, rb = rank(b, names[0]), rank(b, names[1])
+    trailing = ra - axis_of(int(a["axis"]), ra) - rb
+    if trailing <= 0:
+        return names
+    (aligned,) = b.op("getitem", [names[1]], spec=[["slice", None, None, None]] * rb + [["none"]] * trailing)
+    return [names[0], aligned]
+
+
 def binary(op_name: str) -> Rule:
-    return Rule(lambda b, node, a, opset: b.op(op_name, list(node.input)))
+    return Rule(lambda b, node, a, opset: b.op(op_name, operands(b, node, a, opset)), LEGACY_BROADCAST)
 
 
 def dtype_of(b: Builder, x) -> np.dtype:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..builder import Builder
-from .base import Rule, binary, dtype_of, one_of, unary
+from .base import Rule, binary, dtype_of, item, one_of, rank, unary
 
 
 def _scalar(b: Builder, like: str, value) -> np.ndarray:
@@ -108,8 +108,11 @@ def _gelu(b, node, a, opset):
 
 
 def _prelu(b, node, a, opset):
-    """ONNX's slope broadcasts against X (one per channel as [C, 1, 1], or a scalar)."""
+    """ONNX's slope broadcasts against X (one per channel as [C, 1, 1], or a scalar; before opset 7
+    a 1-D slope is one per channel)."""
     x, slope = node.input
+    if opset < 7 and rank(b, slope) == 1 and item(b, slope).shape[0] != 1:  # opset 6: one slope per channel
+        (slope,) = b.op("reshape", [slope], shape=(-1,) + (1,) * (rank(b, x) - 2))
     (neg,) = b.op("multiply", [x, slope])
     (positive,) = b.op("greater_than", [x, _scalar(b, x, 0)])
     return b.op("where", [positive, x, neg])
