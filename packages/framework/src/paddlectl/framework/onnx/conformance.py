@@ -314,6 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write every case's outcome here")
     parser.add_argument("--pytorch", action="store_true", help="also the PyTorch-exported cases the onnx wheel ships")
     parser.add_argument("--zoo", action="store_true", help="also the nine model-zoo classics, against onnxruntime")
+    parser.add_argument(
+        "--min-pass",
+        type=float,
+        default=0.0,
+        help="exit 1 when fewer node cases than this fraction pass, or (with --zoo) a zoo model fails: CI's floor",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     cases = node_cases(args.k, tuple(args.module))
@@ -342,6 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({k: {c: list(v) for c, v in r.items()} for k, r in results.items()}, f, indent=1, sort_keys=True)
+    failed_zoo = [name for name, (outcome, _) in results.get("zoo", {}).items() if outcome != "pass"]
+    if ours["pass"] < args.min_pass * len(cases) or failed_zoo:
+        print(f"below the floor: node cases under {args.min_pass:.1%} or zoo models failing {failed_zoo}")
+        return 1
     return 0
 
 
