@@ -37,11 +37,16 @@ def _project_dirs() -> dict[str, Path]:
 PROJECTS = _project_dirs()
 
 
-def _local_requirements(name: str, seen: set[str] | None = None) -> set[str]:
-    """The monorepo packages `name` declares, transitively; they are not on PyPI, so install them from here."""
+def _local_requirements(name: str, seen: set[str] | None = None, extras: str = "") -> set[str]:
+    """The monorepo packages `name` declares (with `extras`, those extras' too), transitively; they are not
+    on PyPI, so install them from here."""
     seen = set() if seen is None else seen
     project = tomllib.loads((ROOT / PROJECTS[name] / "pyproject.toml").read_text())["project"]
-    for requirement in project.get("dependencies", []):
+    optional = project.get("optional-dependencies", {})
+    for requirement in [
+        *project.get("dependencies", []),
+        *(r for e in filter(None, extras.split(",")) for r in optional[e]),
+    ]:
         dep = re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0]
         if dep in PROJECTS and dep not in seen:
             seen.add(dep)
@@ -51,7 +56,7 @@ def _local_requirements(name: str, seen: set[str] | None = None) -> set[str]:
 
 def _install_project(session: nox.Session, name: str, extras: str = "test") -> None:
     args = ["-c", LOCK, "-e", f"{PROJECTS[name]}[{extras}]" if extras else str(PROJECTS[name])]
-    for dep in sorted(_local_requirements(name)):
+    for dep in sorted(_local_requirements(name, extras=extras)):
         args += ["-e", str(PROJECTS[dep])]
     session.install(*args)
 
