@@ -118,12 +118,6 @@ def _start_worker(plan: Plan, root: Path) -> None:
     _STATE.update(plan=plan, root=root, palettes=plan.palettes())
 
 
-def _start_pool_worker(plan: Plan, root: Path) -> None:
-    """A forked worker: one OpenCV thread each, the processes are the parallelism."""
-    cv2.setNumThreads(1)
-    _start_worker(plan, root)
-
-
 def _render_job(job: tuple[str, int]) -> tuple[str, int, str, int]:
     """Render and write one item; returns (kind, index, label line, text lines in it)."""
     kind, index = job
@@ -202,9 +196,17 @@ def _run(plan: Plan, root: Path, jobs: list[tuple[str, int]], workers: int) -> I
         finally:
             _STATE.clear()
         return
-    context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_start_pool_worker, initargs=(plan, root)) as pool:
-        yield from pool.imap(_render_job, jobs, chunksize=8)
+    # One OpenCV thread per worker, the processes are the parallelism. Set in this process before the
+    # fork, so no OpenCV pool thread is alive when it forks: a child that resized an inherited pool
+    # hung in pthread_cond_destroy (seen in CI).
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(workers, initializer=_start_worker, initargs=(plan, root)) as pool:
+            yield from pool.imap(_render_job, jobs, chunksize=8)
+    finally:
+        cv2.setNumThreads(threads)
 
 
 def _manifest(plan: Plan) -> dict:
