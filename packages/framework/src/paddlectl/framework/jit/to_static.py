@@ -130,8 +130,8 @@ class StaticFunction:
         if STATE.tracer is not None:
             return self._function(*args)
         tensors = [a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a)) for a in args]
-        params = self.trainable_parameters() if is_grad_enabled() else []
-        if is_grad_enabled() and (params or any(not t.stop_gradient for t in tensors)):
+        params = self.trainable_parameters() if is_grad_enabled() else None
+        if params is not None and (params or any(not t.stop_gradient for t in tensors)):
             outs = program_op(*tensors, *params, fn=self, n_args=len(tensors))
             outs = list(outs) if isinstance(outs, tuple) else [outs]
         else:

@@ -9,9 +9,8 @@ block 0 for "small"), and the last stage ends in the 1x1 "squeeze" convolution.
 from __future__ import annotations
 
 from paddlectl.framework import nn
-from paddlectl.framework.errors import ConfigError
 
-from ..rec.mobilenet_v3 import CONFIGS, SCALES, ConvBNLayer, ResidualUnit, make_divisible
+from ..rec.mobilenet_v3 import ConvBNLayer, ResidualUnit, make_divisible, variant
 
 FIRST_SPLIT = {"large": 3, "small": 1}
 """The first block that may open a stage (PaddleOCR's ``start_idx`` + 1)."""
@@ -25,11 +24,7 @@ class MobileNetV3(nn.Layer):
 
     def __init__(self, in_channels: int = 3, model_name: str = "large", scale: float = 0.5, disable_se: bool = False):
         super().__init__()
-        if model_name not in CONFIGS:
-            raise ConfigError(f"Backbone.model_name is {model_name!r}; choose from {', '.join(CONFIGS)}")
-        if scale not in SCALES:
-            raise ConfigError(f"Backbone.scale is {scale!r}; PaddleOCR's MobileNetV3 takes one of {SCALES}")
-        blocks, last, strides = CONFIGS[model_name]
+        blocks, last, strides = variant(model_name, scale)
         inplanes = make_divisible(16 * scale)
         self.conv = ConvBNLayer(in_channels, inplanes, 3, 2, act="hardswish")
         stages, current, self.out_channels = [], [], []
