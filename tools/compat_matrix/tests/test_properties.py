@@ -75,8 +75,13 @@ def cyclic(deps) -> bool:
     return any(reaches(name, name, set()) for name in edges)
 
 
-# Two matrices found by this test: backtracking left a result without p0, which p2 3 requires
-# (now every requirement of the result is checked), and a cycle resolvelib never leaves.
+# Matrices found by this test: backtracking left a result without p0, which p2 3 requires
+# (now every requirement of the result is checked); a cycle resolvelib never leaves; resolvelib's
+# backjumping dropped p0 2 (whose p3 2 needs p1, which needs p0 < 2) without trying p3 1, and said
+# no (now a complete search checks every "no").
+@example((["p0", "p1", "p2", "p3"], False, {"p0": ["1", "2"], "p1": ["1"], "p2": ["1"], "p3": ["1", "2"]},
+          {("p0", "1"): ["p3>=2", "p3<2"], ("p0", "2"): ["p3"], ("p1", "1"): ["p0<2"], ("p2", "1"): [],
+           ("p3", "1"): [], ("p3", "2"): ["p1"]}, ["p0"]))  # fmt: skip
 @example((["p0", "p1", "p2"], False, {"p0": ["1", "2"], "p1": ["1", "2", "3"], "p2": ["1", "2", "3"]},
           {("p0", "1"): [], ("p0", "2"): ["p1", "p2<2"], ("p1", "1"): [], ("p1", "2"): [], ("p1", "3"): ["p0<2"],
            ("p2", "1"): [], ("p2", "2"): [], ("p2", "3"): ["p0"]}, ["p2"]))  # fmt: skip

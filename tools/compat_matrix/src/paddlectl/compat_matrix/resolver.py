@@ -10,6 +10,7 @@ from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep
 from resolvelib.providers import AbstractProvider
 from resolvelib.resolvers import Resolution
 
+from .complete_search import OutOfBudget, complete_search
 from .matrix import Matrix
 from .model import KINDS, Candidate, Req, is_platform, is_slot
 from .platform import Platform
@@ -166,23 +167,39 @@ def resolve(
     roots = [r for r in roots if r.applies(env)]
     trail = _Trail()
     provider = MatrixProvider(matrix, platform, prefer or {}, options)
+    gave_up = Undecided(f"the resolver gave up after {rounds} rounds; pin a few versions to narrow the search")
     try:
         state = Resolution(provider, trail).resolve(roots, max_rounds=rounds)
     except ResolutionImpossible as exc:
         final = [(info.requirement, info.parent) for info in exc.causes]
-        raise Unsatisfiable(trail.main_conflict(final), dict(trail.added)) from None
+        impossible = Unsatisfiable(trail.main_conflict(final), dict(trail.added))
+        return _second_opinion(provider, roots, rounds, impossible, impossible)
     except ResolutionTooDeep:
-        raise Undecided(
-            f"the resolver gave up after {MAX_ROUNDS} rounds; pin a few versions to narrow the search"
-        ) from None
+        return _second_opinion(
+            provider, roots, rounds, Unsatisfiable(trail.main_conflict([]), dict(trail.added)), gave_up
+        )
     mapping = _needed(provider, state.mapping, roots)
-    if mapping is None:
-        raise Undecided(
-            "the resolver ended on a choice that breaks one of its own requirements (resolvelib's "
-            "backtracking can lose a requirement on cyclic matrices); pin a few versions to narrow the search"
+    if mapping is None:  # resolvelib's backtracking lost a requirement of its own result
+        return _second_opinion(
+            provider, roots, rounds, Unsatisfiable(trail.main_conflict([]), dict(trail.added)), gave_up
         )
     requirers = {name: [(i.requirement, i.parent) for i in state.criteria[name].information] for name in mapping}
     return Solution(mapping, requirers)
+
+
+def _second_opinion(
+    provider: MatrixProvider, roots: list[Req], rounds: int, if_none: Exception, if_out_of_budget: Exception
+) -> Solution:
+    """Where resolvelib failed, the complete search decides: its solution, ``if_none`` when it proves
+    there is none, ``if_out_of_budget`` when it cannot tell within ``rounds`` candidates (after
+    ResolutionImpossible that is resolvelib's own verdict, right in all but rare backjumping cases)."""
+    try:
+        found = complete_search(provider, roots, rounds)
+    except OutOfBudget:
+        raise if_out_of_budget from None
+    if found is None:
+        raise if_none from None
+    return Solution(*found)
 
 
 def _needed(provider: MatrixProvider, pins: Mapping[str, Candidate], roots: list[Req]) -> dict[str, Candidate] | None:
