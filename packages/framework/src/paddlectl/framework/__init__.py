@@ -11,6 +11,7 @@ from . import (
     _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
     autograd,  # noqa: F401 - paddle.autograd
     device,  # noqa: F401 - paddle.device
+    distributed,  # noqa: F401 - paddle.distributed (mpi4py imported only when a process communicates)
     distribution,  # noqa: F401 - paddle.distribution
     hapi,
     inference,
@@ -22,6 +23,7 @@ from . import (
     onnx,  # noqa: F401 - fills each op record's ONNX export rule
     optimizer,
     static,
+    text,  # noqa: F401 - paddle.text
     utils,
     vision,
 )
@@ -61,6 +63,7 @@ from .device import (  # noqa: F401 - Paddle's public names
     is_compiled_with_xpu,
     set_device,
 )
+from .distributed import DataParallel  # noqa: F401 - paddle.DataParallel
 from .dtype_info import finfo, iinfo  # noqa: F401
 from .hapi import Model, callbacks
 from .hapi.model_summary import flops, summary  # noqa: F401

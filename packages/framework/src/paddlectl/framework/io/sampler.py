@@ -13,6 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from ..ops.random import generator
 from .dataset import IterableDataset
+from .world import env_rank, env_world_size
 
 __all__ = [
     "BatchSampler",
@@ -195,8 +196,8 @@ class DistributedBatchSampler(BatchSampler):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.drop_last = drop_last
-        self.nranks = 1 if num_replicas is None else num_replicas
-        self.local_rank = 0 if rank is None else rank
+        self.nranks = env_world_size() if num_replicas is None else num_replicas  # Paddle: the launcher's
+        self.local_rank = env_rank() if rank is None else rank
         if not isinstance(self.nranks, int) or self.nranks <= 0:
             raise ValueError(f"num_replicas should be a positive integer, got {num_replicas!r}")
         if not isinstance(self.local_rank, int) or not 0 <= self.local_rank < self.nranks:
