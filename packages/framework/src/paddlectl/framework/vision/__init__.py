@@ -1,3 +1,4 @@
-"""``paddle.vision``: reference models, image transforms and dataset readers (nothing is downloaded)."""
+"""``paddle.vision``: reference models, image transforms, dataset readers (nothing is downloaded) and
+detection ops."""
 
-from . import datasets, models, transforms
+from . import datasets, models, ops, transforms
