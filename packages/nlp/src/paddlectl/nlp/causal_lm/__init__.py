@@ -1,0 +1,1 @@
+"""``nlp.causal_lm``: the GPT-style character model's task, its data, vocabulary, metric and serving."""
