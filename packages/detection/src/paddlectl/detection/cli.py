@@ -1,0 +1,126 @@
+"""``paddlectl det``: the detection suite's commands (a plugin typer app of paddlectl-cli).
+
+``paddlectl det predict --models layout-cdla IMAGE... [--json OUT] [--vis DIR]`` runs a detector
+over images and prints what it found; ``--json`` writes PaddleX's detection records (boxes in the
+original image's pixels), written once every image is done. Exit codes: 0 done, 2 bad input (an
+image, a model name, a target: paths are checked before the model loads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+USAGE_ERROR = 2
+MODELS = ("layout-cdla",)
+
+console = Console()
+err_console = Console(stderr=True)
+
+app = typer.Typer(
+    name="det",
+    help="Object and document-layout detection: run a detector over images.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+@contextlib.contextmanager
+def _usage_errors():
+    """A user's mistake (a typed error) as one line and exit code 2."""
+    from paddlectl.framework.errors import PaddlectlError
+
+    try:
+        yield
+    except PaddlectlError as exc:
+        err_console.print(f"error: {' '.join(str(exc).split())}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(USAGE_ERROR) from None
+
+
+def _table(records: list[dict]) -> Table:
+    table = Table(title="paddlectl det predict")
+    for column in ("input", "label", "score", "x1, y1, x2, y2"):
+        table.add_column(column)
+    for rec in records:
+        for box in rec["boxes"]:
+            corners = ", ".join(f"{v:.1f}" for v in box["coordinate"])
+            table.add_row(escape(rec["input_path"]), escape(box["label"]), f"{box['score']:.3f}", corners)
+    return table
+
+
+def _check_targets(json_out: Path | None, vis_dir: Path | None) -> None:
+    from paddlectl.framework.errors import DataError
+
+    if json_out is not None and json_out.is_dir():
+        raise DataError(f"--json {str(json_out)!r} is a directory; give a file name such as out.json")
+    if vis_dir is not None and vis_dir.exists() and not vis_dir.is_dir():
+        raise DataError(f"--vis {str(vis_dir)!r} is a file; give a directory")
+
+
+def _picture_name(path: Path, used: set[str]) -> str:
+    """``name.png``, or ``name_2.png`` ... when two inputs share a name."""
+    name, n = f"{path.stem}.png", 1
+    while name in used:
+        n += 1
+        name = f"{path.stem}_{n}.png"
+    used.add(name)
+    return name
+
+
+@app.command("predict")
+def predict_command(
+    images: Annotated[list[Path], typer.Argument(help="Image files (PNG, JPEG, BMP...).")],
+    models: Annotated[str, typer.Option("--models", help=f"The detector: {', '.join(MODELS)}.")] = MODELS[0],
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write PaddleX detection records, one per image, here.")
+    ] = None,
+    vis_dir: Annotated[
+        Path | None, typer.Option("--vis", help="Write each image with its boxes, labels and scores drawn here.")
+    ] = None,
+    threshold: Annotated[
+        float, typer.Option("--threshold", min=0.0, max=1.0, help="Keep boxes scoring over this.")
+    ] = 0.5,
+    iou: Annotated[float, typer.Option("--iou", min=0.0, max=1.0, help="NMS IoU threshold.")] = 0.5,
+    threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads (default: all).")] = None,
+) -> None:
+    """Detect objects or layout regions in images; a table, and JSON records / pictures."""
+    if models not in MODELS:
+        err_console.print(f"error: --models {models!r} is not known; choose one of {', '.join(MODELS)}", markup=False)
+        raise typer.Exit(USAGE_ERROR)
+    from paddlectl.framework.vision.image_io import read_image
+
+    from .layout import LayoutDetector
+    from .records import record, write_json, write_picture
+
+    with _usage_errors():
+        _check_targets(json_out, vis_dir)
+        for path in images:  # every path before any work, so a typo costs no model load
+            if not path.is_file():
+                from paddlectl.framework.errors import DataError
+
+                raise DataError(f"image {str(path)!r} {'is a directory' if path.is_dir() else 'does not exist'}")
+        detector = LayoutDetector(threshold, iou, threads)
+        records, used = [], set()
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
+            task = progress.add_task(models, total=len(images))
+            for path in images:
+                image = read_image(path, "RGB")
+                records.append(record(path, detector(image), detector.labels))
+                if vis_dir is not None:
+                    write_picture(vis_dir / _picture_name(path, used), image, records[-1])
+                progress.advance(task)
+        if json_out is not None:
+            write_json(json_out, records)
+    console.print(_table(records))
+    for flag, path in (("json", json_out), ("vis", vis_dir)):
+        if path is not None:
+            err_console.print(f"wrote {flag}: {path}", markup=False, highlight=False)
