@@ -75,10 +75,10 @@ def _prompt(input_ids) -> np.ndarray:
     ids = np.asarray(input_ids.numpy() if isinstance(input_ids, Tensor) else input_ids)
     if ids.ndim == 1:
         ids = ids[None, :]
+    if ids.size == 0:
+        raise DataError("the prompt is empty; give at least one token to continue from")
     if ids.ndim != 2 or ids.dtype.kind not in "iu":
         raise DataError(f"input_ids must be integer token ids [batch, seq], got {ids.dtype} {list(ids.shape)}")
-    if ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise DataError("the prompt is empty; give at least one token to continue from")
     if ids.min() < 0:
         raise DataError(f"input_ids hold a negative id {int(ids.min())}; token ids start at 0")
     return ids.astype(np.int64)
