@@ -43,7 +43,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"ops"},
     {"compiler"},
     {"optimizer", "linalg", "serialization", "distribution", "autograd"},
-    {"nn", "io", "metric"},
+    {"nn", "io", "metric", "amp"},
     {"distributed"},
     {"static"},
     {"onnx.export", "onnx.emitters", "onnx.dependency"},

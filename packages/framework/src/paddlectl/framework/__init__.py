@@ -9,6 +9,7 @@ from importlib.metadata import version
 
 from . import (
     _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
+    amp,  # noqa: F401 - paddle.amp
     autograd,  # noqa: F401 - paddle.autograd
     device,  # noqa: F401 - paddle.device
     distributed,  # noqa: F401 - paddle.distributed (mpi4py imported only when a process communicates)
@@ -31,9 +32,7 @@ from . import ops as _ops  # declares every op and attaches the Tensor methods
 from .core.allocator import retain_freed_memory as _retain_freed_memory
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
-    bool_ as bool,  # noqa: A004 - Paddle's name
-)
-from .core.dtype import (
+    bfloat16,
     float16,
     float32,
     float64,
@@ -44,6 +43,9 @@ from .core.dtype import (
     int64,
     set_default_dtype,
     uint8,
+)
+from .core.dtype import (
+    bool_ as bool,  # noqa: A004 - Paddle's name
 )
 from .core.tensor import Parameter, Tensor
 from .device import (  # noqa: F401 - Paddle's public names

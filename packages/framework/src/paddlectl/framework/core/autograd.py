@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ShapeError
+from .dtype import is_floating
 from .state import STATE
 from .tensor import Tensor, _apply_hooks
 
@@ -251,7 +252,7 @@ def _vjp(node: Node, buf: list) -> tuple:
     if node.n_outputs > 1 and any(g is None for g in buf):
         # zeros for a float output nothing read; an integer one (a mask, indices) never has a gradient
         buf = [
-            Tensor._wrap(np.zeros_like(o)) if g is None and o.dtype.kind in "fc" else g
+            Tensor._wrap(np.zeros_like(o)) if g is None and (o.dtype.kind == "c" or is_floating(o.dtype)) else g
             for g, o in zip(buf, node.ctx.outputs, strict=True)
         ]
     grads = op.vjp(node.ctx, *buf)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ..errors import DTypeError
 
 float16 = np.dtype("float16")
+bfloat16 = np.dtype(ml_dtypes.bfloat16)  # importing ml_dtypes also lets NumPy read the name "bfloat16"
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 int8 = np.dtype("int8")
@@ -16,7 +18,9 @@ int32 = np.dtype("int32")
 int64 = np.dtype("int64")
 bool_ = np.dtype("bool")
 
-SUPPORTED = {d.name: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
+SUPPORTED = {d.name: d for d in (float16, bfloat16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
+LOW_PRECISION = frozenset((float16, bfloat16))
+"""The 16-bit floats: stored in 16 bits, computed in float32 by the kernels (``core.dispatch``)."""
 
 _default_float = float32
 
@@ -56,7 +60,7 @@ def set_default_dtype(dtype) -> None:
 
 
 def is_floating(dtype: np.dtype) -> bool:
-    return dtype.kind == "f"
+    return dtype.kind == "f" or dtype == bfloat16  # ml_dtypes' bfloat16 is NumPy kind "V"
 
 
 def as_array(value, dtype=None) -> np.ndarray:
@@ -67,3 +71,34 @@ def as_array(value, dtype=None) -> np.ndarray:
     if array.dtype == np.float64 and not isinstance(value, np.ndarray):
         array = array.astype(convert_dtype(None))
     return array
+
+
+def has_low_precision(arrays) -> bool:
+    """Whether an op call's input arrays hold a 16-bit float (its kernels then run in float32)."""
+    for a in arrays:
+        if a is not None and a.dtype in LOW_PRECISION:
+            return True
+    return False
+
+
+def forward_in_float32(forward, ctx, arrays, attrs):
+    """Run ``forward`` on 16-bit inputs widened to float32 and round its float32 results back.
+
+    NumPy, BLAS and Numba compute no 16-bit arithmetic of their own, so a CPU low-precision op is
+    the float32 op rounded once per output (the numerics of a GPU kernel that accumulates in float32).
+    The results stay float32 where Paddle's promotion says so: a float32/float64 input among the
+    16-bit ones, two different 16-bit dtypes, or an explicit ``dtype`` attribute (``cast``, ``sum``).
+    """
+    low = {a.dtype for a in arrays if a is not None and a.dtype in LOW_PRECISION}
+    wide = any(a is not None and a.dtype.kind == "f" and a.dtype not in LOW_PRECISION for a in arrays)
+    out = forward(
+        ctx, *[a.astype(float32) if a is not None and a.dtype in LOW_PRECISION else a for a in arrays], **attrs
+    )
+    if wide or len(low) != 1 or attrs.get("dtype") is not None:
+        return out
+    (target,) = low
+
+    def rounded(o):
+        return o.astype(target) if o.dtype == float32 else o
+
+    return tuple(map(rounded, out)) if isinstance(out, tuple) else rounded(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dtype import as_array
+from ..core.dtype import as_array, is_floating
 from ..core.tensor import Tensor
 
 
@@ -35,7 +35,7 @@ def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
         return value
     if like is not None and isinstance(value, int | float | bool | np.number) and not isinstance(value, np.ndarray):
         dtype = like.dtype
-        if isinstance(value, float) and dtype.kind not in "fc":
+        if isinstance(value, float) and not (dtype.kind == "c" or is_floating(dtype)):
             dtype = None  # int tensor * 0.5 promotes to the default float dtype, as in Paddle
         elif isinstance(value, bool) or (isinstance(value, int) and dtype.kind == "b"):
             dtype = dtype if dtype.kind != "b" else np.dtype("int64")
@@ -48,8 +48,8 @@ def tensor_args(*values):
     tensors meeting a float tensor become that float dtype (Paddle's promotion, not NumPy's float64)."""
     like = next((v for v in values if isinstance(v, Tensor)), None)
     tensors = tuple(to_tensor_like(v, like) for v in values)
-    floats = [t.dtype for t in tensors if t.dtype.kind == "f"]
+    floats = [t.dtype for t in tensors if is_floating(t.dtype)]
     if floats and len(floats) < len(tensors):
         target = np.result_type(*floats)
-        tensors = tuple(t if t.dtype.kind == "f" else t.astype(target) for t in tensors)
+        tensors = tuple(t if is_floating(t.dtype) else t.astype(target) for t in tensors)
     return tensors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtype import is_floating
 from ..core.tensor import Tensor
 from ..errors import DTypeError
 from .reduce import mean, sum
@@ -17,7 +18,7 @@ def check_reduction(op: str, reduction: str, allowed=REDUCTIONS) -> None:
 
 
 def check_float(op: str, what: str, t: Tensor) -> None:
-    if t.dtype.kind != "f":
+    if not is_floating(t.dtype):
         raise DTypeError(f"{op}: {what} must be a float tensor, got {t.dtype}; cast it with .astype('float32')")
 
 

@@ -15,6 +15,7 @@ import struct
 import numpy as np
 import safetensors.numpy
 
+from ..core.dtype import bfloat16
 from ..core.tensor import Tensor
 from ..errors import CheckpointError
 
@@ -22,6 +23,8 @@ MAGIC = b"PADDLECTL-CKPT\n"
 VERSION = 1
 _STRUCTURE_KEY = "paddlectl.structure"
 _LEN = struct.Struct("<Q")
+_BF16 = ".bf16"
+"""Key suffix of a bfloat16 array, stored as its uint16 bits: safetensors' NumPy reader has no BF16."""
 MAX_DEPTH = 128
 """Containers nested deeper are refused on save and on load: each level is three JSON levels in the
 structure, and Python's JSON reader and our decoder recurse; state dicts nest a handful deep."""
@@ -44,11 +47,13 @@ def encode(obj) -> bytes:
 
 
 def _store(array: np.ndarray, arrays: dict, where: str) -> str:
+    key = str(len(arrays))
+    if array.dtype == bfloat16:
+        key, array = key + _BF16, array.view(np.uint16)
     if array.dtype.kind in "OUSV":
         raise TypeError(
             f"paddle.save: {where} is an ndarray of dtype {array.dtype}; only numeric and bool arrays can be saved"
         )
-    key = str(len(arrays))
     arrays[key] = array if array.flags.c_contiguous else np.array(array, order="C")
     return key
 
@@ -122,7 +127,10 @@ def _verified_contents(data: bytes, name: str):
     if hashlib.sha256(payload).hexdigest() != digest:
         raise bad("payload SHA-256 does not match the header (corrupted or tampered with)")
     try:
-        arrays = safetensors.numpy.load(payload)
+        arrays = {
+            k: v.view(bfloat16) if k.endswith(_BF16) and v.dtype == np.uint16 else v
+            for k, v in safetensors.numpy.load(payload).items()
+        }
         metadata = _safetensors_metadata(payload)
         text = metadata[_STRUCTURE_KEY]
     except Exception as exc:  # noqa: BLE001 - any failure here means a bad payload, reported as such
