@@ -35,6 +35,11 @@ class Builtin:
 
 
 BUILTINS = {
+    "ckpt": Builtin(
+        "paddlectl.cli.ckpt",
+        "ckpt_command",
+        "Merge a distributed checkpoint's shards into one ordinary safetensors file.",
+    ),
     "config": Builtin(
         "paddlectl.cli.show",
         "show_config",
@@ -49,6 +54,12 @@ BUILTINS = {
         "paddlectl.cli.export",
         "export_command",
         "Export trained weights as an inference model that `paddlectl predict` runs without a config.",
+    ),
+    "launch": Builtin(
+        "paddlectl.cli.launch",
+        "launch_command",
+        "Run a script on N ranks over mpiexec; a failing rank stops the job and is named.",
+        context="LAUNCH_CONTEXT",
     ),
     "predict": Builtin(
         "paddlectl.cli.predict",

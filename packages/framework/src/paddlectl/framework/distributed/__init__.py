@@ -6,6 +6,8 @@ imported only when a process first communicates.
 """
 
 from ..io.sampler import DistributedBatchSampler
+from . import checkpoint
+from .checkpoint import Sharded, load_state_dict, save_state_dict
 from .collective import (
     ReduceOp,
     Task,
@@ -29,6 +31,7 @@ __all__ = [
     "Group",
     "ParallelEnv",
     "ReduceOp",
+    "Sharded",
     "Task",
     "all_gather",
     "all_reduce",
@@ -38,9 +41,11 @@ __all__ = [
     "get_world_size",
     "init_parallel_env",
     "is_initialized",
+    "load_state_dict",
     "new_group",
     "recv",
     "reduce",
     "reduce_scatter",
+    "save_state_dict",
     "send",
 ]

@@ -277,3 +277,18 @@ def recv(tensor, src: int = 0, group: Group | None = None, sync_op: bool = True)
     group.comm.Recv(buffer, source=peer, tag=_DATA_TAG)
     tensor._data = buffer
     return Task()
+
+
+def exchange_json(group: Group, value) -> list:
+    """Every rank's JSON-able ``value``, in group rank order (bytes over MPI; never a pickle)."""
+    import json
+
+    if group.nranks == 1:
+        return [value]
+    mine = np.frombuffer(json.dumps(value).encode(), dtype=np.uint8)
+    sizes = np.empty(group.nranks, dtype=np.int64)
+    group.comm.Allgather(np.array([mine.size], dtype=np.int64), sizes)
+    gathered = np.empty(int(sizes.sum()), dtype=np.uint8)
+    group.comm.Allgatherv(mine, [gathered, sizes.tolist()])
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [json.loads(gathered[bounds[i] : bounds[i + 1]].tobytes()) for i in range(group.nranks)]

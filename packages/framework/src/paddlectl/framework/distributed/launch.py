@@ -1,0 +1,95 @@
+"""``paddlectl launch``: start N ranks of a script under ``mpiexec`` and report how the job ended.
+
+Every rank runs ``rank_main`` around the script. A rank whose script raises writes a one-line
+report (``rank-R.json``) into the job's directory and calls ``MPI_Abort``, which makes ``mpiexec``
+end every other rank at once, so a failure never leaves a rank waiting in a collective. A rank
+killed from outside (a signal) is found in Hydra's "BAD TERMINATION" notice by its PID, which each
+rank records at start. The launcher then names the failed rank and its error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError
+
+JOB_DIR_VARIABLE = "PADDLECTL_LAUNCH_DIR"
+_HOST = re.compile(r"^[A-Za-z0-9._:-]+$")
+_HYDRA_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT")
+_HYDRA_CODE = re.compile(r"^=\s+(?:EXIT CODE|KILLED BY SIGNAL): (\d+)")
+
+
+@dataclass
+class Outcome:
+    """How a job ended: ``code`` 0 ok, 1 a rank failed, 2 a rank's input was wrong; ``failures``
+    the one-line reports, rank by rank."""
+
+    code: int
+    failures: list[str]
+
+
+def mpiexec() -> str:
+    """The ``mpiexec`` of the ``mpich`` wheel beside this Python, else one on PATH."""
+    beside = Path(sys.executable).with_name("mpiexec")
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        raise ConfigError(
+            "no mpiexec found; install the MPI engine with: pip install 'paddlectl-framework[distributed]'"
+        )
+    return found
+
+
+def command(target: list[str], nproc: int, hosts: list[str] | None = None) -> list[str]:
+    """The mpiexec command line that runs ``target`` (``script.py args`` or ``-m module args``)."""
+    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
+        raise ConfigError(f"--nproc must be a positive number of processes, got {nproc!r}")
+    if not target:
+        raise ConfigError("nothing to launch: name a script (paddlectl launch --nproc 2 train.py)")
+    if target[0] != "-m" and not Path(target[0]).is_file():
+        raise ConfigError(f"script {target[0]!r} does not exist")
+    line = [mpiexec(), "-n", str(nproc)]
+    if hosts:
+        bad = [h for h in hosts if not _HOST.match(h)]
+        if bad:
+            raise ConfigError(f"--hosts: {bad[0]!r} is not a host name; pass names separated by commas (h1,h2)")
+        line += ["-hosts", ",".join(hosts)]
+    return [*line, sys.executable, "-m", "paddlectl.framework.distributed.rank_main", *target]
+
+
+def run(target: list[str], nproc: int, hosts: list[str] | None = None, echo=print) -> Outcome:
+    """Run the job to its end, relaying its output; Hydra's failure notice is replaced by ours."""
+    line = command(target, nproc, hosts)
+    with tempfile.TemporaryDirectory(prefix="paddlectl-launch-") as job_dir:
+        env = {**os.environ, JOB_DIR_VARIABLE: job_dir}
+        process = subprocess.Popen(line, stdout=subprocess.PIPE, stderr=None, env=env, text=True, bufsize=1)
+        hydra: list[str] = []
+        for text in process.stdout:
+            if text.startswith("=") or hydra or text.startswith("YOUR APPLICATION TERMINATED"):
+                hydra.append(text)  # the banner runs to the end of the output
+            else:
+                echo(text.rstrip("\n"))
+        code = process.wait()
+        return _outcome(code, Path(job_dir), hydra)
+
+
+def _outcome(code: int, job_dir: Path, hydra: list[str]) -> Outcome:
+    reports = sorted(job_dir.glob("rank-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    records = [json.loads(p.read_text()) for p in reports]
+    if records:
+        failures = [f"rank {r['rank']} failed: {r['error']}" for r in records]
+        return Outcome(2 if all(r["usage"] for r in records) else 1, failures)
+    if code == 0 and not hydra:
+        return Outcome(0, [])
+    pids = {int(p.read_text()): int(p.stem.split("-")[1]) for p in job_dir.glob("rank-*.pid")}
+    pid = next((int(m.group(1)) for t in hydra if (m := _HYDRA_PID.match(t))), None)
+    how = next((int(m.group(1)) for t in hydra if (m := _HYDRA_CODE.match(t))), code)
+    who = f"rank {pids[pid]}" if pid in pids else "a rank"
+    return Outcome(1, [f"{who} died (exit code or signal {how}) without a Python error; the job was stopped"])
