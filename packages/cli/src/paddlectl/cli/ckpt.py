@@ -7,7 +7,7 @@ metadata, a failed checksum, a missing file: one line on stderr, nothing written
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -15,7 +15,7 @@ import typer
 from .output import console, usage_errors
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     merge = "merge"
 
 
