@@ -19,9 +19,10 @@ import paddlectl.framework as paddle
 from paddlectl.framework import nn
 from paddlectl.framework.errors import CheckpointError, DataError
 
-__all__ = ["BertConfig", "BertEmbeddings", "BertPooler", "BertModel"]
+__all__ = ["BertConfig", "BertEmbeddings", "BertPooler", "BertModel", "FEEDS", "input_spec"]
 
 _ACTIVATIONS = ("gelu", "relu")
+FEEDS = ("input_ids", "token_type_ids", "attention_mask")
 _MASKED = -1e4  # PaddleNLP's additive mask: exp(-1e4 - max) is 0 in float32, and no inf - inf = nan
 
 
@@ -182,6 +183,17 @@ class BertModel(nn.Layer):
                     f"BertModel: {name} must be a tensor shaped like input_ids {list(input_ids.shape)}, "
                     f"got {_describe(other)}"
                 )
+
+
+def input_spec(feeds=FEEDS) -> list:
+    """int64 [batch, seq] InputSpecs for ``paddle.jit.save``, all sharing the symbols ``batch`` and
+    ``seq``: a ``None`` per feed would give each its own length, and their embeddings would not add."""
+    from paddlectl.framework.jit import InputSpec
+
+    unknown = [f for f in feeds if f not in FEEDS]
+    if unknown or not feeds or feeds[0] != "input_ids":
+        raise DataError(f"input_spec: feeds must start with input_ids and be among {list(FEEDS)}, got {list(feeds)}")
+    return [InputSpec(["batch", "seq"], "int64", name) for name in feeds]
 
 
 def _describe(value) -> str:
