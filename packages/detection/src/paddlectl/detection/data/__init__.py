@@ -1,0 +1,1 @@
+"""Detection data: COCO and VOC readers, PaddleDetection's reader transforms, the label table."""

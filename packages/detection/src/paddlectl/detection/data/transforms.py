@@ -1,0 +1,227 @@
+"""PaddleDetection's reader transforms (sample transforms), with the boxes carried through.
+
+Each takes and returns the sample dict (``image`` HWC until ``Permute``; ``gt_bbox`` x1y1x2y2 in
+the current image's pixels; ``im_shape`` and ``scale_factor`` as PaddleDetection keeps them, so
+predictions map back to the source image). ``PadGT`` ends every pipeline: it packs the labels into
+one table (``labels.pack``) and returns ``(image, label)``. Random transforms draw from NumPy's
+global generator, which the trainer seeds.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from paddlectl.framework.errors import ConfigError, DataError
+from paddlectl.framework.vision.image_io import read_image
+
+from .labels import pack
+
+INTERP = {0: cv2.INTER_NEAREST, 1: cv2.INTER_LINEAR, 2: cv2.INTER_CUBIC, 3: cv2.INTER_AREA, 4: cv2.INTER_LANCZOS4}
+
+
+def _keep(data: dict, keep: np.ndarray) -> None:
+    for key in ("gt_bbox", "gt_class", "is_crowd"):
+        if key in data:
+            data[key] = data[key][keep]
+
+
+class Decode:
+    """The image file (or an array given as ``image``) as RGB HWC uint8; sets ``im_shape``/``scale_factor``."""
+
+    def __call__(self, data: dict) -> dict:
+        if data.get("image") is None:
+            data["image"] = read_image(data["im_file"], "RGB")
+        image = data["image"]
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise DataError(f"{data.get('source', 'input')}: expected an RGB image, got shape {list(image.shape)}")
+        height, width = image.shape[:2]
+        if "h" in data and (round(data["h"]), round(data["w"])) != (height, width):
+            raise DataError(
+                f"{data['source']}: the annotations say {data['w']:g}x{data['h']:g}, the image "
+                f"{data['im_file']!r} is {width}x{height}"
+            )
+        data["im_shape"] = np.array([height, width], np.float32)
+        data["scale_factor"] = np.array([1.0, 1.0], np.float32)
+        return data
+
+
+class RandomFlip:
+    """Mirror left-right with probability ``prob``."""
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = float(prob)
+
+    def __call__(self, data: dict) -> dict:
+        if np.random.random() < self.prob:
+            width = data["image"].shape[1]
+            data["image"] = np.ascontiguousarray(data["image"][:, ::-1])
+            if len(data["gt_bbox"]):
+                boxes = data["gt_bbox"].copy()
+                boxes[:, [0, 2]] = width - data["gt_bbox"][:, [2, 0]]
+                data["gt_bbox"] = boxes
+        return data
+
+
+class RandomDistort:
+    """Brightness, contrast, saturation (and hue) jitter, each with probability ``prob``."""
+
+    def __init__(
+        self, hue=(-18, 18), saturation=(0.5, 1.5), contrast=(0.5, 1.5), brightness=(0.5, 1.5), prob: float = 0.5
+    ):
+        self.hue, self.saturation, self.contrast, self.brightness = hue, saturation, contrast, brightness
+        self.prob = float(prob)
+
+    def __call__(self, data: dict) -> dict:
+        image = data["image"].astype(np.float32)
+        if np.random.random() < self.prob:
+            image *= np.random.uniform(*self.brightness)
+        if np.random.random() < self.prob:
+            image = (image - image.mean()) * np.random.uniform(*self.contrast) + image.mean()
+        if np.random.random() < self.prob:
+            grey = image.mean(2, keepdims=True)
+            image = grey + (image - grey) * np.random.uniform(*self.saturation)
+        image = image.clip(0, 255).astype(np.uint8)
+        if np.random.random() < self.prob:
+            hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)
+            hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(np.random.uniform(*self.hue) / 2)) % 180
+            image = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)
+        data["image"] = image
+        return data
+
+
+class RandomCrop:
+    """SSD-style crop: a region of ``scaling`` x the image area and ``aspect_ratio``, accepted when
+    some box overlaps it by an IoU in ``thresholds`` (or anyway, with ``num_attempts`` used up, the
+    whole image is kept); boxes whose centre falls outside are dropped, the rest clipped."""
+
+    def __init__(
+        self,
+        aspect_ratio=(0.5, 2.0),
+        thresholds=(0.0, 0.1, 0.3, 0.5, 0.7, 0.9),
+        scaling=(0.3, 1.0),
+        num_attempts: int = 50,
+    ):
+        self.aspect_ratio, self.thresholds, self.scaling = aspect_ratio, list(thresholds), scaling
+        self.num_attempts = int(num_attempts)
+
+    def __call__(self, data: dict) -> dict:
+        boxes = data["gt_bbox"]
+        if not len(boxes):
+            return data
+        height, width = data["image"].shape[:2]
+        threshold = self.thresholds[np.random.randint(len(self.thresholds))]
+        for _ in range(self.num_attempts):
+            scale = np.random.uniform(*self.scaling)
+            ratio = np.random.uniform(max(self.aspect_ratio[0], scale**2), min(self.aspect_ratio[1], scale**-2))
+            h, w = int(height * scale / np.sqrt(ratio)), int(width * scale * np.sqrt(ratio))
+            if h < 8 or w < 8 or h > height or w > width:
+                continue
+            y, x = np.random.randint(0, height - h + 1), np.random.randint(0, width - w + 1)
+            crop = np.array([x, y, x + w, y + h], np.float32)
+            lt, rb = np.maximum(boxes[:, :2], crop[:2]), np.minimum(boxes[:, 2:], crop[2:])
+            inter = np.prod(np.clip(rb - lt, 0, None), 1)
+            iou = inter / (np.prod(boxes[:, 2:] - boxes[:, :2], 1) + w * h - inter)
+            centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+            inside = np.all((centres > crop[:2]) & (centres < crop[2:]), 1)
+            if iou.max() < threshold or not inside.any():
+                continue
+            _keep(data, inside)
+            kept = data["gt_bbox"]
+            kept = (
+                np.concatenate([np.maximum(kept[:, :2], crop[:2]), np.minimum(kept[:, 2:], crop[2:])], 1)
+                - crop[[0, 1, 0, 1]]
+            )
+            data["gt_bbox"] = kept.astype(np.float32)
+            data["image"] = data["image"][y : y + h, x : x + w]
+            return data
+        return data
+
+
+class Resize:
+    """To ``target_size`` [h, w]; with ``keep_ratio`` the image is scaled to fit inside it (then ``Pad``)."""
+
+    def __init__(self, target_size, keep_ratio: bool = True, interp: int = 2) -> None:
+        size = [target_size, target_size] if isinstance(target_size, int) else list(target_size)
+        if len(size) != 2 or min(size) < 1:
+            raise ConfigError(f"Resize.target_size must be [height, width], got {target_size!r}")
+        if interp not in INTERP:
+            raise ConfigError(f"Resize.interp is {interp!r}; use 0-4 (cv2 nearest, linear, cubic, area, lanczos)")
+        self.target_size, self.keep_ratio, self.interp = [int(s) for s in size], bool(keep_ratio), interp
+
+    def __call__(self, data: dict) -> dict:
+        height, width = data["image"].shape[:2]
+        if self.keep_ratio:
+            scale = min(self.target_size[0] / height, self.target_size[1] / width)
+            sy = sx = scale
+        else:
+            sy, sx = self.target_size[0] / height, self.target_size[1] / width
+        new = (max(1, round(width * sx)), max(1, round(height * sy)))
+        data["image"] = cv2.resize(data["image"], new, interpolation=INTERP[self.interp])
+        data["im_shape"] = np.array([new[1], new[0]], np.float32)
+        data["scale_factor"] = data["scale_factor"] * np.array([new[1] / height, new[0] / width], np.float32)
+        if len(data.get("gt_bbox", ())):
+            data["gt_bbox"] = (data["gt_bbox"] * np.array([new[0] / width, new[1] / height] * 2, np.float32)).astype(
+                np.float32
+            )
+        return data
+
+
+class NormalizeImage:
+    """``(image / 255 - mean) / std`` with ``is_scale``, else ``(image - mean) / std``."""
+
+    def __init__(self, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), is_scale: bool = True) -> None:
+        self.mean, self.std = np.asarray(mean, np.float32), np.asarray(std, np.float32)
+        if self.mean.shape != (3,) or self.std.shape != (3,) or (self.std <= 0).any():
+            raise ConfigError("NormalizeImage.mean/std must be three numbers each, std positive")
+        self.is_scale = bool(is_scale)
+
+    def __call__(self, data: dict) -> dict:
+        image = data["image"].astype(np.float32)
+        data["image"] = ((image / 255.0 if self.is_scale else image) - self.mean) / self.std
+        return data
+
+
+class Pad:
+    """Zero-pad at the bottom/right to ``size`` [h, w] (boxes unchanged), so every image batches."""
+
+    def __init__(self, size) -> None:
+        self.size = [size, size] if isinstance(size, int) else [int(s) for s in size]
+
+    def __call__(self, data: dict) -> dict:
+        image = data["image"]
+        height, width = image.shape[:2]
+        if height > self.size[0] or width > self.size[1]:
+            raise ConfigError(f"Pad.size {self.size} is smaller than a {height}x{width} image; pad to the Resize size")
+        out = np.zeros((self.size[0], self.size[1], image.shape[2]), image.dtype)
+        out[:height, :width] = image
+        data["image"] = out
+        data["im_shape"] = np.array(self.size, np.float32)
+        return data
+
+
+class Permute:
+    """HWC -> CHW float32, the layout the network takes."""
+
+    def __call__(self, data: dict) -> dict:
+        data["image"] = np.ascontiguousarray(data["image"].transpose(2, 0, 1), np.float32)
+        return data
+
+
+class PadGT:
+    """The last transform: ``(image, label table)`` with room for ``num_max_boxes`` objects."""
+
+    def __init__(self, num_max_boxes: int = 100) -> None:
+        if not isinstance(num_max_boxes, int) or num_max_boxes < 1:
+            raise ConfigError(f"PadGT.num_max_boxes must be a positive count, got {num_max_boxes!r}")
+        self.num_max_boxes = num_max_boxes
+
+    def __call__(self, data: dict) -> tuple:
+        return data["image"], pack(data, self.num_max_boxes)
+
+
+TRANSFORMS = {
+    cls.__name__: cls
+    for cls in (Decode, RandomFlip, RandomDistort, RandomCrop, Resize, NormalizeImage, Pad, Permute, PadGT)
+}
+LABEL_OPS = ("RandomFlip", "RandomDistort", "RandomCrop", "PadGT")  # left out when serving

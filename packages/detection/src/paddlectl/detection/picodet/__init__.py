@@ -1,0 +1,1 @@
+"""PicoDet-style anchor-free detector: LCNet backbone, LC-PAN neck, GFL head (task ``det.picodet``)."""

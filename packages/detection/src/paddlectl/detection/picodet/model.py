@@ -1,0 +1,51 @@
+"""PicoDet: backbone -> neck -> head, with the EMA of its weights and the serving outputs.
+
+``forward(image)`` gives the head's raw predictions (training and the trainer's evaluation);
+``forward(image, scale_factor)`` is the exported model: boxes decoded and mapped back to source
+pixels (``scale_factor`` = PaddleDetection's ``[scale_y, scale_x]`` per image), then either
+PaddleDetection's deploy outputs after multi-class NMS, ``boxes`` [N, 6] (class, score, x1, y1,
+x2, y2) and ``boxes_num`` [B], or, with ``Export.nms: false``, the boxes [B, A, 4] and scores
+[B, C, A] before NMS.
+"""
+
+from __future__ import annotations
+
+from paddlectl.framework import concat, nn
+
+from .ema import WeightEMA
+
+
+class PicoDet(nn.Layer):
+    def __init__(self, backbone, neck, head, ema_decay: float | None = 0.9998, nms: dict | None = None) -> None:
+        super().__init__()
+        self.backbone, self.neck, self.head = backbone, neck, head
+        self.nms = nms
+        self.ema = WeightEMA(self._weights(), ema_decay) if ema_decay else None
+
+    def _weights(self) -> dict:
+        return {n: p for n, p in self.named_parameters() if not n.startswith("ema.")}
+
+    def train(self):
+        if self.ema is not None:
+            self.ema.swap_out(self._weights())
+        return super().train()
+
+    def eval(self):
+        if self.ema is not None:
+            self.ema.swap_in(self._weights())
+        return super().eval()
+
+    def forward(self, image, scale_factor=None):
+        if self.training and self.ema is not None:
+            self.ema.update(self._weights())
+        raw = self.head(self.neck(self.backbone(image)))
+        if scale_factor is None:
+            return raw
+        boxes, scores = self.head.decode(raw, int(image.shape[2]), int(image.shape[3]))
+        sy, sx = scale_factor[:, 0:1], scale_factor[:, 1:2]
+        boxes = boxes / concat([sx, sy, sx, sy], axis=1).unsqueeze(1)
+        if self.nms is None:
+            return boxes, scores
+        from paddlectl.framework.vision.ops import multiclass_nms  # the framework's NMS op (traced, exportable)
+
+        return multiclass_nms(boxes, scores, **self.nms)
