@@ -6,7 +6,7 @@ imported only when a process first communicates.
 """
 
 from ..io.sampler import DistributedBatchSampler
-from . import checkpoint
+from . import checkpoint, fleet
 from .checkpoint import Sharded, load_state_dict, save_state_dict
 from .collective import (
     ReduceOp,

@@ -14,7 +14,7 @@ by 1/world_size. Buckets follow Paddle: parameters in reverse order, the first b
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -28,26 +28,51 @@ _MB = 1024 * 1024
 
 
 class Bucket:
-    """Parameters whose gradients are reduced in one message."""
+    """Parameters whose gradients are reduced in one message: all-reduced, or (``root`` set,
+    sharding stage 2) reduced onto the rank that owns them, the others then dropping theirs."""
 
-    def __init__(self, params: list) -> None:
+    def __init__(self, params: list, root: int | None = None) -> None:
         self.params = params
-        dtype = params[0]._data.dtype
-        self.buffer = np.zeros(sum(p._data.size for p in params), dtype=dtype)
-        self.views = {}
-        offset = 0
-        for p in params:
-            self.views[id(p)] = self.buffer[offset : offset + p._data.size].reshape(p._data.shape)
-            offset += p._data.size
+        self.root = root
+        self.dtype = params[0]._data.dtype
+        self.size = sum(p._data.size for p in params)
+        self.buffer = None
+        self.views: dict = {}
         self.pending = 0
         self.wire = None  # what travels: the buffer, or a float32 copy of a 16-bit one
+        self.allocate()
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def allocate(self) -> None:
+        self.buffer = np.zeros(self.size, dtype=self.dtype)
+        offset = 0
+        for p in self.params:
+            self.views[id(p)] = self.buffer[offset : offset + p._data.size].reshape(p._data.shape)
+            offset += p._data.size
+
+    def release(self) -> None:
+        """Free the gradients of a bucket another rank owns."""
+        for p in self.params:
+            p._grad = None
+        self.buffer, self.views = None, {}
 
     def start(self, comm):
         self.wire = self.buffer if self.buffer.dtype.itemsize > 2 else self.buffer.astype(np.float32)
-        return comm.Iallreduce(mpi().IN_PLACE, self.wire, op=mpi().SUM)
+        if self.root is None:
+            return comm.Iallreduce(mpi().IN_PLACE, self.wire, op=mpi().SUM)
+        if comm.Get_rank() == self.root:
+            return comm.Ireduce(mpi().IN_PLACE, self.wire, op=mpi().SUM, root=self.root)
+        return comm.Ireduce(self.wire, None, op=mpi().SUM, root=self.root)
 
-    def finish(self, nranks: int) -> None:
-        np.multiply(self.wire, 1.0 / nranks, out=self.wire, casting="unsafe")
+    def finish(self, comm) -> None:
+        if self.root is not None and comm.Get_rank() != self.root:
+            self.wire = None
+            self.release()
+            return
+        np.multiply(self.wire, 1.0 / comm.Get_size(), out=self.wire, casting="unsafe")
         if self.wire is not self.buffer:
             self.buffer[...] = self.wire
         self.wire = None
@@ -105,10 +130,10 @@ def contribution_counts(outputs, params: dict[int, object]) -> dict[int, int]:
 class Reducer:
     """The buckets of one DataParallel model and the state of the current backward."""
 
-    def __init__(self, params: list, group: Group, comm_buffer_size: float, last_comm_buffer_size: float) -> None:
+    def __init__(self, params: list, group: Group, buckets: list[Bucket]) -> None:
         self.group = group
         self.params = {id(p): p for p in params}
-        self.buckets = assign_buckets(params, comm_buffer_size, last_comm_buffer_size)
+        self.buckets = buckets
         self.bucket_of = {id(p): b for b in self.buckets for p in b.params}
         self.remaining: dict[int, int] = {}
         self.requests: list = []
@@ -122,6 +147,9 @@ class Reducer:
 
     def install_grads(self) -> None:
         """Make each ``.grad`` the bucket view again (an optimizer may have dropped or replaced it)."""
+        for bucket in self.buckets:
+            if bucket.buffer is None:
+                bucket.allocate()
         for pid, p in self.params.items():
             view = self.bucket_of[pid].views[pid]
             grad = p._grad
@@ -182,7 +210,7 @@ class Reducer:
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
             self.requests.append(bucket.start(self.group.comm))
-            self.bytes_reduced += bucket.buffer.nbytes
+            self.bytes_reduced += bucket.nbytes
             self.next_bucket += 1
 
     def _complete(self) -> None:
@@ -191,7 +219,7 @@ class Reducer:
         mpi().Request.Waitall(self.requests)
         self.wait_seconds += time.perf_counter() - start
         for bucket in self.buckets:
-            bucket.finish(self.group.nranks)
+            bucket.finish(self.group.comm)
         self.requests = []
         self.active = False
 
@@ -226,12 +254,16 @@ class DataParallel(Layer):
         self.find_unused_parameters = bool(find_unused_parameters)
         self.group = resolve(group)
         self._grad_sync = True
+        self._forward_context = nullcontext  # fleet's amp strategy puts auto_cast here
         params = [p for p in layers.parameters() if not p.stop_gradient]
         self._reducer = None
         if self.group.nranks > 1:
             self._check_same_model(params)
             self._sync_params_buffers()
-            self._reducer = Reducer(params, self.group, comm_buffer_size, last_comm_buffer_size)
+            self._reducer = Reducer(params, self.group, self._buckets(params, comm_buffer_size, last_comm_buffer_size))
+
+    def _buckets(self, params: list, comm_buffer_size: float, last_comm_buffer_size: float) -> list[Bucket]:
+        return assign_buckets(params, comm_buffer_size, last_comm_buffer_size)
 
     def _check_same_model(self, params: list) -> None:
         mine = np.array([len(params), sum(p._data.size for p in params)], dtype=np.int64)
@@ -254,7 +286,8 @@ class DataParallel(Layer):
             tensor._data = array
 
     def forward(self, *inputs, **kwargs):
-        outputs = self._layers(*inputs, **kwargs)
+        with self._forward_context():
+            outputs = self._layers(*inputs, **kwargs)
         if self._reducer is not None and self._grad_sync and STATE.grad_enabled:
             self._reducer.prepare(outputs)
         return outputs

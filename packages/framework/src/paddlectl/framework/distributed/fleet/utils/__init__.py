@@ -1,0 +1,1 @@
+"""``paddle.distributed.fleet.utils``."""
