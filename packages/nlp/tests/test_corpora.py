@@ -21,6 +21,12 @@ def test_real_sentiment_reviews_have_both_labels():
     assert all(text for text, _ in reviews)
 
 
+def test_distinct_reviews_drop_repeats_and_conflicts():
+    reviews = [("好", 1), ("差", 0), ("好", 1), ("一般", 1), ("一般", 0), ("不错", 1)]
+    assert corpora.distinct_reviews(reviews) == [("好", 1), ("差", 0), ("不错", 1)]
+    assert len(corpora.distinct_reviews(corpora.sentiment_reviews())) == 17363
+
+
 def test_real_peoples_daily_sentences_are_word_tag_pairs():
     sentences = corpora.peoples_daily()
     assert len(sentences) == 19484

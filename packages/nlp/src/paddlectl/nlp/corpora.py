@@ -50,6 +50,16 @@ def sentiment_reviews(root: Path | None = None) -> list[tuple[str, int]]:
     return [(text, label) for relative, label in SENTIMENT_FILES.items() for _, text in _lines(root, relative)]
 
 
+def distinct_reviews(reviews: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Each review text once, in first-seen order; a text filed under both labels is dropped. Half
+    the lines of the two files repeat another line, so a split of the raw lines would hold out
+    mostly reviews the training part already has."""
+    labels: dict[str, set[int]] = {}
+    for text, label in reviews:
+        labels.setdefault(text, set()).add(label)
+    return [(text, next(iter(seen))) for text, seen in labels.items() if len(seen) == 1]
+
+
 def _token(path: str, number: int, token: str) -> tuple[str, str]:
     word, sep, tag = token.rpartition("/")
     if not sep or not word or not tag:

