@@ -137,7 +137,10 @@ class CharTaskBase(TaskBase):
     def build_datasets(self, config: dict):
         table, max_length = self.table(config), self.corpus(config)[3]
         return tuple(
-            [(table.encode(text, max_length), self.encode_target(target, max_length)) for text, target in self.items(config, s)]
+            [
+                (table.encode(text, max_length), self.encode_target(target, max_length))
+                for text, target in self.items(config, s)
+            ]
             for s in ("Train", "Eval")
         )
 

@@ -31,7 +31,9 @@ class ClassificationMetric(Metric):
     def compute(self, logits, labels):
         logits, labels = np.asarray(logits), np.asarray(labels).reshape(-1)
         if logits.ndim != 2 or len(logits) != len(labels):
-            raise DataError(f"classification takes logits [n, classes] and n labels, got {list(logits.shape)} and {len(labels)}")
+            raise DataError(
+                f"classification takes logits [n, classes] and n labels, got {list(logits.shape)} and {len(labels)}"
+            )
         if labels.size and (labels.min() < 0 or labels.max() >= logits.shape[1]):
             raise DataError(f"labels must be class ids in [0, {logits.shape[1]}), got {labels.min()}..{labels.max()}")
         return logits.argmax(axis=1), labels, logits.shape[1]
