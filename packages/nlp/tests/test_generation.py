@@ -74,6 +74,12 @@ def test_sampling_is_seeded_and_top_k_1_is_greedy(model):
     np.testing.assert_array_equal(cold, greedy)
 
 
+def test_suppressed_tokens_are_never_generated(model):
+    greedy, _ = generate(model, [[3, 1, 4]], max_length=10)
+    out, _ = generate(model, [[3, 1, 4]], max_length=10, suppress_tokens=[int(greedy[0, 0])])
+    assert greedy[0, 0] not in out
+
+
 def test_sampling_draws_only_kept_tokens():
     def logits(ids):  # the same distribution every step
         return np.repeat(PROBS[:, None, :], ids.shape[1], axis=1).repeat(ids.shape[0], axis=0)

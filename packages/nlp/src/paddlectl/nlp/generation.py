@@ -11,7 +11,7 @@ the whole sequence again, which is what an exported predictor (no cache inputs) 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -127,6 +127,7 @@ def generate(
     pad_token_id: int | None = None,
     use_cache: bool = True,
     seed: int | None = None,
+    suppress_tokens: Sequence[int] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Up to ``max_length`` new tokens after ``input_ids`` ([batch, seq] or one sequence).
 
@@ -135,7 +136,7 @@ def generate(
     A sequence that produced ``eos_token_id`` is finished: it gets ``pad_token_id`` (default the
     eos id) from then on and its score stops changing; generation stops when all are finished.
     Scores are the mean log-probability of each sequence's tokens under the distribution they were
-    chosen from.
+    chosen from. ``suppress_tokens`` are never generated (a vocabulary's unknown-token id).
     """
     _check_options(max_length, decode_strategy, top_k, top_p, temperature)
     ids = _prompt(input_ids)
@@ -153,6 +154,7 @@ def generate(
     try:
         for i in range(max_length):
             logits = step(ids, ids.shape[1] if i == 0 else 1)
+            logits[:, list(suppress_tokens)] = -np.inf
             if decode_strategy == "sampling":
                 logits = top_p_filter(top_k_filter(logits / float(temperature), top_k), float(top_p))
             logp = _log_softmax(logits)

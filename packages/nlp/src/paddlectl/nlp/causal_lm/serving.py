@@ -2,7 +2,8 @@
 
 The exported program takes ``input_ids`` of any length (a symbolic sequence dim) and has no cache
 inputs, so every step runs the whole sequence so far (``use_cache=False``). The prompt's
-characters outside the vocabulary become ``[UNK]`` and are listed in the result.
+characters outside the vocabulary become ``[UNK]`` and are listed in the result; ``[UNK]`` itself
+is never generated (it stands for many characters, none of which it could print).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..generation import generate
 from .task import GENERATION_DEFAULTS, encode_prompt, read_prompt
-from .vocab import CharVocab
+from .vocab import UNK, CharVocab
 
 NEWLINE = "\n"
 
@@ -52,6 +53,7 @@ def generate_served(run, pre: dict, post: dict, prompt: Any, **options) -> dict:
         eos_token_id=newline,
         use_cache=False,
         seed=settings["seed"],
+        suppress_tokens=[vocab.ids[UNK]],
     )
     tokens = list(out[0])
     if newline in tokens:

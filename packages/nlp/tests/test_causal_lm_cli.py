@@ -1,0 +1,131 @@
+"""``paddlectl train / export / predict / eval`` on a tiny nlp.causal_lm config, end to end, and the
+generate command over the exported model: the export takes any sequence length and carries its
+vocabulary; bad prompts are one line and exit code 2."""
+
+import json
+
+import numpy as np
+import pytest
+import typer
+import yaml
+from _causal_lm import tiny_config, write_corpus
+from typer.testing import CliRunner
+
+from paddlectl.cli.app import app
+from paddlectl.framework.hapi.export import load_trained
+from paddlectl.framework.inference import Config
+from paddlectl.framework.inference.predictor import Predictor
+from paddlectl.framework.jit.saved_model import MODEL_JSON, read_model_dir
+from paddlectl.nlp.causal_lm.command import generate_command
+from paddlectl.nlp.causal_lm.serving import generate_served
+from paddlectl.nlp.causal_lm.task import CausalLMTask
+from paddlectl.nlp.generation import generate
+
+cli = CliRunner()
+generate_app = typer.Typer()
+generate_app.command()(generate_command)
+
+
+def _invoke(*args, target=app):
+    return cli.invoke(target, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lm_cli")
+    config = root / "lm.yml"
+    config.write_text(yaml.safe_dump(tiny_config(write_corpus(root / "corpus"), root / "run"), allow_unicode=True))
+    result = _invoke("train", "-c", config, "-q")
+    assert result.exit_code == 0, result.output
+    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_train_logs_perplexity_and_the_loss_falls(trained):
+    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
+    losses = [r["loss"] for r in records if r["kind"] == "train"]
+    evaluations = [r for r in records if r["kind"] == "eval"]
+    assert len(evaluations) == 2 and {"acc", "ppl", "loss"} <= set(evaluations[-1])
+    assert losses[-1] < losses[0]
+    assert evaluations[-1]["ppl"] == pytest.approx(np.exp(evaluations[-1]["loss"]), rel=1e-4)
+
+
+def test_the_export_has_a_symbolic_sequence_length_and_its_vocabulary(trained):
+    meta = json.loads((trained / "model" / MODEL_JSON).read_text())
+    assert meta["preprocess"]["vocab"][0] == "[UNK]" and meta["preprocess"]["max_position_embeddings"] == 24
+    saved = read_model_dir(trained / "model")
+    predictor = Predictor(Config(str(trained / "model")), saved)
+    for length in (2, 19):
+        ids = np.random.default_rng(length).integers(0, len(meta["preprocess"]["vocab"]), (2, length))
+        assert predictor.run([ids])[0].shape == (2, length, len(meta["preprocess"]["vocab"]))
+
+
+def test_served_generation_equals_eager_generation_with_the_cache(trained):
+    config = yaml.safe_load((trained / "lm.yml").read_text())
+    task = CausalLMTask()
+    model = load_trained(task, config, trained / "run" / "best")
+    saved = read_model_dir(trained / "model")
+    pre, post = saved.meta["preprocess"], saved.meta["postprocess"]
+    run = Predictor(Config(str(trained / "model")), saved).run
+    served = generate_served(run, pre, post, "中共中央", max_length=8, stop_at_newline=False)
+    (ids,) = task.preprocess(pre, ["中共中央"])
+    eager, _ = generate(model, ids, max_length=8, use_cache=True, suppress_tokens=[0])
+    assert served["text"] == "".join(pre["vocab"][i] for i in eager[0])
+
+
+def test_predict_gives_the_next_character_of_a_prompt_file(trained, tmp_path):
+    (tmp_path / "a.txt").write_text("中共中央总书记\n", encoding="utf-8")
+    out = tmp_path / "pred.json"
+    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", "--json", out)
+    assert result.exit_code == 0, result.output
+    (prediction,) = json.loads(out.read_text())["predictions"]
+    assert len(prediction["topk"]) == 3 and 0 < prediction["score"] <= 1
+
+
+def test_predict_refuses_an_empty_prompt(trained, tmp_path):
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "empty.txt", "--json", tmp_path / "p.json")
+    assert result.exit_code == 2 and "the prompt is empty" in result.output
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_eval_reports_the_trainers_perplexity(trained):
+    result = _invoke(
+        "eval", "-m", trained / "model", "-c", trained / "lm.yml", "--output-dir", trained / "eval",
+        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
+        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (report,) = (trained / "eval").glob("runs/*/report.json")
+    metrics = json.loads(report.read_text())["metrics"]
+    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
+    best = max((r for r in records if r["kind"] == "eval"), key=lambda r: r["acc"])
+    assert metrics["ppl"] == pytest.approx(best["ppl"], rel=1e-4) and metrics["acc"] == pytest.approx(best["acc"])
+
+
+def test_generate_continues_prompts_and_maps_unknown_characters(trained, tmp_path):
+    (tmp_path / "p.txt").write_text("新年", encoding="utf-8")
+    out = tmp_path / "gen.json"
+    result = _invoke("中共", f"@{tmp_path / 'p.txt'}", "Ｘ中", "-m", trained / "model", "--json", out,
+                     "--strategy", "sampling", "--top-k", "5", "--seed", "1", target=generate_app)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    generations = json.loads(out.read_text(encoding="utf-8"))["generations"]
+    assert [g["prompt"] for g in generations] == ["中共", "新年", "Ｘ中"]
+    assert [g["unknown"] for g in generations] == [[], [], ["Ｘ"]]
+    assert all(0 < len(g["text"]) <= 6 and "\n" not in g["text"] and "[UNK]" not in g["text"] for g in generations)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["", "--max-length", "3"], "the prompt is empty"),
+        (["中共", "--max-length", "23"], "exceed the model's 24 positions; lower max_length to at most 22"),
+        (["中" * 25], "the model attends over 24"),
+        (["中共", "--top-p", "0"], "top_p must be in (0, 1]"),
+    ],
+)
+def test_generate_refuses_bad_input_in_one_line(trained, args, message):
+    result = _invoke(*args, "-m", trained / "model", target=generate_app)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
