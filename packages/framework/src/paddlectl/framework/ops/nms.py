@@ -109,3 +109,52 @@ multiclass_nms_op = OpDef(
     samples=_multiclass_nms_samples,
     exempt={"trace": _DATA_SIZED},
 )
+
+
+def _corners(boxes: np.ndarray, center_point_box: int) -> np.ndarray:
+    """ONNX's boxes as (x1, y1, x2, y2) with x1 <= x2, y1 <= y2: from (x_centre, y_centre, w, h), or
+    from (y1, x1, y2, x2) naming any two opposite corners."""
+    if center_point_box:
+        half = boxes[..., 2:] / 2
+        xy = np.concatenate([boxes[..., :2] - half, boxes[..., :2] + half], axis=-1)
+    else:
+        xy = boxes[..., [1, 0, 3, 2]]
+    return np.concatenate([np.minimum(xy[..., :2], xy[..., 2:]), np.maximum(xy[..., :2], xy[..., 2:])], axis=-1)
+
+
+def _onnx_nms_forward(ctx, boxes, scores, *, max_per_class, iou_threshold, score_threshold, center_point_box):
+    """ONNX NonMaxSuppression: for each image and class, boxes over ``score_threshold`` best first
+    (ties by index), greedy at IoU > ``iou_threshold``, at most ``max_per_class``; rows of
+    (batch, class, box) in that order."""
+    corners = _corners(boxes, center_point_box)
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            s = scores[b, c]
+            candidates = np.arange(s.shape[0]) if score_threshold is None else np.nonzero(s > score_threshold)[0]
+            order = candidates[np.argsort(-s[candidates], kind="stable")]
+            kept = order[nms_kernels.greedy_nms(corners[b][order], np.zeros(len(order), np.int64), iou_threshold)]
+            rows += [(b, c, int(i)) for i in kept[:max_per_class]]
+    return np.array(rows, np.int64).reshape(-1, 3)
+
+
+def _onnx_nms_samples(rng):
+    boxes = np.stack([_boxes(rng, 8) for _ in range(2)])[..., [1, 0, 3, 2]]  # (y1, x1, y2, x2)
+    attrs = {"max_per_class": 3, "iou_threshold": 0.4, "score_threshold": 0.2, "center_point_box": 0}
+    centred = {**attrs, "score_threshold": None, "center_point_box": 1, "max_per_class": 8}
+    return [
+        Sample((boxes, rng.uniform(0, 1, (2, 2, 8))), attrs),
+        Sample((boxes, rng.uniform(0, 1, (2, 3, 8))), centred),
+    ]
+
+
+non_max_suppression_op = OpDef(
+    "non_max_suppression",
+    _onnx_nms_forward,
+    None,
+    lambda boxes, scores, **attrs: Spec((NNZ, 3), np.dtype(np.int64)),
+    OPAQUE,
+    samples=_onnx_nms_samples,
+    exempt={"trace": _DATA_SIZED},
+)
+"""ONNX's NonMaxSuppression (its import rule maps onto it): selected (batch, class, box) indices."""

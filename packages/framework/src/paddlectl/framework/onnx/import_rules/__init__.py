@@ -2,6 +2,13 @@
 resize and layout rules the PP-OCR models need). Each family module maps ONNX op types onto
 framework ops; ``base`` holds the ``Rule`` record and the helpers they share."""
 
-from . import elementwise, nn, quant, reductions, tensors
+from . import detection, elementwise, nn, quant, reductions, tensors
 
-FAMILY_RULES = {**elementwise.RULES, **reductions.RULES, **nn.RULES, **tensors.RULES, **quant.RULES}
+FAMILY_RULES = {
+    **elementwise.RULES,
+    **reductions.RULES,
+    **nn.RULES,
+    **tensors.RULES,
+    **quant.RULES,
+    **detection.RULES,
+}
