@@ -64,11 +64,11 @@ def test_the_training_loss_falls_and_eval_reports_paddleseg_metrics(trained):
 
 
 def test_eval_measures_the_exported_model_with_the_same_metrics(trained):
+    quick = ["threads=1", "cold_start=false", "repeats=3", "warmup=1", "rounds=1"]
+    overrides = [arg for setting in quick for arg in ("-o", f"Eval.harness.{setting}")]
     result = _invoke(
-        "eval", "-m", trained / "model", "-c", trained / "seg.yml", "--output-dir", trained / "eval",
-        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
-        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
-    )  # fmt: skip
+        "eval", "-m", trained / "model", "-c", trained / "seg.yml", "--output-dir", trained / "eval", *overrides
+    )
     assert result.exit_code == 0, result.output
     assert "miou" in result.output and "kappa" in result.output
 

@@ -6,7 +6,6 @@ Exit codes: 0 done, 2 bad input (a path, an image, a model; a message names it).
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import Annotated
@@ -18,22 +17,16 @@ USAGE_ERROR = 2
 console = Console()
 err_console = Console(stderr=True)
 
-app = typer.Typer(
-    name="seg",
-    help="Semantic segmentation: generate a labelled set, or segment images with an exported model.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
+HELP = "Semantic segmentation: generate a labelled set, or segment images with an exported model."
+app = typer.Typer(name="seg", help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 
 
-@contextlib.contextmanager
-def _usage_errors():
-    """A user's mistake (a typed error) as one line and exit code 2."""
+def _run(action, *args):
+    """``action(*args)``; a typed error (the user's mistake) becomes one line on stderr and exit 2."""
     from paddlectl.framework.errors import PaddlectlError
 
     try:
-        yield
+        return action(*args)
     except PaddlectlError as exc:
         err_console.print(f"error: {' '.join(str(exc).split())}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from None
@@ -51,8 +44,7 @@ def synth_command(
     """Generate scenes (digits, letters, shapes on textures) with semantic label PNGs."""
     from .synth import generate_seg_set
 
-    with _usage_errors():
-        path = generate_seg_set(out, n, seed=seed, image_size=(size, size))
+    path = _run(generate_seg_set, out, n, seed, (size, size))
     console.print(f"file list: {path}", highlight=False, markup=False)
 
 
@@ -66,8 +58,7 @@ def predict_command(
     """Per image: <name>_label.png (class ids), <name>_pseudo.png (palette), <name>_overlay.png, at the image's size."""
     from .predict import predict_files
 
-    with _usage_errors():
-        records = predict_files(model, inputs, out, weight)
+    records = _run(predict_files, model, inputs, out, weight)
     with (out / "predictions.json").open("w", encoding="utf-8") as fh:
         json.dump(records, fh, indent=1)
     console.print(f"{len(records)} images segmented: {out}", highlight=False, markup=False)

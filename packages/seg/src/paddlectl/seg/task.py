@@ -80,12 +80,13 @@ class SemanticSegTask(TaskBase):
         check_keys(config.get("PostProcess") or {}, "PostProcess", ("label_list",))
         check_keys(config.get("Export") or {}, "Export", ("input_shape",))
         self.input_shape(config)
-        main = self.main_indicator(config)
-        names = metric_names(self.build_metrics(config))
-        if main not in names:
-            raise ConfigError(f"Metric.main_indicator {main!r} is not a metric name; choose from {', '.join(names)}")
+        self.build_model(config)  # refuses architecture and loss typos now, not after the data is read
         self.build_loss(config)
-        self.build_model(config)  # refuses architecture typos now, not after the data is read
+        reported = metric_names(self.build_metrics(config))
+        if self.main_indicator(config) not in reported:
+            raise ConfigError(
+                f"Metric.main_indicator {self.main_indicator(config)!r} is not reported; use one of {', '.join(reported)}"
+            )
 
     @staticmethod
     def num_classes(config: dict) -> int:

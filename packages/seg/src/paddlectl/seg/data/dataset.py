@@ -21,14 +21,14 @@ from .labels import check_binary_255, check_label_values, label_values, read_lab
 
 def read_file_list(path: Path, root: Path, separator: str) -> list[tuple[Path, Path, str]]:
     """``(image, label, "file:line")`` per non-empty line; both files must exist."""
+    if not path.is_file():
+        raise DataError(f"file list {str(path)!r} does not exist; check dataset_root and train_path/val_path")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"file list {str(path)!r} does not exist; check train_path/val_path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read file list {str(path)!r} ({exc}); it must be UTF-8 text") from None
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DataError(f"file list {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
