@@ -8,21 +8,16 @@ image, a model name, a target: paths are checked before the model loads).
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-USAGE_ERROR = 2
-MODELS = ("layout-cdla",)
+from paddlectl.cli.output import USAGE_ERROR, console, err_console, escape, print_error, usage_errors
 
-console = Console()
-err_console = Console(stderr=True)
+MODELS = ("layout-cdla",)
 
 app = typer.Typer(
     name="det",
@@ -36,18 +31,6 @@ app = typer.Typer(
 @app.callback()
 def _group() -> None:
     """Object and document-layout detection (a group even while it has one command)."""
-
-
-@contextlib.contextmanager
-def _usage_errors():
-    """A user's mistake (a typed error) as one line and exit code 2."""
-    from paddlectl.framework.errors import PaddlectlError
-
-    try:
-        yield
-    except PaddlectlError as exc:
-        err_console.print(f"error: {' '.join(str(exc).split())}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(USAGE_ERROR) from None
 
 
 def _table(records: list[dict]) -> Table:
@@ -98,14 +81,14 @@ def predict_command(
 ) -> None:
     """Detect objects or layout regions in images; a table, and JSON records / pictures."""
     if models not in MODELS:
-        err_console.print(f"error: --models {models!r} is not known; choose one of {', '.join(MODELS)}", markup=False)
+        print_error(f"--models {models!r} is not known; choose one of {', '.join(MODELS)}")
         raise typer.Exit(USAGE_ERROR)
     from paddlectl.framework.vision.image_io import read_image
 
     from .layout import LayoutDetector
     from .records import record, write_json, write_picture
 
-    with _usage_errors():
+    with usage_errors():
         _check_targets(json_out, vis_dir)
         for path in images:  # every path before any work, so a typo costs no model load
             if not path.is_file():
@@ -142,6 +125,6 @@ def synth_command(
     """Generate detection scenes (digits, letters, shapes on textured backgrounds) with COCO boxes and masks."""
     from .synth import generate_scenes
 
-    with _usage_errors():
+    with usage_errors():
         path = generate_scenes(out, n, seed=seed, image_size=(size, size), max_objects=max_objects)
     err_console.print(f"wrote {n} scenes: {path}", markup=False, highlight=False)
