@@ -1,0 +1,133 @@
+"""``nlp.token_cls``: BIO tags from People's Daily's word tags, seqeval's entity F1 on hand-made
+cases, the packed tagger output, and ``paddlectl train / export / predict / eval`` on a tiny corpus."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+from _nlp_corpus import write_peoples_daily
+from typer.testing import CliRunner
+
+import paddlectl.framework as paddle
+from paddlectl.cli.app import app
+from paddlectl.framework.errors import DataError
+from paddlectl.nlp.token_cls.data import LABELS, bio_characters, pieces
+from paddlectl.nlp.token_cls.metric import EntityF1
+from paddlectl.nlp.token_cls.model import BiLSTMCrf, unpack
+from paddlectl.nlp.token_cls.task import TokenClsTask
+
+cli = CliRunner()
+
+
+def _invoke(*args):
+    return cli.invoke(app, [str(a) for a in args])
+
+
+def test_bio_tags_merge_surname_and_given_name():
+    text, tags = bio_characters([("江", "nr"), ("泽民", "nr"), ("在", "p"), ("北京", "ns"), ("新华社", "nt")])
+    assert text == "江泽民在北京新华社"
+    assert tags == ["B-PER", "I-PER", "I-PER", "O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "I-ORG"]
+    _, tags = bio_characters([("北京", "ns"), ("上海", "ns")])
+    assert tags == ["B-LOC", "I-LOC", "B-LOC", "I-LOC"]  # two places stay two entities
+
+
+def test_long_sentences_are_cut_after_a_clause_mark():
+    text = "一二三，四五六七八九"
+    got = pieces(text, list("OOOOOOOOOO"), 6)
+    assert [t for t, _ in got] == ["一二三，", "四五六七八九"]
+    assert [t for t, _ in pieces("一二三四五六七", ["O"] * 7, 3)] == ["一二三", "四五六", "七"]
+
+
+def _packed(paths, tags=len(LABELS) + 2, steps=5):
+    """A packed output whose CRF decodes to ``paths``: emissions one-hot on them, zero weights."""
+    out = np.zeros((len(paths), steps + tags + 3, tags), "float32")
+    for b, path in enumerate(paths):
+        out[b, np.arange(len(path)), path] = 10.0
+        out[b, -1, 0] = len(path)
+    return out
+
+
+def test_entity_f1_counts_whole_entities_as_seqeval_does():
+    b_per, i_per, b_loc = LABELS.index("B-PER"), LABELS.index("I-PER"), LABELS.index("B-LOC")
+    truth = np.array([[b_per, i_per, 0, b_loc, 0], [b_loc, 0, 0, 0, 0]])
+    predicted = [[b_per, 0, 0, b_loc, 0], [b_loc, 0, 0]]  # PER cut short: wrong; both LOC right
+    metric = EntityF1(LABELS)
+    metric.update(*metric.compute(_packed(predicted), truth))
+    f1, precision, recall = metric.accumulate()
+    assert (precision, recall) == (pytest.approx(2 / 3), pytest.approx(2 / 3)) and f1 == pytest.approx(2 / 3)
+    with pytest.raises(DataError, match="tag ids"):
+        metric.compute(_packed(predicted), truth + 7)
+
+
+def test_the_packed_output_carries_emissions_weights_and_lengths():
+    paddle.seed(0)
+    model = BiLSTMCrf(20, len(LABELS), embed_dim=4, hidden_size=4)
+    ids = paddle.to_tensor(np.array([[3, 4, 5, 0], [6, 0, 0, 0]]))
+    emissions, weights, lengths = unpack(model(ids))
+    assert emissions.shape == [2, 4, 9] and lengths.numpy().tolist() == [3, 1]
+    np.testing.assert_array_equal(weights.numpy(), model.crf.weights().numpy())
+    with pytest.raises(DataError, match="tagger's output"):
+        unpack(np.zeros((2, 4, 9)))
+
+
+def _config(root, output):
+    return {
+        "Global": {"task": "nlp.token_cls", "seed": 0, "output_dir": str(output), "epochs": 2, "log_interval": 1},
+        "Architecture": {"name": "BiLSTMCrf", "embed_dim": 16, "hidden_size": 16, "dropout": 0.0},
+        "Loss": {"name": "CrfLoss"},
+        "Optimizer": {"name": "Adam", "learning_rate": 0.05},
+        "Train": {
+            "dataset": {"root": str(root), "held_out": 0.2, "min_freq": 1, "max_length": 16},
+            "loader": {"batch_size": 16},
+        },
+        "Eval": {"dataset": {}, "loader": {"batch_size": 64}},
+        "Metric": {"main_indicator": "f1"},
+    }
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("token_cls")
+    write_peoples_daily(root / "corpus")
+    config = root / "token_cls.yml"
+    config.write_text(yaml.safe_dump(_config(root / "corpus", root / "run")), encoding="utf-8")
+    result = _invoke("train", "-c", config, "-q")
+    assert result.exit_code == 0, result.output
+    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_training_lowers_the_crf_loss(trained):
+    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
+    losses = [r["loss"] for r in records if r["kind"] == "train"]
+    assert len(losses) == 12 and np.mean(losses[-3:]) < 0.5 * np.mean(losses[:3])
+    assert max(r["f1"] for r in records if r["kind"] == "eval") > 0.5
+
+
+def test_predict_lists_entities_as_spans(trained, tmp_path):
+    (tmp_path / "s.txt").write_text("今天王小明在北京访问新华社", encoding="utf-8")
+    out = tmp_path / "pred.json"
+    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "s.txt", "--json", out)
+    assert result.exit_code == 0, result.output
+    (prediction,) = json.loads(out.read_text())["predictions"]
+    assert len(prediction["tags"]) == 13
+    assert {e["type"] for e in prediction["entities"]} <= {"PER", "LOC", "ORG"}
+
+
+def test_eval_reports_entity_f1(trained):
+    result = _invoke(
+        "eval", "-m", trained / "model", "-c", trained / "token_cls.yml", "--output-dir", trained / "eval",
+        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
+        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "precision" in result.output and "recall" in result.output
+
+
+def test_a_model_with_other_labels_is_refused():
+    with pytest.raises(DataError, match="labels make 3"):
+        TokenClsTask().postprocess({"labels": ["O", "B-X", "I-X"]}, [_packed([[0, 1]])])
