@@ -41,7 +41,10 @@ def test_long_sentences_are_cut_after_a_clause_mark():
     assert [t for t, _ in pieces("一二三四五六七", ["O"] * 7, 3)] == ["一二三", "四五六", "七"]
 
 
-def _packed(paths, tags=len(LABELS) + 2, steps=5):
+TAGS = len(LABELS) + 2  # the CRF's start and stop tags too
+
+
+def _packed(paths, tags=TAGS, steps=5):
     """A packed output whose CRF decodes to ``paths``: emissions one-hot on them, zero weights."""
     out = np.zeros((len(paths), steps + tags + 3, tags), "float32")
     for b, path in enumerate(paths):
