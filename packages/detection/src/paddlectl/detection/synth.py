@@ -206,6 +206,7 @@ def generate_scenes(
     path = out / ANNOTATIONS
     with atomic_write(path, "w", encoding="utf-8") as fh:
         json.dump(coco, fh)
+    path.chmod(0o644)  # the temporary file was private; a data set is for reading
     return path
 
 

@@ -1,0 +1,103 @@
+"""det.picodet: the loss falls over a few steps, the EMA is what evaluation sees, assignment
+and post-processing on hand-made cases."""
+
+import numpy as np
+
+import paddlectl.framework as paddle
+from paddlectl.detection.picodet.assigner import TaskAlignedAssigner
+from paddlectl.detection.picodet.backbone import LCNet
+from paddlectl.detection.picodet.head import PicoHead
+from paddlectl.detection.picodet.loss import PicoDetLoss
+from paddlectl.detection.picodet.model import PicoDet
+from paddlectl.detection.picodet.neck import LCPAN
+from paddlectl.detection.picodet.postprocess import NMSParams, detections
+
+
+def tiny(ema_decay=None, nms=None):
+    backbone = LCNet(scale=0.25)
+    neck = LCPAN(backbone.out_channels, 16)
+    return PicoDet(backbone, neck, PicoHead(neck.out_channels, num_classes=2, num_convs=1), ema_decay, nms)
+
+
+def labels(batch):
+    table = np.zeros((batch, 4, 6), np.float32)
+    table[:, 1:, 0] = -1
+    table[:, 0] = [64, 64, 1, 1, 1, 2]
+    table[:, 1] = [0, 4, 6, 30, 34, 0]
+    table[:, 2] = [1, 36, 30, 60, 58, 0]
+    return paddle.to_tensor(table)
+
+
+def test_a_few_steps_lower_the_loss():
+    paddle.seed(0)
+    model, loss_fn = tiny(), PicoDetLoss(num_classes=2)
+    optimizer = paddle.optimizer.AdamW(learning_rate=0.01, parameters=model.parameters())
+    rng = np.random.default_rng(0)
+    images = rng.normal(0, 0.3, (4, 3, 64, 64)).astype(np.float32)
+    images[:, :, 6:34, 4:30] += 1.5  # the objects' pixels
+    images[:, 0, 30:58, 36:60] -= 1.5
+    x, y = paddle.to_tensor(images), labels(4)
+    losses = []
+    for _ in range(12):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        losses.append(float(loss))
+    assert np.isfinite(losses).all()
+    assert np.mean(losses[-3:]) < 0.9 * np.mean(losses[:3]), losses
+
+
+def test_evaluation_sees_the_weight_average_and_training_its_own_weights():
+    model = tiny(ema_decay=0.5)
+    weight = model.head.outputs[0].weight
+    trained = weight.numpy().copy()
+    assert any(k.startswith("ema.") for k in model.state_dict())
+    model.ema.update(model._weights())  # the average now equals the weights
+    weight.set_value(trained + 1.0)
+    model.ema.update(model._weights())  # step 1: decay min(0.5, 2/11) -> mostly the new weights
+    average = model.ema.state_dict()[model.ema.names["head.outputs.0.weight"]].numpy()
+    np.testing.assert_allclose(average, trained + 9 / 11, rtol=1e-5)
+    model.eval()
+    np.testing.assert_allclose(weight.numpy(), average)
+    model.train()
+    np.testing.assert_allclose(weight.numpy(), trained + 1.0)
+
+
+def test_assigner_gives_each_object_points_inside_it_and_a_tiny_one_its_nearest():
+    points = np.array([[x + 4.0, y + 4.0] for y in range(0, 64, 8) for x in range(0, 64, 8)], np.float32)
+    boxes = np.concatenate([points - 6, points + 6], 1)
+    scores = np.full((len(points), 2), 0.1, np.float32)
+    gt = np.array([[0, 0, 24, 24], [40, 40, 42, 42]], np.float32)
+    result = TaskAlignedAssigner(topk=4)(scores, boxes, points, gt, np.array([0, 1]))
+    first = np.flatnonzero(result.gt_index == 0)
+    assert 1 <= len(first) <= 4 and ((points[first] > 0) & (points[first] < 24)).all()
+    second = np.flatnonzero(result.gt_index == 1)
+    np.testing.assert_allclose(points[second], [[44, 44]])
+    assert (result.score[result.gt_index < 0] == 0).all() and result.score[first].max() > 0
+
+
+def test_postprocess_reads_every_output_form_alike():
+    params = NMSParams(score_threshold=0.3, nms_threshold=0.5, keep_top_k=10)
+    boxes = np.array([[[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]], np.float32)
+    scores = np.array(
+        [
+            [[0.9, 0.8, 0.1]],
+        ],
+        np.float32,
+    )  # one class: the overlapping box is suppressed
+    (found,) = detections([boxes, scores], params, 1, 7, [8, 16, 32])
+    np.testing.assert_allclose(found, [[0, 0.9, 0, 0, 10, 10]])
+    deploy = np.array([[0, 0.9, 0, 0, 10, 10], [1, 0.7, 5, 5, 9, 9], [0, 0.6, 1, 1, 2, 2]], np.float32)
+    first, second = detections([deploy, np.array([2, 1])], params, 2, 7, [8, 16, 32])
+    assert len(first) == 2 and len(second) == 1
+
+
+def test_served_forward_decodes_boxes_in_source_pixels():
+    model = tiny().eval()
+    image = paddle.to_tensor(np.zeros((1, 3, 64, 64), np.float32))
+    boxes, scores = model(image, paddle.to_tensor(np.array([[0.5, 0.25]], np.float32)))
+    half, quarter = model(image, paddle.to_tensor(np.array([[1.0, 1.0]], np.float32)))[0].numpy(), boxes.numpy()
+    assert boxes.shape == [1, 84, 4] and scores.shape == [1, 2, 84]
+    np.testing.assert_allclose(quarter[..., [0, 2]], half[..., [0, 2]] * 4, rtol=1e-5)
+    np.testing.assert_allclose(quarter[..., [1, 3]], half[..., [1, 3]] * 2, rtol=1e-5)
