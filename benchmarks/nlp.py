@@ -8,8 +8,11 @@ one table of all rows is printed (and written with ``--json``). Sections:
   similarities;
 * ``infer``: MiniLM inference at batch 1 and 32, sequence 128: our predictor, ``transformers``
   eager (torch CPU) and onnxruntime on the same model exported with ``torch.onnx``; ratios.
+* ``causal_lm``: greedy generation tokens/s of the causal LM (causal_lm_gpt_small's size, random
+  weights) with the KV cache, without it, through the exported predictor, and ``transformers``'
+  GPT2LMHeadModel of the same size (torch CPU); the cache's speed-up and the ratio to GPT-2.
 
-    python benchmarks/nlp.py [--sections embed,infer] [--seconds 3] [--json out.json]
+    python benchmarks/nlp.py [--sections embed,infer] [--seconds 3] [--threads 2] [--json out.json]
 
 A section whose oracle (transformers, torch, onnxruntime) is not installed is reported as skipped.
 """
@@ -42,14 +45,228 @@ def timed(fn: Callable[[], object], seconds: float) -> float:
     return times[len(times) // 2]
 
 
+MINILM_SEARCH = {  # sbert.net's semantic-search example with all-MiniLM-L6-v2: query -> [(document, score)]
+    "A man is eating pasta.": [("A man is eating food.", 0.7035), ("A man is eating a piece of bread.", 0.5272),
+                               ("A man is riding a horse.", 0.1889)],
+    "Someone in a gorilla costume is playing a set of drums.": [("A monkey is playing drums.", 0.6433),
+                                                                ("A woman is playing violin.", 0.2564)],
+    "A cheetah chases prey on across a field.": [("A cheetah is running behind its prey.", 0.8253),
+                                                 ("A man is eating food.", 0.1399)],
+}  # fmt: skip
+
+
+def _sentences(n: int = 100) -> list[str]:
+    """``n`` fixed sentences: sbert.net's search sentences, then seeded English and Chinese ones of
+    4 to 120 words (so padding and the 256-token cut both occur)."""
+    import numpy as np
+
+    rng = np.random.default_rng(23)
+    words = ("model tokenizer weights layer the a of river market quickly blue eleven compare migrate "
+             "embedding sentence vector search cat engine 2026 naïve café Zürich").split()  # fmt: skip
+    han = list("今天天气很好我们去公园散步吧模型权重比较迁移检查中文句子")
+    fixed = [t for q, docs in MINILM_SEARCH.items() for t in (q, *(d for d, _ in docs))]
+    out = list(dict.fromkeys(fixed))
+    while len(out) < n:
+        length = int(rng.integers(4, 121))
+        if len(out) % 4 == 3:
+            out.append("".join(rng.choice(han, length)) + "。")
+        else:
+            out.append(" ".join(rng.choice(words, length)).capitalize() + ".")
+    return out
+
+
+def _hf_minilm():
+    """(directory, transformers' tokenizer, model) of the packaged MiniLM."""
+    import transformers
+
+    from paddlectl.nlp.assets import minilm_dir
+
+    root = minilm_dir()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(root), local_files_only=True)
+    return root, tokenizer, transformers.AutoModel.from_pretrained(str(root), local_files_only=True).eval()
+
+
+def embed(args: argparse.Namespace) -> list[Row]:
+    """MiniLM embeddings (mean pooled, normalised, 256 tokens) against transformers' on 100 fixed
+    sentences, and sbert.net's published search scores."""
+    import numpy as np
+    import torch
+
+    from paddlectl.nlp.embed import Embedder, cosine_matrix
+
+    root, tokenizer, model = _hf_minilm()
+    texts = _sentences()
+    ours = Embedder.from_pretrained(root).encode(texts)
+    batch = tokenizer(texts, padding=True, truncation=True, max_length=256, return_tensors="pt")
+    with torch.no_grad():
+        hidden = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    theirs = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1).numpy()
+    error = float(np.abs(ours - theirs).max())
+    cosine = float((ours * theirs).sum(1).min())
+    index = {t: i for i, t in enumerate(texts)}
+    published = [
+        abs(float(cosine_matrix(ours[[index[q]]], ours[[index[d]]])[0, 0]) - score)
+        for q, docs in MINILM_SEARCH.items() for d, score in docs
+    ]  # fmt: skip
+    return [
+        row("embed", "max |ours - transformers| (100 sentences)", error, "<= 1e-4", error <= 1e-4),
+        row("embed", "least cosine(ours, transformers)", cosine, ">= 0.99999", cosine >= 0.99999),
+        row("embed", f"max deviation from {len(published)} published scores", max(published), "<= 1e-4 (4 decimals)",
+            max(published) <= 1e-4),
+    ]  # fmt: skip
+
+
+def infer(args: argparse.Namespace) -> list[Row]:
+    """MiniLM at batch 1 and 32, sequence 128, ``--threads`` threads each: our predictor (paddle.jit.save
+    with symbolic batch/seq, all passes), transformers eager (torch CPU, no_grad) and onnxruntime on
+    the model exported with torch.onnx at that shape (its legacy exporter bakes the mask's shape in)."""
+    import tempfile
+
+    import numpy as np
+    import onnxruntime
+    import torch
+
+    import paddlectl.framework as paddle
+    from paddlectl.framework import inference
+    from paddlectl.nlp.checkpoint import load_pretrained
+    from paddlectl.nlp.encoder import FEEDS, input_spec
+
+    root, _, model = _hf_minilm()
+    ours, _ = load_pretrained(root)
+    torch.set_num_threads(args.threads)
+
+    class Feeds(torch.nn.Module):  # the ONNX graph's inputs in our feed order
+        def forward(self, input_ids, token_type_ids, attention_mask):
+            out = model(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask)
+            return out.last_hidden_state, out.pooler_output
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        paddle.jit.save(ours, f"{tmp}/minilm", input_spec=input_spec())
+        config = inference.Config(f"{tmp}/minilm")
+        config.set_cpu_math_library_num_threads(args.threads)
+        predictor = inference.create_predictor(config)
+        for batch in (1, 32):
+            rng = np.random.default_rng(batch)
+            ids = rng.integers(1000, 29000, (batch, 128)).astype(np.int64)
+            ids[:, 0], ids[:, -1] = 101, 102
+            feeds = [ids, np.zeros_like(ids), np.ones_like(ids)]
+            path = f"{tmp}/minilm_b{batch}.onnx"
+            torch.onnx.export(Feeds(), tuple(map(torch.from_numpy, feeds)), path, input_names=list(FEEDS), dynamo=False,
+                              opset_version=17)  # fmt: skip
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads, options.inter_op_num_threads = args.threads, 1
+            session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            rows += _infer_rows(f"b{batch} s128", feeds, predictor, Feeds(), session, args.seconds)
+    return rows
+
+
+def _infer_rows(name, feeds, predictor, eager_model, session, seconds) -> list[Row]:
+    """One workload's latencies, their ratios, and the largest output difference from transformers."""
+    import numpy as np
+    import torch
+
+    from paddlectl.nlp.encoder import FEEDS
+
+    tensors = [torch.from_numpy(a) for a in feeds]
+    ort_feeds = dict(zip(FEEDS, feeds, strict=True))
+
+    def eager():
+        with torch.no_grad():
+            return eager_model(*tensors)
+
+    reference = eager()[0].numpy()
+    error = max(float(np.abs(predictor.run(feeds)[0] - reference).max()),
+                float(np.abs(session.run(None, ort_feeds)[0] - reference).max()))  # fmt: skip
+    t_ours = timed(lambda: predictor.run(feeds), seconds)
+    t_torch = timed(eager, seconds)
+    t_ort = timed(lambda: session.run(None, ort_feeds), seconds)
+    return [
+        row("infer", f"{name} ms ours (predictor)", t_ours * 1e3),
+        row("infer", f"{name} ms transformers eager", t_torch * 1e3),
+        row("infer", f"{name} ms onnxruntime", t_ort * 1e3),
+        row("infer", f"{name} ours / transformers", t_ours / t_torch, "<= 0.7", t_ours / t_torch <= 0.7),
+        row("infer", f"{name} ours / onnxruntime", t_ours / t_ort, "<= 1.0", t_ours / t_ort <= 1.0),
+        row("infer", f"{name} max |output - transformers| (ours, ort)", error, "<= 1e-4", error <= 1e-4),
+    ]
+
+
+CAUSAL_LM_CONFIG = "packages/nlp/configs/causal_lm_gpt_small.yml"
+
+
+def causal_lm(args: argparse.Namespace) -> list[Row]:
+    """Greedy generation of 100 characters after a 16-character prompt, batch 1, random weights of
+    the causal_lm_gpt_small size (its vocabulary from the corpus): ours with the KV cache, ours
+    without it (each step runs the whole sequence), the exported predictor (no cache inputs), and
+    transformers' GPT2LMHeadModel of the same size (torch CPU, its own cache)."""
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+    import torch
+    import transformers
+
+    import paddlectl.framework as paddle
+    from paddlectl.framework.config import load_config
+    from paddlectl.framework.inference import Config
+    from paddlectl.framework.inference.predictor import Predictor
+    from paddlectl.framework.jit.saved_model import read_model_dir
+    from paddlectl.nlp.causal_lm.task import CausalLMTask
+    from paddlectl.nlp.generation import generate
+
+    task, config = CausalLMTask(), load_config(Path(__file__).parent.parent / CAUSAL_LM_CONFIG)
+    paddle.seed(0)
+    model = task.build_model(config)
+    model.eval()
+    size = model.config
+    new, prompt = 100, np.random.default_rng(0).integers(1, size.vocab_size, (1, 16))
+    rows, tokens = [], {}
+
+    def ours(use_cache):
+        tokens[use_cache] = generate(model, prompt, max_length=new, use_cache=use_cache)[0]
+
+    for use_cache, label in ((True, "ours, KV cache"), (False, "ours, no cache")):
+        rows.append(row("causal_lm", f"tokens/s {label}", new / timed(lambda c=use_cache: ours(c), args.seconds)))
+    with tempfile.TemporaryDirectory() as tmp:
+        paddle.jit.save(model, f"{tmp}/gpt", input_spec=task.input_spec(config))
+        run = Predictor(Config(f"{tmp}/gpt"), read_model_dir(f"{tmp}/gpt")).run
+        served = lambda: generate(lambda ids: run([ids])[0], prompt, max_length=new, use_cache=False)  # noqa: E731
+        rows.append(row("causal_lm", "tokens/s ours, exported predictor (no cache)", new / timed(served, args.seconds)))
+    gpt2 = transformers.GPT2LMHeadModel(
+        transformers.GPT2Config(
+            vocab_size=size.vocab_size, n_positions=size.max_position_embeddings, n_embd=size.hidden_size,
+            n_layer=size.num_hidden_layers, n_head=size.num_attention_heads, bos_token_id=None, eos_token_id=None,
+        )
+    ).eval()  # fmt: skip
+    ids = torch.tensor(prompt)
+
+    def theirs():
+        with torch.no_grad():
+            gpt2.generate(ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, pad_token_id=0)
+
+    rows.append(row("causal_lm", "tokens/s transformers GPT2LMHeadModel, KV cache", new / timed(theirs, args.seconds)))
+    cached, uncached, hf = (r["value"] for r in (rows[0], rows[1], rows[3]))
+    rows.append(row("causal_lm", "KV cache speed-up over no cache (ours)", cached / uncached))
+    rows.append(row("causal_lm", "ours with cache / transformers (tokens/s)", cached / hf))
+    same = bool((tokens[True] == tokens[False]).all())
+    rows.append(row("causal_lm", "cached and uncached greedy tokens equal", same, "equal", same))
+    return rows
+
+
 # Each helper adds its section function above this line and one entry here.
-SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {}
+SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
+    "embed": embed,
+    "infer": infer,
+    "causal_lm": causal_lm,
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
     parser.add_argument("--seconds", type=float, default=3.0, help="timing budget of each measured call")
+    parser.add_argument("--threads", type=int, default=2, help="threads of every framework timed")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     chosen = [s for s in args.sections.split(",") if s]
