@@ -11,6 +11,11 @@ one table of all rows is printed (and written with ``--json``). Sections:
 * ``causal_lm``: greedy generation tokens/s of the causal LM (causal_lm_gpt_small's size, random
   weights) with the KV cache, without it, through the exported predictor, and ``transformers``'
   GPT2LMHeadModel of the same size (torch CPU); the cache's speed-up and the ratio to GPT-2.
+* ``classification``: review sentiment and People's Daily NER on their held-out splits: the
+  scikit-learn TF-IDF (char 1-3 grams) + LogisticRegression baseline on nlp.text_cls's split, and
+  the models the README's commands export (``output/text_cls_model``, ``output/token_cls_model``)
+  evaluated as served (pre-processing, predictor, the task's metrics); a model not exported yet is
+  reported as such.
 
     python benchmarks/nlp.py [--sections embed,infer] [--seconds 3] [--threads 2] [--json out.json]
 
@@ -254,11 +259,76 @@ def causal_lm(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+TASK_MODELS = {  # task -> (its config, where the README's export command writes its model)
+    "text_cls": ("packages/nlp/configs/text_cls_cnn.yml", "output/text_cls_model"),
+    "token_cls": ("packages/nlp/configs/token_cls_bilstm_crf.yml", "output/token_cls_model"),
+}
+
+
+def _served_metrics(task, config: dict, model_dir) -> dict[str, float]:
+    """The task's metrics over its held-out samples, run the way ``paddlectl eval`` serves them."""
+    import numpy as np
+
+    from paddlectl.framework.hapi.task import compute_metrics
+    from paddlectl.framework.inference import Config
+    from paddlectl.framework.inference.predictor import Predictor
+    from paddlectl.framework.jit.saved_model import read_model_dir
+
+    saved = read_model_dir(model_dir)
+    predictor = Predictor(Config(str(model_dir)), saved)
+    samples = list(task.eval_samples(config))
+    outputs = [
+        predictor.run(task.preprocess(saved.meta["preprocess"], [raw for raw, _ in samples[i : i + 256]]))[0]
+        for i in range(0, len(samples), 256)
+    ]
+    return compute_metrics(task, config, [np.concatenate(outputs)], np.stack([label for _, label in samples]))
+
+
+def classification(args: argparse.Namespace) -> list[Row]:
+    """Sentiment accuracy against the TF-IDF + LogisticRegression baseline on the same split, and NER
+    entity F1 against the 0.85 goal."""
+    from pathlib import Path
+
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score, f1_score
+
+    from paddlectl.framework.config import load_config
+    from paddlectl.nlp.text_cls.task import TextClsTask
+    from paddlectl.nlp.token_cls.task import TokenClsTask
+
+    repo = Path(__file__).parent.parent
+    tasks = {"text_cls": TextClsTask(), "token_cls": TokenClsTask()}
+    configs = {name: load_config(repo / config) for name, (config, _) in TASK_MODELS.items()}
+    train, held = tasks["text_cls"].split(configs["text_cls"])
+    vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True, min_df=2)
+    features = vectorizer.fit_transform([text for text, _ in train])
+    baseline = LogisticRegression(C=4.0, max_iter=1000).fit(features, [label for _, label in train])
+    predicted = baseline.predict(vectorizer.transform([text for text, _ in held]))
+    truth = [label for _, label in held]
+    base_acc = float(accuracy_score(truth, predicted))
+    rows = [
+        row("classification", "sentiment baseline acc (TF-IDF char 1-3 + LogisticRegression)", base_acc),
+        row("classification", "sentiment baseline macro F1", float(f1_score(truth, predicted, average="macro"))),
+    ]
+    goals = {"text_cls": ("acc", base_acc, f">= baseline {base_acc:.4f}"), "token_cls": ("f1", 0.85, ">= 0.85")}
+    for name, (_, model_dir) in TASK_MODELS.items():
+        if not (repo / model_dir).is_dir():
+            rows.append(row("classification", f"{name} model", f"not exported: {model_dir} (README's commands)"))
+            continue
+        metrics = _served_metrics(tasks[name], configs[name], repo / model_dir)
+        key, floor, goal = goals[name]
+        rows += [row("classification", f"{name} {k}", v) for k, v in metrics.items() if k != key]
+        rows.append(row("classification", f"{name} {key}", metrics[key], goal, metrics[key] >= floor))
+    return rows
+
+
 # Each helper adds its section function above this line and one entry here.
 SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "embed": embed,
     "infer": infer,
     "causal_lm": causal_lm,
+    "classification": classification,
 }
 
 
