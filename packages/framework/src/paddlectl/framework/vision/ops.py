@@ -1,4 +1,5 @@
-"""``paddle.vision.ops``: detection post-processing (``nms``) and PaddleDetection's ``multiclass_nms``.
+"""``paddle.vision.ops``: box coding (``box_coder``), detection post-processing (``nms``) and
+PaddleDetection's ``multiclass_nms``.
 
 Arguments are checked here, where a wrong shape or dtype can still be named; the ops themselves
 (ops/nms.py) are single records, so a detector's post-process traces and saves with its network.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ..ops import elementwise as ew
 from ..ops.loss_checks import check_float, check_int
 from ..ops.nms import multiclass_nms_op, nms_op
+from ..ops.shape import stack, unsqueeze
 
 
 def _check_threshold(op: str, name: str, value) -> float:
@@ -113,4 +116,68 @@ def multiclass_nms(
     return out, (counts if return_rois_num else None), (index if return_index else None)
 
 
-__all__ = ["multiclass_nms", "nms"]
+def _centre_size(boxes: Tensor, plus: float):
+    """(x_centre, y_centre, width, height) of corner boxes [..., 4]; ``plus`` 1 for pixel boxes."""
+    w = boxes[..., 2] - boxes[..., 0] + plus
+    h = boxes[..., 3] - boxes[..., 1] + plus
+    return boxes[..., 0] + w * 0.5, boxes[..., 1] + h * 0.5, w, h
+
+
+def _variances(op: str, prior_box_var, prior_box: Tensor):
+    """The four variances, each broadcastable against the priors' centre/size (per prior or shared)."""
+    if isinstance(prior_box_var, Tensor):
+        if tuple(prior_box_var.shape) != tuple(prior_box.shape):
+            raise ShapeError(f"{op}: prior_box_var must match prior_box {prior_box.shape}, got {prior_box_var.shape}")
+        return [prior_box_var[..., k] for k in range(4)]
+    if isinstance(prior_box_var, list | tuple) and len(prior_box_var) == 4:
+        return [float(v) for v in prior_box_var]
+    raise TypeError(f"{op}: prior_box_var must be a Tensor like prior_box or a list of 4 floats, got {prior_box_var!r}")
+
+
+def box_coder(
+    prior_box, prior_box_var, target_box, code_type="encode_center_size", box_normalized=True, axis=0, name=None
+):
+    """Paddle's box coding against priors [M, 4]. 'encode_center_size': targets [N, 4] become offsets
+    [N, M, 4] ((centre difference) / prior size, log of the size ratio; each over its variance).
+    'decode_center_size': offsets [N, M, 4] become corner boxes, the priors laid along dim 1
+    (``axis=0``, [M, 4]) or dim 0 (``axis=1``, [N, 4]). Pixel boxes (``box_normalized=False``) count
+    both end pixels in a size, as Paddle's kernel does."""
+    op = "box_coder"
+    for what, t in (("prior_box", prior_box), ("target_box", target_box)):
+        if not isinstance(t, Tensor) or t.shape[-1:] != [4]:
+            raise ShapeError(f"{op}: {what} must be a tensor of boxes [..., 4], got {getattr(t, 'shape', t)}")
+        check_float(op, what, t)
+    if prior_box.ndim != 2:
+        raise ShapeError(f"{op}: prior_box must be [M, 4], got {prior_box.shape}")
+    plus = 0.0 if box_normalized else 1.0
+    var = _variances(op, prior_box_var, prior_box)
+    if code_type == "encode_center_size":
+        if target_box.ndim != 2:
+            raise ShapeError(f"{op}: encoding takes target_box [N, 4], got {target_box.shape}")
+        pcx, pcy, pw, ph = (unsqueeze(v, 0) for v in _centre_size(prior_box, plus))
+        var = [unsqueeze(v, 0) if isinstance(v, Tensor) else v for v in var]
+        t = unsqueeze(target_box, 1)
+        tcx, tcy = (t[..., 0] + t[..., 2]) * 0.5, (t[..., 1] + t[..., 3]) * 0.5
+        tw, th = t[..., 2] - t[..., 0] + plus, t[..., 3] - t[..., 1] + plus
+        log, absolute = ew.UNARY["log"], ew.UNARY["abs"]
+        parts = [(tcx - pcx) / pw, (tcy - pcy) / ph, log(absolute(tw / pw)), log(absolute(th / ph))]
+        return stack([p / v for p, v in zip(parts, var, strict=True)], axis=-1)
+    if code_type != "decode_center_size":
+        raise ValueError(f"{op}: code_type must be 'encode_center_size' or 'decode_center_size', got {code_type!r}")
+    if axis not in (0, 1) or target_box.ndim != 3:
+        raise ShapeError(f"{op}: decoding takes target_box [N, M, 4] and axis 0 or 1, got {target_box.shape}, {axis}")
+    if target_box.shape[1 - axis] != prior_box.shape[0]:
+        raise ShapeError(
+            f"{op}: dim {1 - axis} of target_box {target_box.shape} must be prior_box's M={prior_box.shape[0]}"
+        )
+    spread = 0 if axis == 0 else 1
+    pcx, pcy, pw, ph = (unsqueeze(v, spread) for v in _centre_size(prior_box, plus))
+    var = [unsqueeze(v, spread) if isinstance(v, Tensor) else v for v in var]
+    exp = ew.UNARY["exp"]
+    cx = var[0] * target_box[..., 0] * pw + pcx
+    cy = var[1] * target_box[..., 1] * ph + pcy
+    w, h = exp(var[2] * target_box[..., 2]) * pw, exp(var[3] * target_box[..., 3]) * ph
+    return stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - plus, cy + h * 0.5 - plus], axis=-1)
+
+
+__all__ = ["box_coder", "multiclass_nms", "nms"]
