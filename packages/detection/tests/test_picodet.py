@@ -2,6 +2,7 @@
 and post-processing on hand-made cases."""
 
 import numpy as np
+import pytest
 
 import paddlectl.framework as paddle
 from paddlectl.detection.picodet.assigner import TaskAlignedAssigner
@@ -11,12 +12,13 @@ from paddlectl.detection.picodet.loss import PicoDetLoss
 from paddlectl.detection.picodet.model import PicoDet
 from paddlectl.detection.picodet.neck import LCPAN
 from paddlectl.detection.picodet.postprocess import NMSParams, detections
+from paddlectl.framework.errors import DataError
 
 
-def tiny(ema_decay=None, nms=None):
+def tiny(ema_decay=None):
     backbone = LCNet(scale=0.25)
     neck = LCPAN(backbone.out_channels, 16)
-    return PicoDet(backbone, neck, PicoHead(neck.out_channels, num_classes=2, num_convs=1), ema_decay, nms)
+    return PicoDet(backbone, neck, PicoHead(neck.out_channels, num_classes=2, num_convs=1), ema_decay)
 
 
 def labels(batch):
@@ -77,7 +79,7 @@ def test_assigner_gives_each_object_points_inside_it_and_a_tiny_one_its_nearest(
     assert (result.score[result.gt_index < 0] == 0).all() and result.score[first].max() > 0
 
 
-def test_postprocess_reads_every_output_form_alike():
+def test_postprocess_runs_nms_on_exported_outputs_and_refuses_other_shapes():
     params = NMSParams(score_threshold=0.3, nms_threshold=0.5, keep_top_k=10)
     boxes = np.array([[[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]], np.float32)
     scores = np.array(
@@ -88,9 +90,8 @@ def test_postprocess_reads_every_output_form_alike():
     )  # one class: the overlapping box is suppressed
     (found,) = detections([boxes, scores], params, 1, 7, [8, 16, 32])
     np.testing.assert_allclose(found, [[0, 0.9, 0, 0, 10, 10]])
-    deploy = np.array([[0, 0.9, 0, 0, 10, 10], [1, 0.7, 5, 5, 9, 9], [0, 0.6, 1, 1, 2, 2]], np.float32)
-    first, second = detections([deploy, np.array([2, 1])], params, 2, 7, [8, 16, 32])
-    assert len(first) == 2 and len(second) == 1
+    with pytest.raises(DataError, match="raw"):
+        detections([np.zeros((3, 6), np.float32), np.array([3])], params, 1, 7, [8, 16, 32])
 
 
 def test_served_forward_decodes_boxes_in_source_pixels():

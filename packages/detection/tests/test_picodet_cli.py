@@ -89,6 +89,22 @@ def test_eval_harness_reports_coco_ap(trained):
     assert "bbox_ap50" in result.output
 
 
+def test_export_with_nms_inside_is_refused_with_the_reason(trained, tmp_path):
+    result = _invoke(
+        "export",
+        "-w",
+        trained / "run" / "best",
+        "-o",
+        tmp_path / "m",
+        "-c",
+        trained / "det.yml",
+        "-O",
+        "Export.nms=true",
+    )
+    assert result.exit_code == 2
+    assert "Export.nms is True; only false is supported" in result.output and not (tmp_path / "m").exists()
+
+
 def test_a_box_outside_its_image_stops_train_naming_file_and_annotation(trained, tmp_path):
     doc = json.loads((trained / "train" / "annotations.json").read_text())
     doc["annotations"][0]["bbox"][0] = 60.0

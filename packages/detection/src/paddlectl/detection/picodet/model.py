@@ -2,10 +2,10 @@
 
 ``forward(image)`` gives the head's raw predictions (training and the trainer's evaluation);
 ``forward(image, scale_factor)`` is the exported model: boxes decoded and mapped back to source
-pixels (``scale_factor`` = PaddleDetection's ``[scale_y, scale_x]`` per image), then either
-PaddleDetection's deploy outputs after multi-class NMS, ``boxes`` [N, 6] (class, score, x1, y1,
-x2, y2) and ``boxes_num`` [B], or, with ``Export.nms: false``, the boxes [B, A, 4] and scores
-[B, C, A] before NMS.
+pixels (``scale_factor`` = PaddleDetection's ``[scale_y, scale_x]`` per image), PaddleDetection's
+outputs before NMS, boxes [B, A, 4] and scores [B, C, A]. NMS runs after the model
+(``postprocess``), with the framework's ``multiclass_nms`` op: its output size is data, which
+a traced program cannot hold yet (see ``PicoDetTask.check_export``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from .ema import WeightEMA
 
 
 class PicoDet(nn.Layer):
-    def __init__(self, backbone, neck, head, ema_decay: float | None = 0.9998, nms: dict | None = None) -> None:
+    def __init__(self, backbone, neck, head, ema_decay: float | None = 0.9998) -> None:
         super().__init__()
         self.backbone, self.neck, self.head = backbone, neck, head
-        self.nms = nms
         self.ema = WeightEMA(self._weights(), ema_decay) if ema_decay else None
 
     def _weights(self) -> dict:
@@ -43,9 +42,4 @@ class PicoDet(nn.Layer):
             return raw
         boxes, scores = self.head.decode(raw, int(image.shape[2]), int(image.shape[3]))
         sy, sx = scale_factor[:, 0:1], scale_factor[:, 1:2]
-        boxes = boxes / concat([sx, sy, sx, sy], axis=1).unsqueeze(1)
-        if self.nms is None:
-            return boxes, scores
-        from paddlectl.framework.vision.ops import multiclass_nms  # the framework's NMS op (traced, exportable)
-
-        return multiclass_nms(boxes, scores, **self.nms)
+        return boxes / concat([sx, sy, sx, sy], axis=1).unsqueeze(1), scores

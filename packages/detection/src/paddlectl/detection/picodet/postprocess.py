@@ -1,10 +1,9 @@
 """From the network's outputs to per-image detections ``[n, 6]`` (class, score, x1, y1, x2, y2) in
-source pixels, whichever form the outputs take:
+source pixels, from either form of the outputs:
 
 - the raw head output ``[B, A, K]`` (training's forward; needs each image's label row for its
   input size and scale), decoded here and put through multi-class NMS;
-- ``(boxes [B, A, 4], scores [B, C, A])``, a model exported with ``Export.nms: false``: NMS here;
-- ``(boxes [N, 6], boxes_num [B])``, a model exported with NMS inside: split per image.
+- ``(boxes [B, A, 4], scores [B, C, A])``, the exported model's: NMS here.
 
 NMS is the framework's ``vision.ops.multiclass_nms`` (PaddleDetection's ``multiclass_nms3``), the
 same op the exported model runs, so the eager and exported paths keep the same boxes.
@@ -53,10 +52,8 @@ def nms(boxes: np.ndarray, scores: np.ndarray, params: NMSParams) -> list[np.nda
 
 
 def split(rows: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
-    """Deploy rows [N, 6] and per-image counts [B] -> one [n, 6] array per image."""
+    """multiclass_nms's rows [N, 6] and per-image counts [B] -> one [n, 6] array per image."""
     rows, counts = np.asarray(rows, np.float32).reshape(-1, 6), np.asarray(counts).reshape(-1).astype(np.int64)
-    if counts.sum() != len(rows):
-        raise DataError(f"boxes_num adds up to {int(counts.sum())} rows, boxes has {len(rows)}")
     return np.split(rows, np.cumsum(counts)[:-1]) if len(counts) else []
 
 
@@ -76,9 +73,7 @@ def detections(outputs, params: NMSParams, num_classes: int, reg_max: int, strid
         return nms(np.stack(boxes), np.stack(scores), params)
     if len(outputs) == 2 and outputs[0].ndim == 3:
         return nms(outputs[0], outputs[1], params)
-    if len(outputs) == 2 and outputs[0].ndim == 2:
-        return split(outputs[0], outputs[1])
     raise DataError(
-        f"a detector's outputs must be raw [B, A, K], (boxes [B, A, 4], scores [B, C, A]) or (boxes [N, 6], "
-        f"boxes_num [B]); got shapes {[list(o.shape) for o in outputs]}"
+        f"a PicoDet's outputs must be raw [B, A, K] or (boxes [B, A, 4], scores [B, C, A]); "
+        f"got shapes {[list(o.shape) for o in outputs]}"
     )

@@ -10,7 +10,7 @@ Config sections (PaddleDetection's names inside the framework's fixed sections):
                    loader: {batch_size, shuffle, drop_last, num_workers}}
     Metric:       {name: COCOMetric | VOCMetric, main_indicator: bbox_ap50}
     PostProcess:  {score_threshold, nms_threshold, nms_top_k, keep_top_k, draw_threshold}
-    Export:       {nms: true}   # false: the model ends before NMS (boxes [B, A, 4], scores [B, C, A])
+    Export:       {nms: false}  # the model ends before NMS (boxes [B, A, 4], scores [B, C, A])
 
 ``Eval`` transforms must give one input size (``Resize`` without ``keep_ratio``, or ``Pad``):
 evaluation batches images, and the exported model is traced at that size. They are also the
@@ -84,12 +84,17 @@ class PicoDetTask(TaskBase):
         check_keys(self._section(config, "PostProcess"), "PostProcess", POSTPROCESS_KEYS)
         return NMSParams(**section)
 
-    def export_nms(self, config: dict) -> bool:
+    def check_export(self, config: dict) -> None:
+        """``Export.nms: false`` is the one form a traced program can hold today: the boxes NMS keeps
+        are as many as the data says, and the framework's static shapes are bound by inputs only."""
         export = self._section(config, "Export")
         check_keys(export, "Export", ("nms",))
-        if not isinstance(export.get("nms", True), bool):
-            raise ConfigError(f"Export.nms must be true or false, got {export['nms']!r}")
-        return export.get("nms", True)
+        if export.get("nms", False) is not False:
+            raise ConfigError(
+                f"Export.nms is {export['nms']!r}; only false is supported: the number of boxes NMS keeps is data, "
+                "which an exported program cannot hold yet. predict and eval run the same multiclass_nms op after "
+                "the model, so the boxes are the same"
+            )
 
     def label_names(self, config: dict) -> list[str]:
         """The class names of the Eval set (COCO categories by id, or VOC's label_list)."""
@@ -133,7 +138,7 @@ class PicoDetTask(TaskBase):
             )
         self.input_size(config)
         self.nms_params(config)
-        self.export_nms(config)
+        self.check_export(config)
         main, names = self.main_indicator(config), metric_names(self.build_metrics(config))
         if main not in names:
             raise ConfigError(f"Metric.main_indicator {main!r} is not a metric name; choose from {', '.join(names)}")
@@ -179,8 +184,7 @@ class PicoDetTask(TaskBase):
         decay = arch.get("ema_decay", 0.9998)
         if decay is not None and not 0 < float(decay) < 1:
             raise ConfigError(f"Architecture.ema_decay is {decay!r}; use a decay in (0, 1), or null for no EMA")
-        nms = self.nms_params(config).op_kwargs() if self.export_nms(config) else None
-        return PicoDet(backbone, neck, head, decay, nms)
+        return PicoDet(backbone, neck, head, decay)
 
     def build_loss(self, config: dict):
         return instantiate(
