@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.autograd import no_grad
 from ..errors import CheckpointError, ConfigError
+from .precision import training_precision
 from ..io import BatchSampler, DataLoader
 from ..ops.random import get_rng_state, seed, set_rng_state
 from . import checkpoint_dir
@@ -106,7 +107,10 @@ def _rename_optimizer_state(state: dict, names: dict[str, str], what: str) -> di
     prefixes = sorted(names, key=len, reverse=True)
     renamed = {}
     for key, value in state.items():
-        if key in ("LR_Scheduler", "master_weights"):
+        if key == "master_weights":  # amp O2's float32 masters, by parameter name
+            renamed[key] = {names.get(name, name): master for name, master in value.items()}
+            continue
+        if key == "LR_Scheduler":
             renamed[key] = value
             continue
         prefix = next((p for p in prefixes if key.startswith(p + "_")), None)
@@ -204,6 +208,8 @@ class Trainer:
                 f"{self.train_opts['batch_size']} with drop_last; lower Train.loader.batch_size"
             )
         self.optimizer, self.scheduler = task.build_optimizer(cfg, self.model, steps)
+        self.precision = training_precision(cfg, self.model, self.optimizer)
+        self.optimizer = self.precision.optimizer
         self.interval = task.scheduler_interval(cfg)
         self.loss_fn = task.build_loss(cfg)
         self.indicator = task.main_indicator(cfg)
@@ -292,10 +298,7 @@ class Trainer:
         window_start, window_samples = time.perf_counter(), 0
         try:
             for inputs, labels in loader:
-                loss = self.loss_fn(self.model(inputs), labels)
-                loss.backward()
-                self.optimizer.step()
-                self.optimizer.clear_grad()
+                loss = self.precision.step(self.model, self.loss_fn, inputs, labels)
                 lr = _lr_of(self.optimizer)
                 if self.scheduler is not None and self.interval == "step":
                     self.scheduler.step()

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.dtype import convert_dtype, get_default_dtype
+from ...core.dtype import convert_dtype, get_default_dtype, is_floating
 from ...core.tensor import Parameter, Tensor
 from ...errors import DTypeError, ShapeError
 from .. import initializer as init
@@ -304,7 +304,7 @@ class Layer:
                     f"set_state_dict: {key!r} has shape {list(array.shape)} in the state dict but "
                     f"{target.shape} in the model; was the checkpoint saved from another architecture?"
                 )
-            if array.dtype != target.dtype and not (array.dtype.kind == target.dtype.kind == "f"):
+            if array.dtype != target.dtype and not (is_floating(array.dtype) and is_floating(target.dtype)):
                 raise DTypeError(
                     f"set_state_dict: {key!r} is {array.dtype} in the state dict but {target.dtype} in the model"
                 )
