@@ -29,11 +29,11 @@ import numpy as np
 
 from ..core.autograd import no_grad
 from ..errors import CheckpointError, ConfigError
-from .precision import training_precision
 from ..io import BatchSampler, DataLoader
 from ..ops.random import get_rng_state, seed, set_rng_state
 from . import checkpoint_dir
 from .lineage import build_lineage
+from .precision import training_precision
 from .task import Task, compute_metrics
 from .train_log import CURVE_FILE, LOG_FILE, MetricsLog, plot_loss_curve
 
