@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PIL import Image
-
 from paddlectl.framework.errors import CheckpointError, DataError
 from paddlectl.framework.hapi.export import served_task_name
 from paddlectl.framework.inference import Config
@@ -17,7 +15,6 @@ from paddlectl.framework.jit.saved_model import read_model_dir
 from paddlectl.framework.vision.image_io import read_image
 
 from .task import SemanticSegTask
-from .vis import overlay, resize_labels, save_label_map, save_pseudo_color
 
 
 def predict_files(model: str, inputs: Sequence[Path], out: Path, weight: float = 0.6) -> list[dict]:
@@ -37,19 +34,9 @@ def predict_files(model: str, inputs: Sequence[Path], out: Path, weight: float =
     task = SemanticSegTask()
     pre, post = saved.meta["preprocess"], saved.meta["postprocess"]
     predictor = Predictor(Config(model), saved)
-    out.mkdir(parents=True, exist_ok=True)
     records = []
     for path, image in images.items():
         (result,) = task.postprocess(post, predictor.run(task.preprocess(pre, [image])))
-        labels = resize_labels(result["pred"], *image.shape[:2])
-        stem = out / Path(path).stem
-        files = {
-            "label_map": f"{stem}_label.png",
-            "pseudo_color": f"{stem}_pseudo.png",
-            "overlay": f"{stem}_overlay.png",
-        }
-        save_label_map(labels, Path(files["label_map"]))
-        save_pseudo_color(labels, Path(files["pseudo_color"]))
-        Image.fromarray(overlay(image, labels, weight)).save(files["overlay"])
+        files = task.visualize(post, image, result, out, Path(path).stem, weight)
         records.append({"input_path": str(path), **files, "classes": result["classes"]})
     return records

@@ -42,6 +42,7 @@ from .losses import SegLoss
 from .metrics import SegMetric, label_map
 from .models import PPLiteSeg, UNet
 from .optim import build_optimizer
+from .vis import write_visuals
 
 MODELS = {"PPLiteSeg": PPLiteSeg, "UNet": UNet}
 DATASETS = {"Dataset": Dataset}
@@ -229,3 +230,8 @@ class SemanticSegTask(TaskBase):
             ]
             results.append({"pred": labels.astype(int).tolist(), "classes": classes})
         return results
+
+    def visualize(self, post: dict, raw_input, prediction: dict, out_dir, stem: str, weight: float = 0.6) -> dict:
+        """The label map, palette PNG and overlay of one prediction at the input image's own size
+        (``paddlectl seg predict``; a hook for ``paddlectl predict`` to call)."""
+        return write_visuals(load_input(raw_input, "RGB"), prediction["pred"], out_dir, stem, weight)

@@ -51,3 +51,17 @@ def overlay(image: np.ndarray, labels: np.ndarray, weight: float = 0.6) -> np.nd
 def resize_labels(labels: np.ndarray, height: int, width: int) -> np.ndarray:
     """A label map at another size (nearest neighbour: no class is invented at borders)."""
     return cv2.resize(np.asarray(labels, np.uint8), (width, height), interpolation=cv2.INTER_NEAREST)
+
+
+def write_visuals(image: np.ndarray, pred, out_dir: Path, stem: str, weight: float = 0.6) -> dict[str, str]:
+    """``<stem>_label.png``, ``<stem>_pseudo.png`` and ``<stem>_overlay.png`` under ``out_dir``, with
+    the label map ``pred`` (at the model's size) scaled to ``image``'s size; returns their paths."""
+    labels = resize_labels(pred, *image.shape[:2])
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {kind: str(out_dir / f"{stem}_{suffix}.png") for kind, suffix in
+             (("label_map", "label"), ("pseudo_color", "pseudo"), ("overlay", "overlay"))}  # fmt: skip
+    save_label_map(labels, Path(files["label_map"]))
+    save_pseudo_color(labels, Path(files["pseudo_color"]))
+    Image.fromarray(overlay(image, labels, weight)).save(files["overlay"])
+    return files
