@@ -67,6 +67,14 @@ def test_a_colour_label_and_a_size_mismatch_are_refused(tmp_path):
         Dataset("list.txt", 2, root)
 
 
+def test_a_truncated_label_png_is_a_data_error_naming_it(tmp_path):
+    root = _write_set(tmp_path, [np.zeros((8, 8))])
+    data = (root / "ann" / "0.png").read_bytes()
+    (root / "ann" / "0.png").write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataError, match=r"cannot read label .*0\.png"):
+        Dataset("list.txt", 2, root)
+
+
 def _sample(height=20, width=30):
     rng = np.random.default_rng(1)
     blocks = rng.integers(0, 3, (height // 10, width // 10)).astype(np.uint8)

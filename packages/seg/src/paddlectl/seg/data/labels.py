@@ -29,7 +29,7 @@ def read_label(path: str | Path) -> np.ndarray:
             array = np.asarray(image)
     except FileNotFoundError:
         raise DataError(f"label {str(path)!r} does not exist; check the file list and dataset_root") from None
-    except (UnidentifiedImageError, OSError) as exc:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         raise DataError(f"cannot read label {str(path)!r} ({exc}); labels must be PNG images") from None
     if array.ndim != 2:
         raise DataError(f"label {str(path)!r} has shape {array.shape}; a label is one class id per pixel")
