@@ -16,7 +16,7 @@ from paddlectl.cli.app import app
 from paddlectl.framework.errors import DataError
 from paddlectl.nlp.token_cls.data import LABELS, bio_characters, pieces
 from paddlectl.nlp.token_cls.metric import EntityF1
-from paddlectl.nlp.token_cls.model import BiLSTMCrf, unpack
+from paddlectl.nlp.token_cls.model import BiLSTMCrf, ConvCrf, EncoderCrf, unpack
 from paddlectl.nlp.token_cls.task import TokenClsTask
 
 cli = CliRunner()
@@ -65,9 +65,19 @@ def test_entity_f1_counts_whole_entities_as_seqeval_does():
         metric.compute(_packed(predicted), truth + 7)
 
 
-def test_the_packed_output_carries_emissions_weights_and_lengths():
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: BiLSTMCrf(20, len(LABELS), embed_dim=4, hidden_size=4),
+        lambda: ConvCrf(20, len(LABELS), embed_dim=4, num_layers=2),
+        lambda: EncoderCrf(20, len(LABELS), hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=8, max_position_embeddings=8),
+    ],
+    ids=["bilstm", "conv", "encoder"],
+)  # fmt: skip
+def test_the_packed_output_carries_emissions_weights_and_lengths(make):
     paddle.seed(0)
-    model = BiLSTMCrf(20, len(LABELS), embed_dim=4, hidden_size=4)
+    model = make()
     ids = paddle.to_tensor(np.array([[3, 4, 5, 0], [6, 0, 0, 0]]))
     emissions, weights, lengths = unpack(model(ids))
     assert emissions.shape == [2, 4, 9] and lengths.numpy().tolist() == [3, 1]

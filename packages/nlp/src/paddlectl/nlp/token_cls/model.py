@@ -77,6 +77,37 @@ class BiLSTMCrf(CrfTagger):
         return self.dropout(out)
 
 
+class ConvCrf(CrfTagger):
+    """Character embeddings, ``num_layers`` residual 1-D convolutions (each sees ``kernel_size``
+    neighbours, so the stack sees ``num_layers * (kernel_size - 1) + 1`` characters), a CRF. Much
+    cheaper per step than the BiLSTM on the framework's CPU kernels."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        num_labels: int,
+        embed_dim: int = 128,
+        num_layers: int = 3,
+        kernel_size: int = 3,
+        dropout: float = 0.1,
+        crf_lr: float = 1.0,
+    ) -> None:
+        if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 or kernel_size % 2 == 0:
+            raise ConfigError(f"ConvCrf.kernel_size must be an odd positive integer, got {kernel_size!r}")
+        super().__init__(embed_dim, num_labels, crf_lr)
+        self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=0)
+        self.convs = nn.LayerList(
+            [nn.Conv1D(embed_dim, embed_dim, kernel_size, padding=kernel_size // 2) for _ in range(num_layers)]
+        )
+        self.dropout = nn.Dropout(dropout)
+
+    def encode(self, input_ids):
+        x = self.dropout(self.embedding(input_ids)).transpose([0, 2, 1])
+        for conv in self.convs:
+            x = x + self.dropout(paddle.nn.functional.relu(conv(x)))
+        return x.transpose([0, 2, 1])
+
+
 class EncoderCrf(CrfTagger):
     """A BERT-architecture encoder over the characters (sized by ``BertConfig``'s fields), a CRF."""
 
@@ -93,4 +124,4 @@ class EncoderCrf(CrfTagger):
         return self.dropout(self.encoder(input_ids)[0])
 
 
-MODELS = {"BiLSTMCrf": BiLSTMCrf, "EncoderCrf": EncoderCrf}
+MODELS = {"BiLSTMCrf": BiLSTMCrf, "ConvCrf": ConvCrf, "EncoderCrf": EncoderCrf}
