@@ -14,7 +14,7 @@ from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.io import Dataset
 
 from ..corpora import held_out_split, peoples_daily
-from .vocab import CharVocab
+from ..text_cls.vocab import CharTable
 
 
 @lru_cache(maxsize=4)
@@ -27,16 +27,17 @@ def corpus_texts(root: str | None, held_out: float, split_seed: int) -> tuple[st
 
 
 @lru_cache(maxsize=4)
-def corpus_vocab(root: str | None, held_out: float, split_seed: int, min_freq: int, max_vocab: int | None) -> CharVocab:
-    """The vocabulary of the training text (cached like the text)."""
-    return CharVocab.from_texts([corpus_texts(root, held_out, split_seed)[0]], min_freq, max_vocab)
+def corpus_vocab(root: str | None, held_out: float, split_seed: int, min_freq: int) -> CharTable:
+    """The character table of the training text (cached like the text): ``[PAD]``, ``[UNK]``, then
+    its characters by falling frequency; a newline is one of them, so generation can end a sentence."""
+    return CharTable.from_texts([corpus_texts(root, held_out, split_seed)[0]], min_freq)
 
 
 class TextWindows(Dataset):
     """``(input ids, next ids)`` pairs of ``seq_len`` ids from consecutive windows of ``text``;
     ``max_windows`` keeps that many, spread evenly over the text (a bounded evaluation set)."""
 
-    def __init__(self, text: str, vocab: CharVocab, seq_len: int, max_windows: int | None = None) -> None:
+    def __init__(self, text: str, vocab: CharTable, seq_len: int, max_windows: int | None = None) -> None:
         if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len < 1:
             raise ConfigError(f"dataset seq_len must be a positive integer, got {seq_len!r}")
         if max_windows is not None and (not isinstance(max_windows, int) or max_windows < 1):
@@ -48,7 +49,7 @@ class TextWindows(Dataset):
         if max_windows is not None and max_windows < count:
             starts = starts[np.linspace(0, count - 1, max_windows).round().astype(np.int64)]
         self.text, self.seq_len, self.starts = text, seq_len, starts
-        self.ids = vocab.encode(text)[0]
+        self.ids = vocab.encode(text, len(text))
 
     def __len__(self) -> int:
         return len(self.starts)

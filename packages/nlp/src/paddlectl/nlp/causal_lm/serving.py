@@ -2,8 +2,8 @@
 
 The exported program takes ``input_ids`` of any length (a symbolic sequence dim) and has no cache
 inputs, so every step runs the whole sequence so far (``use_cache=False``). The prompt's
-characters outside the vocabulary become ``[UNK]`` and are listed in the result; ``[UNK]`` itself
-is never generated (it stands for many characters, none of which it could print).
+characters outside the vocabulary become ``[UNK]`` and are listed in the result; ``[UNK]`` and
+``[PAD]`` are never generated (``[UNK]`` stands for many characters, none of which it could print).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..generation import generate
+from ..text_cls.vocab import PAD, UNK, CharTable
 from .task import GENERATION_DEFAULTS, encode_prompt, read_prompt
-from .vocab import UNK, CharVocab
 
 NEWLINE = "\n"
 
@@ -37,7 +37,7 @@ def generate_served(run, pre: dict, post: dict, prompt: Any, **options) -> dict:
     behind ``run`` (``Predictor.run``) with the stored PostProcess settings, ``options`` (not None)
     overriding them; with ``stop_at_newline`` the text ends at the end of its sentence."""
     settings = {**GENERATION_DEFAULTS, **post, **{k: v for k, v in options.items() if v is not None}}
-    vocab = CharVocab(pre["vocab"])
+    vocab = CharTable(pre["vocab"])
     positions = int(pre["max_position_embeddings"])
     text = read_prompt(prompt)
     ids, unknown = encode_prompt(vocab, text, positions)
@@ -53,12 +53,13 @@ def generate_served(run, pre: dict, post: dict, prompt: Any, **options) -> dict:
         eos_token_id=newline,
         use_cache=False,
         seed=settings["seed"],
-        suppress_tokens=[vocab.ids[UNK]],
+        suppress_tokens=[vocab.ids[PAD], vocab.ids[UNK]],
     )
     tokens = list(out[0])
     if newline in tokens:
         tokens = tokens[: tokens.index(newline)]
-    return {"prompt": text, "text": vocab.decode(tokens), "score": float(scores[0]), "unknown": unknown}
+    text_out = "".join(vocab.tokens[i] for i in tokens)
+    return {"prompt": text, "text": text_out, "score": float(scores[0]), "unknown": unknown}
 
 
 __all__ = ["ServedLM", "generate_served"]

@@ -5,8 +5,7 @@ batch and sequence length), evaluated (perplexity, next-character accuracy) and 
 Sections besides the trainer's ``Global`` and the framework's ``Optimizer``::
 
     Architecture: {name: GPTLMHeadModel, hidden_size, num_hidden_layers, num_attention_heads, ...}
-    Train:        {dataset: {name: PeoplesDaily, root, held_out, split_seed, min_freq, max_vocab,
-                             seq_len, max_windows},
+    Train:        {dataset: {name: PeoplesDaily, root, held_out, split_seed, min_freq, seq_len, max_windows},
                    loader: {batch_size, shuffle, drop_last, num_workers}}
     Eval:         {dataset: {seq_len, max_windows}, loader: {...}}   # the held-out sentences
     Metric:       {main_indicator: acc}
@@ -36,13 +35,13 @@ from paddlectl.framework.hapi.task import TaskBase
 from paddlectl.framework.static.input_spec import InputSpec
 
 from ..gpt import GPTConfig, GPTLMHeadModel
+from ..text_cls.vocab import CharTable
 from .data import TextWindows, corpus_texts, corpus_vocab
 from .metric import Perplexity
-from .vocab import CharVocab
 
 ARCH_KEYS = ("name", *(f.name for f in dataclasses.fields(GPTConfig) if f.name != "vocab_size"))
 WINDOW_KEYS = ("seq_len", "max_windows")
-CORPUS_KEYS = ("name", "root", "held_out", "split_seed", "min_freq", "max_vocab", *WINDOW_KEYS)
+CORPUS_KEYS = ("name", "root", "held_out", "split_seed", "min_freq", *WINDOW_KEYS)
 SPLIT_KEYS = ("dataset", "loader")
 LOADER_KEYS = ("batch_size", "shuffle", "drop_last", "num_workers")
 GENERATION_DEFAULTS = {
@@ -72,7 +71,7 @@ def read_prompt(raw: Any) -> str:
     return text.removesuffix("\n").removesuffix("\r")
 
 
-def encode_prompt(vocab: CharVocab, text: str, positions: int) -> tuple[np.ndarray, list[str]]:
+def encode_prompt(vocab: CharTable, text: str, positions: int) -> tuple[np.ndarray, list[str]]:
     """``(ids, characters mapped to [UNK])``; an empty prompt or one longer than ``positions`` is a DataError."""
     if not text:
         raise DataError("the prompt is empty; give at least one character to continue from")
@@ -81,7 +80,7 @@ def encode_prompt(vocab: CharVocab, text: str, positions: int) -> tuple[np.ndarr
             f"the prompt has {len(text)} characters, the model attends over {positions}; shorten it to at most "
             f"{positions}"
         )
-    return vocab.encode(text)
+    return vocab.encode(text, len(text)), sorted({c for c in text if c not in vocab.ids})
 
 
 class CausalLMTask(TaskBase):
@@ -151,9 +150,8 @@ class CausalLMTask(TaskBase):
             )
         return (None if root is None else str(root), held_out, split_seed)
 
-    def vocab(self, config: dict) -> CharVocab:
-        section = self._dataset_section(config, "Train")
-        return corpus_vocab(*self.corpus(config), section.get("min_freq", 3), section.get("max_vocab"))
+    def vocab(self, config: dict) -> CharTable:
+        return corpus_vocab(*self.corpus(config), self._dataset_section(config, "Train").get("min_freq", 3))
 
     def model_config(self, config: dict, vocab_size: int | None = None) -> GPTConfig:
         arch = dict(config.get("Architecture") or {})
@@ -200,7 +198,7 @@ class CausalLMTask(TaskBase):
         return {"task": self.name, "vocab": self.vocab(config).tokens, **self.postprocess_settings(config)}
 
     def preprocess(self, pre: dict, raw_inputs: Sequence[Any]) -> list[np.ndarray]:
-        vocab = CharVocab(pre["vocab"])
+        vocab = CharTable(pre["vocab"])
         ids = [encode_prompt(vocab, read_prompt(raw), int(pre["max_position_embeddings"]))[0] for raw in raw_inputs]
         lengths = sorted({len(i) for i in ids})
         if len(lengths) > 1:
@@ -212,7 +210,7 @@ class CausalLMTask(TaskBase):
 
     def postprocess(self, post: dict, outputs: Sequence[np.ndarray]) -> list[dict]:
         """The next character after each prompt: the most probable one and the top ``topk``."""
-        vocab = CharVocab(post["vocab"])
+        vocab = CharTable(post["vocab"])
         logits = np.asarray(outputs[0], dtype=np.float64)
         if logits.ndim != 3 or logits.shape[-1] != len(vocab):
             raise DataError(
