@@ -28,6 +28,11 @@ IMAGES = "images"
 MAX_HIDDEN = 0.5  # an object is placed only if it leaves at least half of each earlier one visible
 MIN_VISIBLE_PIXELS = 24
 LETTERS = "ABEFHKMNRTWXYZ"
+SOURCES = [  # what the pixels come from, recorded in the COCO file's info for the data's lineage
+    "digits: scikit-learn load_digits (UCI optdigits, CC BY 4.0)",
+    "letters: Pillow ImageFont.load_default (Aileron Regular, CC0-1.0)",
+    "shapes and backgrounds: drawn by paddlectl (OpenCV, NumPy)",
+]
 
 
 @cache
@@ -198,7 +203,7 @@ def generate_scenes(
         for category, mask in objects:
             annotations.append(_annotation(mask, category, index + 1, len(annotations) + 1))
     coco = {
-        "info": {"description": f"paddlectl generated scenes (seed {seed})"},
+        "info": {"description": f"paddlectl generated scenes (seed {seed})", "sources": SOURCES},
         "images": images,
         "annotations": annotations,
         "categories": [{"id": i + 1, "name": c, "supercategory": "object"} for i, c in enumerate(CATEGORIES)],
