@@ -1,5 +1,6 @@
-"""DataParallel training of a small MLP on a fixed global batch: rank r takes rows r::world of each
-batch; prints the global loss of each step (the mean over ranks) as JSON on rank 0.
+"""DataParallel training of a small MLP on a fixed global batch (rank r takes rows r::world) next
+to, on rank 0, the same model trained alone on the whole batch; prints 'RESULT <json>' with both
+loss curves. Ranks start from different weights: DataParallel must broadcast rank 0's.
 
 argv: steps, comm_buffer_size (MB), last_comm_buffer_size (MB)
 """
@@ -15,29 +16,34 @@ import paddlectl.framework.distributed as dist
 steps, comm_mb, last_mb = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 dist.init_parallel_env()
 rank, world = dist.get_rank(), dist.get_world_size()
-paddle.seed(7 + rank)  # different initial weights per rank: DataParallel must broadcast rank 0's
-model = paddle.nn.Sequential(
-    paddle.nn.Linear(6, 32), paddle.nn.Tanh(), paddle.nn.Linear(32, 16), paddle.nn.Tanh(), paddle.nn.Linear(16, 3)
-)
-if rank == 0:
-    paddle.seed(7)
-    reference = paddle.nn.Sequential(
+
+
+def mlp(seed):
+    paddle.seed(seed)
+    return paddle.nn.Sequential(
         paddle.nn.Linear(6, 32), paddle.nn.Tanh(), paddle.nn.Linear(32, 16), paddle.nn.Tanh(), paddle.nn.Linear(16, 3)
     )
-    model.set_state_dict(reference.state_dict())
-dp = paddle.DataParallel(model, comm_buffer_size=comm_mb, last_comm_buffer_size=last_mb)
-opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=dp.parameters())
-data = np.random.default_rng(0)
-losses = []
-for _ in range(steps):
-    x = data.normal(size=(12, 6)).astype("float32")
-    y = data.integers(0, 3, size=(12,))
-    out = dp(paddle.to_tensor(x[rank::world]))
-    loss = paddle.nn.functional.cross_entropy(out, paddle.to_tensor(y[rank::world]))
-    loss.backward()
-    opt.step()
-    opt.clear_grad()
-    dist.all_reduce(loss, dist.ReduceOp.AVG)
-    losses.append(float(loss))
+
+
+def train(model, rows):
+    opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    data = np.random.default_rng(0)
+    losses = []
+    for _ in range(steps):
+        x = data.normal(size=(12, 6)).astype("float32")
+        y = data.integers(0, 3, size=(12,))
+        loss = paddle.nn.functional.cross_entropy(model(paddle.to_tensor(x[rows])), paddle.to_tensor(y[rows]))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        if isinstance(model, paddle.DataParallel):
+            dist.all_reduce(loss, dist.ReduceOp.AVG)
+        losses.append(float(loss))
+    return losses
+
+
+dp = paddle.DataParallel(mlp(7 + rank), comm_buffer_size=comm_mb, last_comm_buffer_size=last_mb)
+parallel = train(dp, slice(rank, None, world))
 if rank == 0:
-    print(json.dumps({"losses": losses, "buckets": len(dp._reducer.buckets) if dp._reducer else 0}))
+    alone = train(mlp(7), slice(None))
+    print("RESULT " + json.dumps({"parallel": parallel, "alone": alone, "buckets": len(dp._reducer.buckets)}))

@@ -114,6 +114,8 @@ class ShardReader:
         if found is None:
             raise CheckpointError(f"{where} is missing (key {shard['key']!r}); the file does not match {METADATA_FILE}")
         array = found.view(dtype) if dtype == SUPPORTED["bfloat16"] and found.dtype == np.uint16 else found
+        if shard["shape"] == [] and array.shape == (1,):
+            array = array.reshape(())  # safetensors' NumPy writer stores a 0-d array as shape [1]
         if array.dtype != dtype or list(array.shape) != shard["shape"]:
             raise CheckpointError(
                 f"{where} is {array.dtype.name}{list(array.shape)} but {METADATA_FILE} says "

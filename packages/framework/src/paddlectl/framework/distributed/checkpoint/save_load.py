@@ -156,6 +156,18 @@ def load_state_dict(state_dict: dict, path, process_group: Group | None = None, 
         target._data = np.array(array, copy=True)
 
 
+def load_tensors(path, names=None) -> dict:
+    """Whole tensors of the checkpoint at ``path`` by name (all, or ``names``): what a state dict
+    whose keys are only known from the checkpoint (an optimizer's lazily made states) loads from."""
+    meta = read_metadata(path)
+    wanted = list(meta["tensors"]) if names is None else list(names)
+    missing = [n for n in wanted if n not in meta["tensors"]]
+    if missing:
+        raise CheckpointError(f"{path} has no tensors {missing[:5]}")
+    reader = ShardReader(path, meta)
+    return {name: Tensor(np.array(reader.read(name), copy=True)) for name in wanted}
+
+
 def _this_rank_rows(reader: ShardReader, name: str, entry: dict, value: Sharded) -> np.ndarray:
     size, axis = entry["global_shape"][value.axis] if value.axis < len(entry["global_shape"]) else None, value.axis
     rank, world = get_rank(value.group), get_world_size(value.group)
