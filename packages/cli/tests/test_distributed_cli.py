@@ -1,0 +1,60 @@
+"""`paddlectl launch` and `paddlectl ckpt merge`: exit codes and the one line a user reads."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from paddlectl.cli.app import app
+
+
+def paddlectl(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "paddlectl.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+def test_launch_usage_errors_exit_2_before_starting_anything(tmp_path):
+    runner = CliRunner()
+    script = tmp_path / "s.py"
+    script.write_text("")
+    result = runner.invoke(app, ["launch", "--nproc", "0", str(script)])
+    assert result.exit_code == 2 and "--nproc must be a positive number of processes, got 0" in result.output
+    result = runner.invoke(app, ["launch", "--nproc", "2", str(tmp_path / "missing.py")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(app, ["launch", "--nproc", "2", "--hosts", "a b", str(script)])
+    assert result.exit_code == 2 and "'a b' is not a host name" in result.output
+
+
+def test_a_failing_rank_stops_the_job_and_is_named_with_its_error(tmp_path):
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'paddlectl-framework[distributed]'")
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import paddlectl.framework.distributed as dist
+            dist.init_parallel_env()
+            print("args", sys.argv[1:], flush=True)
+            if dist.get_rank() == 1:
+                raise ValueError("bad batch")
+            dist.barrier()  # rank 0 would wait here forever if rank 1's failure did not end the job
+            """
+        )
+    )
+    result = paddlectl("launch", "--nproc", "2", script, "--lr", "0.1")
+    assert result.returncode == 1
+    assert "args ['--lr', '0.1']" in result.stdout
+    assert "error: rank 1 failed: " in result.stderr and "train.py:7: ValueError: bad batch" in result.stderr
+
+
+def test_ckpt_merge_of_a_damaged_checkpoint_exits_2_with_one_line(tmp_path):
+    (tmp_path / "ck").mkdir()
+    (tmp_path / "ck" / "metadata.json").write_text("{not json")
+    result = paddlectl("ckpt", "merge", tmp_path / "ck", "-o", tmp_path / "out.safetensors")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "metadata.json is not valid JSON" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out.safetensors").exists()
