@@ -48,6 +48,13 @@ def test_the_cache_gives_the_logits_of_the_whole_sequence(model):
     assert len(cache) == SIZES["num_hidden_layers"] and cache[0][0].shape == [2, 10, 4, 8]
 
 
+def test_a_cache_of_another_depth_is_a_data_error(model):
+    _, cache = model(paddle.to_tensor(_ids(1, 3)), use_cache=True)
+    for wrong in (cache[:1], []):
+        with pytest.raises(DataError, match=f"the cache holds {len(wrong)} layers, the model has 2"):
+            model(paddle.to_tensor(_ids(1, 1)), cache=wrong, use_cache=True)
+
+
 def test_tied_embeddings_share_the_output_matrix():
     tied = GPTLMHeadModel(GPTConfig(**SIZES))
     untied = GPTLMHeadModel(GPTConfig(**SIZES, tie_word_embeddings=False))

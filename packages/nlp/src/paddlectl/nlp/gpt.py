@@ -134,9 +134,9 @@ class GPTLMHeadModel(nn.Layer):
         )
 
     def forward(self, input_ids, cache=None, use_cache: bool = False):
-        past = 0 if cache is None else int(cache[0][0].shape[1])
         if cache is not None and len(cache) != len(self.blocks):
             raise DataError(f"the cache holds {len(cache)} layers, the model has {len(self.blocks)}")
+        past = 0 if cache is None else int(cache[0][0].shape[1])
         length = past + int(input_ids.shape[1])
         if length > self.config.max_position_embeddings:
             raise DataError(
