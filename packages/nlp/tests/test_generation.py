@@ -113,6 +113,7 @@ def test_eos_finishes_a_sequence_and_all_finished_stop_early():
         ({"temperature": 0.0}, ConfigError, "temperature must be > 0"),
         ({"max_length": 0}, ConfigError, "max_length must be a positive"),
         ({"input_ids": [[0.5]]}, DataError, "integer token ids"),
+        ({"suppress_tokens": [30]}, DataError, r"suppress_tokens holds 30; token ids are integers in \[0, 30\)"),
     ],
 )
 def test_bad_input_is_a_typed_error(model, kwargs, error, message):

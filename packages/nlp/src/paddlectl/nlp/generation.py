@@ -98,6 +98,14 @@ def _check_model(model, ids: np.ndarray, max_length: int, use_cache: bool) -> No
         raise ConfigError("use_cache needs the eager model (it feeds keys and values back); pass use_cache=False")
 
 
+def _suppressed(tokens: Sequence[int], vocab: int) -> list[int]:
+    ids = list(tokens)
+    bad = [t for t in ids if isinstance(t, bool) or not isinstance(t, int | np.integer) or not 0 <= t < vocab]
+    if bad:
+        raise DataError(f"suppress_tokens holds {bad[0]!r}; token ids are integers in [0, {vocab})")
+    return ids
+
+
 class _Stepper:
     """The next-token logits ``[batch, vocab]`` for the sequence so far, with or without the cache."""
 
@@ -154,7 +162,7 @@ def generate(
     try:
         for i in range(max_length):
             logits = step(ids, ids.shape[1] if i == 0 else 1)
-            logits[:, list(suppress_tokens)] = -np.inf
+            logits[:, _suppressed(suppress_tokens, logits.shape[-1])] = -np.inf
             if decode_strategy == "sampling":
                 logits = top_p_filter(top_k_filter(logits / float(temperature), top_k), float(top_p))
             logp = _log_softmax(logits)
