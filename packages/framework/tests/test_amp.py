@@ -38,10 +38,11 @@ def test_auto_cast_runs_white_ops_low_and_black_ops_in_float32():
         s = paddle.nn.functional.softmax(h)  # black
         t = paddle.tanh(h)  # neither: stays in its input's dtype
         mixed = h + x  # neither, float32 beside bfloat16: promoted
+        linear = paddle.nn.Linear(8, 8)(x)  # but a bias add (a float32 parameter) stays bfloat16
         with paddle.amp.auto_cast(enable=False):
             plain = paddle.matmul(x, w)
-    assert (h.dtype, s.dtype, t.dtype, mixed.dtype, plain.dtype) == (
-        paddle.bfloat16, paddle.float32, paddle.bfloat16, paddle.float32, paddle.float32,
+    assert (h.dtype, s.dtype, t.dtype, mixed.dtype, plain.dtype, linear.dtype) == (
+        paddle.bfloat16, paddle.float32, paddle.bfloat16, paddle.float32, paddle.float32, paddle.bfloat16,
     )  # fmt: skip
     assert dispatch.POLICY is None  # off again: the dispatch fast path is back
     with paddle.amp.auto_cast(custom_white_list=["softmax"], custom_black_list=["matmul_v2"]):

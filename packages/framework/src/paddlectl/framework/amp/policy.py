@@ -2,7 +2,8 @@
 
 While auto_cast (or the tensor checker of ``amp.debugging``) is on, ``core.dispatch.POLICY`` is
 ``_around_op``: it casts an op's float inputs as Paddle's lists say (white: the low dtype; black:
-float32; any other op: float32 when it mixes float32 with 16-bit inputs, Paddle's promotion), runs
+float32; any other op: float32 when it mixes float32 with 16-bit inputs, Paddle's promotion, unless
+the float32 ones are all parameters, as in Linear's bias add), runs
 the op, and hands its outputs to the checker. The casts are ``cast`` ops, so the tape carries the
 gradient back to each input in its own dtype. Off, the dispatch point costs one ``is None`` test.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from ..core import dispatch
 from ..core.dtype import LOW_PRECISION, bfloat16, float16, float32
+from ..core.tensor import Parameter
 from ..errors import ConfigError
 from ..ops.elementwise import cast_op
 from . import lists
@@ -29,7 +31,7 @@ class AmpFrame:
     black: frozenset
     use_promote: bool
 
-    def target(self, op_name: str, dtypes: list) -> object | None:
+    def target(self, op_name: str, inputs: list) -> object | None:
         """The dtype this op's float32/16-bit inputs are cast to, or None to leave them."""
         if op_name in self.black:
             return float32
@@ -37,8 +39,12 @@ class AmpFrame:
             return self.dtype
         if self.level == "O2" and not self.use_promote:
             return self.dtype
-        mixed = float32 in dtypes and any(d in LOW_PRECISION for d in dtypes)
-        return float32 if mixed else None
+        wide = [t for t in inputs if t.dtype == float32]
+        if not wide or not any(t.dtype in LOW_PRECISION for t in inputs):
+            return None
+        # a 16-bit activation meeting float32 parameters only (Linear's bias add: Paddle's linear is
+        # one white-list op, two ops here) stays 16-bit; meeting a float32 activation, it promotes
+        return self.dtype if all(isinstance(t, Parameter) for t in wide) else float32
 
 
 class _Amp:
@@ -59,9 +65,11 @@ AMP = _Amp()
 def _around_op(op, inputs, attrs):
     frame = AMP.frames[-1] if AMP.frames else None
     if frame is not None and op is not cast_op:
-        dtypes = [t.dtype for t in inputs if t is not None]
-        target = frame.target(op.name, dtypes)
-        if target is not None and any(d != target and (d == float32 or d in LOW_PRECISION) for d in dtypes):
+        present = [t for t in inputs if t is not None]
+        target = frame.target(op.name, present)
+        if target is not None and any(
+            t.dtype != target and (t.dtype == float32 or t.dtype in LOW_PRECISION) for t in present
+        ):
             inputs = tuple(_cast(t, target) for t in inputs)
     out = dispatch.run(op, inputs, attrs)
     if AMP.checker is not None:
