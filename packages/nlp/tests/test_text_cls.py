@@ -8,12 +8,15 @@ import json
 import numpy as np
 import pytest
 import yaml
+from _hf_bert import VOCAB
+from _hf_bert import write as write_bert
 from _nlp_corpus import write_reviews
 from sklearn.metrics import f1_score
 from typer.testing import CliRunner
 
 from paddlectl.cli.app import app
 from paddlectl.framework.errors import DataError
+from paddlectl.framework.jit.saved_model import MODEL_JSON
 from paddlectl.nlp.text_cls.base import read_text
 from paddlectl.nlp.text_cls.metric import ClassificationMetric, macro_f1
 from paddlectl.nlp.text_cls.task import TextClsTask
@@ -106,3 +109,25 @@ def test_labels_out_of_range_and_empty_texts_are_named():
         read_text("")
     with pytest.raises(DataError, match="logits"):
         TextClsTask().postprocess({"labels": ["negative", "positive"]}, [np.zeros((1, 3))])
+
+
+def test_fine_tuning_a_pretrained_encoder_serves_with_its_tokenizer(tmp_path):
+    """Architecture.pretrained: the checkpoint's weights start the encoder, its tokenizer encodes
+    the text, and the exported model carries that tokenizer (served without the checkpoint)."""
+    write_bert(tmp_path / "bert")
+    write_reviews(tmp_path / "corpus", n=20)
+    config = _config(tmp_path / "corpus", tmp_path / "run")
+    config["Global"]["epochs"] = 1
+    config["Architecture"] = {"name": "EncoderClassifier", "pretrained": str(tmp_path / "bert"), "dropout": 0.0}
+    (tmp_path / "c.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = _invoke("train", "-c", tmp_path / "c.yml", "-q")
+    assert result.exit_code == 0, result.output
+    result = _invoke("export", "-w", tmp_path / "run" / "best", "-o", tmp_path / "model", "--verify")
+    assert result.exit_code == 0, result.output
+    pre = json.loads((tmp_path / "model" / MODEL_JSON).read_text())["preprocess"]
+    assert "chars" not in pre and '"你"' in pre["tokenizer"]
+    (ids,) = TextClsTask().preprocess(pre, ["你好"])
+    assert ids[0, :4].tolist() == [VOCAB.index(t) for t in ("[CLS]", "你", "好", "[SEP]")]
+    (tmp_path / "a.txt").write_text("你好世界", encoding="utf-8")
+    result = _invoke("predict", "-m", tmp_path / "model", "-i", tmp_path / "a.txt", "--json", tmp_path / "p.json")
+    assert result.exit_code == 0, result.output

@@ -31,6 +31,7 @@ from paddlectl.framework.hapi.task import TaskBase
 from paddlectl.framework.static.input_spec import InputSpec
 
 from ..corpora import held_out_split
+from .pretrained import PretrainedText
 from .vocab import CharTable
 
 CORPUS_KEYS = ("root", "held_out", "split_seed", "min_freq", "max_length", "max_samples")
@@ -78,6 +79,12 @@ class CharTaskBase(TaskBase):
     def model_kwargs(self, config: dict) -> dict:
         """Arguments the data fixes (the vocabulary size, the classes)."""
         return {"vocab_size": len(self.table(config))}
+
+    def text_encoder(self, config: dict):
+        """What turns a text into ids: the character table, or a pretrained checkpoint's tokenizer
+        when ``Architecture.pretrained`` names one."""
+        pretrained = (config.get("Architecture") or {}).get("pretrained")
+        return self.table(config) if pretrained is None else PretrainedText.from_checkpoint(str(pretrained))
 
     # ----- config -------------------------------------------------------------------------
     @staticmethod
@@ -135,7 +142,7 @@ class CharTaskBase(TaskBase):
         return _table(self, *self.corpus(config), min_freq)
 
     def build_datasets(self, config: dict):
-        table, max_length = self.table(config), self.corpus(config)[3]
+        table, max_length = self.text_encoder(config), self.corpus(config)[3]
         return tuple(
             [
                 (table.encode(text, max_length), self.encode_target(target, max_length))
@@ -167,11 +174,14 @@ class CharTaskBase(TaskBase):
         return [InputSpec([None, self.corpus(config)[3]], "int64", "input_ids")]
 
     def preprocess_config(self, config: dict) -> dict:
-        return {"task": self.name, "chars": self.table(config).tokens, "max_length": self.corpus(config)[3]}
+        text = self.text_encoder(config)
+        spec = {"chars": text.tokens} if isinstance(text, CharTable) else text.spec()
+        return {"task": self.name, **spec, "max_length": self.corpus(config)[3]}
 
     def preprocess(self, pre: dict, raw_inputs: Sequence[Any]) -> list[np.ndarray]:
-        table, max_length = CharTable(pre["chars"]), int(pre["max_length"])
-        return [np.stack([table.encode(read_text(raw), max_length) for raw in raw_inputs])]
+        text = CharTable(pre["chars"]) if "chars" in pre else PretrainedText.from_spec(pre)
+        max_length = int(pre["max_length"])
+        return [np.stack([text.encode(read_text(raw), max_length) for raw in raw_inputs])]
 
 
 @lru_cache(maxsize=4)

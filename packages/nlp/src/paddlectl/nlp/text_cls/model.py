@@ -10,7 +10,9 @@ from paddlectl.framework import nn
 from paddlectl.framework.errors import CheckpointError, ConfigError
 from paddlectl.framework.nn import functional as F
 
+from ..checkpoint import load_pretrained
 from ..encoder import BertConfig, BertModel
+from .pretrained import checkpoint_dir
 
 
 class CharCNN(nn.Layer):
@@ -40,16 +42,27 @@ class CharCNN(nn.Layer):
 
 
 class EncoderClassifier(nn.Layer):
-    """A BERT-architecture encoder over the characters (its own table, as ``vocab_size``), the
-    pooled [CLS] state, dropout and a linear layer; ``BertConfig``'s fields size it."""
+    """A BERT-architecture encoder, the pooled [CLS] state, dropout and a linear layer. With
+    ``pretrained`` (a checkpoint directory, or ``all-MiniLM-L6-v2``) the encoder starts from that
+    checkpoint and the task encodes text with its tokenizer (fine-tuning); without, ``BertConfig``'s
+    fields size a new encoder over the task's characters (``vocab_size``)."""
 
-    def __init__(self, vocab_size: int, num_classes: int, dropout: float = 0.1, **encoder) -> None:
+    def __init__(
+        self, vocab_size: int, num_classes: int, dropout: float = 0.1, pretrained: str | None = None, **encoder
+    ) -> None:
         super().__init__()
-        try:
-            config = BertConfig(vocab_size=vocab_size, **encoder)
-        except (TypeError, CheckpointError) as exc:
-            raise ConfigError(f"Architecture (EncoderClassifier): {exc}") from None
-        self.encoder = BertModel(config)
+        if pretrained is not None:
+            if encoder:
+                raise ConfigError(f"Architecture: {sorted(encoder)} size a new encoder; drop them with pretrained")
+            self.encoder = load_pretrained(checkpoint_dir(pretrained))[0]
+            self.encoder.train()
+            config = self.encoder.config
+        else:
+            try:
+                config = BertConfig(vocab_size=vocab_size, **encoder)
+            except (TypeError, CheckpointError) as exc:
+                raise ConfigError(f"Architecture (EncoderClassifier): {exc}") from None
+            self.encoder = BertModel(config)
         self.dropout = nn.Dropout(dropout)
         self.fc = nn.Linear(config.hidden_size, num_classes)
 
