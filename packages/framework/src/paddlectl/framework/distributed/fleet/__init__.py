@@ -17,6 +17,7 @@ from functools import partial
 from ... import amp
 from ...errors import ConfigError
 from ...nn.layer.base import Layer
+from ...optimizer.gradient_merge import GradientMergeOptimizer
 from ..collective import barrier
 from ..comm import get_rank, get_world_size, init_parallel_env
 from ..data_parallel import DataParallel
@@ -130,6 +131,13 @@ def distributed_optimizer(optimizer, strategy: DistributedStrategy | None = None
             )
         _FLEET["strategy"] = strategy
     strategy = _strategy()
+    if strategy.gradient_merge and strategy.sharding:
+        raise ConfigError(
+            "gradient_merge with sharding is not provided (the sharded step would clip and broadcast every "
+            "micro-batch); use one of them, or sharding with a k-times-larger batch"
+        )
+    if strategy.gradient_merge:
+        return GradientMergeOptimizer(optimizer, **strategy.gradient_merge_configs)
     if strategy.sharding:
         if _FLEET["model"] is None:
             raise ConfigError(

@@ -1,1 +1,5 @@
 """``paddle.distributed.fleet.utils``."""
+
+from .recompute import recompute
+
+__all__ = ["recompute"]
