@@ -2,13 +2,9 @@
 GPT-2's Conv1D keeps [in, out] like Paddle's Linear, c_attn splits q|k|v as our qkv_proj does)."""
 
 import numpy as np
-import pytest
 
 import paddlectl.framework as paddle
 from paddlectl.nlp.gpt import GPTConfig, GPTLMHeadModel
-
-torch = pytest.importorskip("torch", reason="the GPT-2 oracle needs torch (torch_oracle session)")
-transformers = pytest.importorskip("transformers", reason="the GPT-2 oracle needs transformers (torch_oracle session)")
 
 CONFIG = GPTConfig(
     vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=24
@@ -28,7 +24,9 @@ def gpt2_names(layers: int) -> dict[str, str]:
     return names
 
 
-def test_logits_equal_gpt2_with_the_same_weights():
+def test_logits_equal_gpt2_with_the_same_weights(transformers):  # the fixture marks it torch_oracle
+    import torch
+
     paddle.seed(11)
     ours = GPTLMHeadModel(CONFIG)
     ours.eval()
