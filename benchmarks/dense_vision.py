@@ -183,16 +183,22 @@ def segmenter() -> dict:
 
 DET_WORK = ROOT / "output" / "dense_vision_det"
 DET_SCENES = {"train": (2000, 0), "val": (300, 1)}  # split: (scenes, seed)
-DET_SIZE, DET_EPOCHS, DET_BATCH = 192, 2, 16
+DET_SIZE, DET_EPOCHS, DET_BATCH = 192, 5, 16
 
 
 def detector() -> dict:
     """det.picodet (``packages/detection/configs/picodet_lcnet_scenes.yml``) trained on generated
     scenes for ``DET_EPOCHS`` epochs on one thread, its COCO AP50 (pycocotools) on held-out scenes
     through the exported model's Predictor and NMS after it (as ``paddlectl eval`` measures), and
-    the median training step time. A trained run under ``DET_WORK`` is reused; delete it to train again."""
+    the median training step time from its log; then one network training step (forward, a squared
+    loss on the raw outputs, backward, AdamW) on the same batch, ours against the same architecture
+    in PyTorch (``_torch_picodet.py``), both on one thread. A trained run under ``DET_WORK`` is
+    reused; delete it to train again."""
+    import torch
     import yaml
+    from _torch_picodet import TorchPicoDet
 
+    import paddlectl.framework as paddle
     from paddlectl.detection.picodet.task import PicoDetTask
     from paddlectl.detection.synth import ANNOTATIONS, generate_scenes
     from paddlectl.framework.hapi.export import export
@@ -226,9 +232,30 @@ def detector() -> dict:
     outputs = [predictor.run(task.preprocess(pre, [path])) for path, _ in samples]
     stacked = [np.concatenate([o[i] for o in outputs]) for i in range(2)]
     metrics = compute_metrics(task, config, stacked, np.stack([label for _, label in samples]))
+    arch = config["Architecture"]
+    ours = task.build_model(config)
+    theirs = TorchPicoDet(arch["Backbone"]["scale"], arch["Neck"]["out_channels"], arch["Head"]["num_classes"])
+    x = np.random.default_rng(0).normal(size=(DET_BATCH, 3, DET_SIZE, DET_SIZE)).astype(np.float32)
+    ours_opt = paddle.optimizer.AdamW(learning_rate=1e-4, parameters=ours.parameters())
+    theirs_opt = torch.optim.AdamW(theirs.parameters(), lr=1e-4)
+    torch.set_num_threads(1)
+
+    def ours_step():
+        loss = (ours(paddle.to_tensor(x)) ** 2).mean()
+        loss.backward()
+        ours_opt.minimize(loss)
+        ours.clear_gradients()
+
+    def theirs_step():
+        theirs_opt.zero_grad()
+        (theirs(torch.from_numpy(x)) ** 2).mean().backward()
+        theirs_opt.step()
+
+    step = _interleaved({"ours": ours_step, "torch": theirs_step})
     result = {
         "train_scenes": DET_SCENES["train"][0], "val_scenes": DET_SCENES["val"][0], "size": DET_SIZE,
-        "epochs": DET_EPOCHS, "steps": steps, "train_s": train_s if train_s > 1 else None,
+        "epochs": DET_EPOCHS, "steps": steps, "network_step": step,
+        "network_step_ratio": step["ours"]["median_ms"] / step["torch"]["median_ms"], "train_s": train_s if train_s > 1 else None,
         "step_s": DET_BATCH / float(np.median(rates)) if rates else None,
         **{k: metrics[k] for k in ("bbox_ap", "bbox_ap50", "bbox_ap75")},
         "class_ap": {k[3:]: v for k, v in metrics.items() if k.startswith("ap_")},
@@ -237,7 +264,9 @@ def detector() -> dict:
           f"AP50 {metrics['bbox_ap50']:.3f}, AP {metrics['bbox_ap']:.3f} on {len(samples)} held-out scenes")  # fmt: skip
     print("class AP: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_ap"].items()))
     if result["step_s"] is not None:
-        print(f"training step (batch {DET_BATCH}): median {result['step_s']:.2f} s")
+        print(f"training step with the loss (batch {DET_BATCH}): median {result['step_s']:.2f} s")
+    print(f"network training step, batch {DET_BATCH}, one thread: ours {step['ours']['median_ms']:.0f} ms, "
+          f"torch {step['torch']['median_ms']:.0f} ms (ratio {result['network_step_ratio']:.2f})")  # fmt: skip
     return result
 
 
