@@ -149,16 +149,24 @@ def all_reduce(tensor, op: int = ReduceOp.SUM, group: Group | None = None, sync_
     return Task(group.comm.Iallreduce(mpi().IN_PLACE, buffer, op=reduction), finish)
 
 
+def _rooted(tensor, rank: int, group: Group | None, what: str):
+    """The tensor, its group, the group rank of global ``rank`` and the array to communicate in
+    (None in a group of one, where there is nothing to do), the ranks' tensors agreed."""
+    tensor = as_tensor(tensor, what)
+    group = resolve(group)
+    root = _root(group, rank, what)
+    if group.nranks == 1:
+        return tensor, group, root, None
+    agree(group, tensor._data, what)
+    return tensor, group, root, work_buffer(tensor)
+
+
 def reduce(tensor, dst: int, op: int = ReduceOp.SUM, group: Group | None = None, sync_op: bool = True) -> Task:
     """Reduce ``tensor`` over the group onto global rank ``dst`` (the others keep theirs)."""
-    tensor = as_tensor(tensor, "reduce")
     reduction = mpi_op(op, "reduce")
-    group = resolve(group)
-    root = _root(group, dst, "reduce")
-    if group.nranks == 1:
+    tensor, group, root, buffer = _rooted(tensor, dst, group, "reduce")
+    if buffer is None:
         return Task()
-    agree(group, tensor._data, "reduce")
-    buffer = work_buffer(tensor)
     if group.rank == root:
         group.comm.Reduce(mpi().IN_PLACE, buffer, op=reduction, root=root)
         if op == ReduceOp.AVG:
@@ -171,15 +179,10 @@ def reduce(tensor, dst: int, op: int = ReduceOp.SUM, group: Group | None = None,
 
 def broadcast(tensor, src: int, group: Group | None = None, sync_op: bool = True) -> Task:
     """Every rank's ``tensor`` becomes global rank ``src``'s."""
-    tensor = as_tensor(tensor, "broadcast")
-    group = resolve(group)
-    root = _root(group, src, "broadcast")
-    if group.nranks == 1:
-        return Task()
-    agree(group, tensor._data, "broadcast")
-    buffer = work_buffer(tensor)
-    group.comm.Bcast(buffer, root=root)
-    store(tensor, buffer)
+    tensor, group, root, buffer = _rooted(tensor, src, group, "broadcast")
+    if buffer is not None:
+        group.comm.Bcast(buffer, root=root)
+        store(tensor, buffer)
     return Task()
 
 
