@@ -88,6 +88,7 @@ from .ops.creation import (
     randint,
     randn,
     randperm,
+    standard_normal,
     to_tensor,
     uniform,
     zeros,

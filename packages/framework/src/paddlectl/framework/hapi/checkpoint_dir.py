@@ -27,7 +27,7 @@ STATE_FILE = "state.json"
 CONFIG_FILE = "config.yml"
 FILES = (MODEL_FILE, OPTIMIZER_FILE, STATE_FILE, CONFIG_FILE)
 STATE_FORMAT = "paddlectl-train-state"
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the RNG state holds Paddle's engine beside NumPy's
 
 
 @dataclass

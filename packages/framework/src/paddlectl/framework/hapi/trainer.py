@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.autograd import no_grad
-from ..errors import CheckpointError, ConfigError
+from ..errors import CheckpointError, ConfigError, DataError
 from ..io import BatchSampler, DataLoader
 from ..ops.random import get_rng_state, seed, set_rng_state
 from . import checkpoint_dir
@@ -245,7 +245,11 @@ class Trainer:
         c.epoch, c.step_in_epoch, c.global_step = state["epoch"], state["step_in_epoch"], state["global_step"]
         c.best, c.last_eval = state.get("best"), state.get("last_eval") or {}
         self.rng = {"epoch": state["rng"]["epoch"], "now": state["rng"]["now"]}
-        set_rng_state(self.rng["now"])
+        try:
+            set_rng_state(self.rng["epoch"])
+            set_rng_state(self.rng["now"])
+        except DataError as exc:
+            raise CheckpointError(f"{what}: {exc}") from None
 
     # ----- checkpoints ------------------------------------------------------------------
     def _save(self, name: str) -> Path:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError
-from ..ops.random import generator
+from ..ops import random
 
 
 def _fans(shape) -> tuple[int, int]:
@@ -47,7 +47,7 @@ class Uniform(Initializer):
         self.low, self.high = low, high
 
     def sample(self, shape, dtype):
-        return generator().uniform(self.low, self.high, shape).astype(dtype)
+        return random.uniform(shape, self.low, self.high, dtype)
 
 
 class Normal(Initializer):
@@ -55,24 +55,17 @@ class Normal(Initializer):
         self.mean, self.std = mean, std
 
     def sample(self, shape, dtype):
-        return generator().normal(self.mean, self.std, shape).astype(dtype)
+        return random.normal(shape, self.mean, self.std, dtype)
 
 
 class TruncatedNormal(Initializer):
-    """Normal samples redrawn until they lie within [a, b] (Paddle default: two standard deviations)."""
+    """Normal values cut to [a, b] (absolute bounds; Paddle's defaults -2 and 2)."""
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, name=None) -> None:
         self.mean, self.std, self.a, self.b = mean, std, a, b
 
     def sample(self, shape, dtype):
-        rng = generator()
-        out = rng.normal(self.mean, self.std, shape)
-        lo, hi = self.mean + self.a * self.std, self.mean + self.b * self.std
-        bad = (out < lo) | (out > hi)
-        while bad.any():
-            out[bad] = rng.normal(self.mean, self.std, int(bad.sum()))
-            bad = (out < lo) | (out > hi)
-        return out.astype(dtype)
+        return random.truncated_normal(shape, self.mean, self.std, self.a, self.b, dtype)
 
 
 class XavierUniform(Initializer):
@@ -83,7 +76,7 @@ class XavierUniform(Initializer):
         fi, fo = _fans(shape)
         fi, fo = self.fan_in or fi, self.fan_out or fo
         limit = self.gain * math.sqrt(6.0 / (fi + fo))
-        return generator().uniform(-limit, limit, shape).astype(dtype)
+        return random.uniform(shape, -limit, limit, dtype)
 
 
 class XavierNormal(Initializer):
@@ -93,7 +86,7 @@ class XavierNormal(Initializer):
     def sample(self, shape, dtype):
         fi, fo = _fans(shape)
         fi, fo = self.fan_in or fi, self.fan_out or fo
-        return generator().normal(0.0, self.gain * math.sqrt(2.0 / (fi + fo)), shape).astype(dtype)
+        return random.normal(shape, 0.0, self.gain * math.sqrt(2.0 / (fi + fo)), dtype)
 
 
 def _gain(nonlinearity: str, negative_slope: float) -> float:
@@ -111,7 +104,7 @@ class KaimingUniform(Initializer):
     def sample(self, shape, dtype):
         fi = self.fan_in or _fans(shape)[0]
         limit = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fi)
-        return generator().uniform(-limit, limit, shape).astype(dtype)
+        return random.uniform(shape, -limit, limit, dtype)
 
 
 class KaimingNormal(Initializer):
@@ -121,7 +114,7 @@ class KaimingNormal(Initializer):
     def sample(self, shape, dtype):
         fi = self.fan_in or _fans(shape)[0]
         std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fi)
-        return generator().normal(0.0, std, shape).astype(dtype)
+        return random.normal(shape, 0.0, std, dtype)
 
 
 class Assign(Initializer):

@@ -141,14 +141,32 @@ def randn(shape, dtype=None, name=None) -> Tensor:
     return normal(0.0, 1.0, shape, dtype)
 
 
+def standard_normal(shape, dtype=None, name=None) -> Tensor:
+    return normal(0.0, 1.0, shape, dtype)
+
+
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None) -> Tensor:  # noqa: A002
+    """Paddle's uniform kernel; a non-zero ``seed`` draws from a fresh engine seeded with it, as Paddle's does."""
     dt = convert_dtype(dtype)
-    return constant(_random.generator().uniform(min, max, _shape(shape)).astype(dt))
+    if seed:
+        with _random.fresh_engine(seed):
+            return constant(_random.uniform(_shape(shape), min, max, dt))
+    return constant(_random.uniform(_shape(shape), min, max, dt))
 
 
 def normal(mean=0.0, std=1.0, shape=None, dtype=None, name=None) -> Tensor:
+    """Scalar mean and std: Paddle's gaussian kernel; a Tensor mean or std: standard normals in its
+    shape, scaled and shifted, as Paddle composes it."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m, sd = (as_array(v) if isinstance(v, Tensor) else v for v in (mean, std))
+        like = m if isinstance(mean, Tensor) else sd
+        return constant(
+            (_random.normal(np.broadcast_shapes(np.shape(m), np.shape(sd)), 0.0, 1.0, like.dtype) * sd + m).astype(
+                like.dtype
+            )
+        )
     dt = convert_dtype(dtype)
-    return constant(_random.generator().normal(mean, std, _shape(shape if shape is not None else [1])).astype(dt))
+    return constant(_random.normal(_shape(shape if shape is not None else [1]), mean, std, dt))
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
@@ -156,9 +174,8 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
         low, high = 0, low
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
-    dt = convert_dtype(dtype or "int64")
-    return constant(_random.generator().integers(low, high, _shape(shape)).astype(dt))
+    return constant(_random.integers(_shape(shape), low, high, convert_dtype(dtype or "int64")))
 
 
 def randperm(n, dtype="int64", name=None) -> Tensor:
-    return constant(_random.generator().permutation(int(n)).astype(convert_dtype(dtype)))
+    return constant(_random.permutation(int(n), convert_dtype(dtype)))

@@ -1,4 +1,4 @@
-"""Dropout: a random keep-mask drawn from the global generator (so ``paddle.seed`` repeats it),
+"""Dropout: a random keep-mask drawn from Paddle's engine (so ``paddle.seed`` repeats Paddle's mask),
 optionally shared along axes (``axis``, ``dropout2d``), with Paddle's two scaling modes."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ..core.shapes import normalize_axes
 from ..errors import ShapeError
 from . import elementwise as ew
 from .activation import require_float
-from .random import generator
+from .random import uniform
 
 MODES = ("upscale_in_train", "downscale_in_infer")
 
@@ -24,7 +24,7 @@ def _dropout_forward(ctx, x, p=0.5, axis=None, upscale=True):
     """(x * mask, mask): the mask (kept values' scale, 0 where dropped) is an output, as Paddle's
     Mask is, so backward reads the very mask a traced program drew."""
     require_float("dropout", x)
-    keep = generator().random(_mask_shape(x.shape, axis), dtype=np.float32) >= np.float32(p)
+    keep = uniform(_mask_shape(x.shape, axis), 0.0, 1.0) >= np.float32(p)  # Paddle's CPU kernel's draw
     factor = x.dtype.type(1.0 / (1.0 - p)) if upscale and p < 1 else x.dtype.type(1)
     mask = keep.astype(x.dtype) * factor
     return x * mask, mask

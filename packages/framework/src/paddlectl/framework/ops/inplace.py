@@ -76,22 +76,22 @@ def _fill(x, value):
     return elementwise.scale(x, 0.0, bias=float(value))
 
 
-def _sample(x, draw):
+def _sample(x, values):
     """Random values in x's shape: drawn in Python like ``paddle.rand`` (samplers are not ops)."""
-    values = constant(draw(_random.generator(), tuple(x.shape)), x.dtype)
+    values = constant(values, x.dtype)
     return _fill(x, 0.0) + values if x._node is not None else values
 
 
 def _uniform(x, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
-    return _sample(x, lambda rng, s: rng.uniform(min, max, s))
+    return _sample(x, _random.uniform(x.shape, min, max, x.dtype))
 
 
 def _normal(x, mean=0.0, std=1.0, name=None):
-    return _sample(x, lambda rng, s: rng.normal(mean, std, s))
+    return _sample(x, _random.normal(x.shape, mean, std, x.dtype))
 
 
 def _exponential(x, lam=1.0, name=None):
-    return _sample(x, lambda rng, s: rng.exponential(1.0 / lam, s))
+    return _sample(x, _random.generator().exponential(1.0 / lam, tuple(x.shape)))
 
 
 _COMPUTE = {

@@ -1,17 +1,43 @@
-"""The global random generator that ``paddle.seed`` resets: creation ops, dropout and initialisers draw from it."""
+"""The random streams ``paddle.seed`` resets.
+
+Paddle's own draws (rand, randn, uniform, normal, randint, randperm, bernoulli, dropout, the
+initialisers) come from Paddle's CPU engine, reproduced bit for bit (``kernels/mt19937.py``), so a
+seeded script prints Paddle's numbers. Samplers Paddle has no CPU engine kernel for (distributions,
+multinomial, data augmentation) draw from a NumPy generator seeded alongside.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from statistics import NormalDist
+
 import numpy as np
 
+from ..errors import DataError
+from ..kernels import mt19937
+
 _generator = np.random.default_rng()
+_engine = mt19937.seeded_state(int(_generator.integers(2**53)))  # Paddle seeds its default with 53 random bits
 
 
 def seed(value: int):
     """Reset every random stream paddlectl uses, so a run repeats exactly (``paddle.seed``)."""
-    global _generator
+    global _generator, _engine
     _generator = np.random.default_rng(int(value))
+    _engine = mt19937.seeded_state(int(value))
     return _generator
+
+
+@contextlib.contextmanager
+def fresh_engine(op_seed: int):
+    """Draw from an engine seeded with ``op_seed`` alone, leaving the global stream where it was (a
+    Paddle op's non-zero ``seed`` attribute)."""
+    global _engine
+    saved, _engine = _engine, mt19937.direct_state(op_seed)
+    try:
+        yield
+    finally:
+        _engine = saved
 
 
 def generator() -> np.random.Generator:
@@ -19,8 +45,62 @@ def generator() -> np.random.Generator:
 
 
 def get_rng_state() -> dict:
-    return _generator.bit_generator.state
+    """Both streams, as JSON-able values (a checkpoint keeps them)."""
+    return {"engine": [int(w) for w in _engine], "numpy": _generator.bit_generator.state}
 
 
 def set_rng_state(state: dict) -> None:
-    _generator.bit_generator.state = state
+    """Restore what ``get_rng_state`` returned; DataError names what is malformed (states come from files)."""
+    engine = state.get("engine") if isinstance(state, dict) else None
+    if (
+        not isinstance(engine, list)
+        or len(engine) != _engine.size
+        or not all(isinstance(w, int) and 0 <= w < 2**64 for w in engine)
+        or engine[-1] > _engine.size - 1
+    ):
+        raise DataError(f"random state: 'engine' must be {_engine.size} unsigned 64-bit integers, as get_rng_state gives")
+    try:
+        _generator.bit_generator.state = state.get("numpy")
+    except (TypeError, ValueError, KeyError) as exc:
+        raise DataError(f"random state: 'numpy' is not a NumPy generator state ({exc})") from None
+    _engine[:] = np.asarray(engine, dtype=np.uint64)
+
+
+def _draw_dtype(dtype) -> np.dtype:
+    """Paddle draws float64 in double and every other float type in float (then casts)."""
+    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+
+
+def uniform(shape, low: float, high: float, dtype=np.float32) -> np.ndarray:
+    out = np.empty(tuple(shape), _draw_dtype(dtype))
+    mt19937.fill_uniform(_engine, out, low, high)
+    return out.astype(dtype, copy=False)
+
+
+def normal(shape, mean: float, std: float, dtype=np.float32) -> np.ndarray:
+    out = np.empty(tuple(shape), _draw_dtype(dtype))
+    mt19937.fill_normal(_engine, out, mean, std)
+    return out.astype(dtype, copy=False)
+
+
+def integers(shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
+    """Uniform integers in [low, high)."""
+    out = np.empty(tuple(shape), np.int64)
+    mt19937.fill_integers(_engine, out, int(low), int(high))
+    return out.astype(dtype, copy=False)
+
+
+def permutation(n: int, dtype=np.int64) -> np.ndarray:
+    values = np.arange(int(n), dtype=np.int64)
+    mt19937.shuffle(_engine, values)
+    return values.astype(dtype, copy=False)
+
+
+def truncated_normal(shape, mean: float, std: float, a: float, b: float, dtype=np.float32) -> np.ndarray:
+    """Paddle's truncated_gaussian_random: a uniform draw mapped through the normal's inverse CDF
+    between Phi(a) and Phi(b) (a, b absolute bounds), then clamped to [a, b]."""
+    dist = NormalDist(mean, std)
+    lo, hi = dist.cdf(a), dist.cdf(b)
+    u = uniform(shape, float(np.finfo(np.float32).tiny), 1.0, dtype).astype(np.float64)
+    values = np.vectorize(dist.inv_cdf, otypes=[np.float64])(np.clip(lo + (hi - lo) * u, 1e-300, 1 - 1e-16))
+    return np.clip(values, a, b).astype(dtype)

@@ -354,25 +354,36 @@ def bincount(x, weights=None, minlength=0, name=None):
 
 def multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
     """Category indices drawn per row of (unnormalised) probabilities ``x`` (1-D or 2-D). A sampler,
-    not an op (the graph passes would merge or fold a random op), so tracing refuses a traced ``x``."""
+    not an op (the graph passes would merge or fold a random op), so tracing refuses a traced ``x``.
+    Paddle's CPU kernel: per draw, the first category whose normalised cumulative probability (in
+    x's precision) reaches a uniform draw; without replacement the drawn category's weight drops to 0."""
     if x.ndim not in (1, 2):
         raise ShapeError(f"multinomial: x must be 1-D or 2-D, got shape {x.shape}")
-    probs = x.numpy().astype(np.float64)
+    probs = x.numpy()
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise ValueError("multinomial: probabilities must be finite and non-negative")
-    rows = probs.reshape(-1, probs.shape[-1])
+    rows = probs.reshape(-1, probs.shape[-1]).astype(probs.dtype if probs.dtype == np.float64 else np.float32)
     if not replacement and num_samples > rows.shape[-1]:
         raise ValueError(
             f"multinomial: cannot draw {num_samples} samples without replacement from {rows.shape[-1]} categories"
         )
-    rng = _random.generator()
-    draws = []
-    for row in rows:
-        total = row.sum()
-        if total <= 0:
-            raise ValueError("multinomial: every row of probabilities must have a positive sum")
-        draws.append(rng.choice(row.shape[0], size=int(num_samples), replace=bool(replacement), p=row / total))
-    return constant(np.stack(draws).reshape(x.shape[:-1] + [int(num_samples)]), np.int64)
+    if np.any(rows.sum(-1) <= 0):
+        raise ValueError("multinomial: every row of probabilities must have a positive sum")
+    draws = np.empty((rows.shape[0], int(num_samples)), np.int64)
+    for i, row in enumerate(rows):
+        weights = row.copy()
+        for k in range(int(num_samples)) if not replacement else [None]:
+            cumulative = np.cumsum(weights, dtype=weights.dtype)
+            cumulative = (cumulative / cumulative[-1]).astype(weights.dtype)
+            cumulative[-1] = 1
+            u = _random.uniform([1 if k is not None else int(num_samples)], 0.0, 1.0, weights.dtype)
+            picked = np.searchsorted(cumulative, u, side="left")
+            if k is None:
+                draws[i] = picked
+            else:
+                draws[i, k] = picked[0]
+                weights[picked[0]] = 0
+    return constant(draws.reshape(x.shape[:-1] + [int(num_samples)]), np.int64)
 
 
 def bernoulli(x, p=None, name=None):
@@ -381,7 +392,7 @@ def bernoulli(x, p=None, name=None):
     prob = x.numpy() if p is None else np.full(x.shape, p)
     if np.any((prob < 0) | (prob > 1)):
         raise ValueError("bernoulli: probabilities must lie in [0, 1]")
-    return constant(_random.generator().random(x.shape) < prob, x.dtype)
+    return constant(_random.uniform(x.shape, 0.0, 1.0, x.dtype) < prob, x.dtype)
 
 
 def _cumulative_extremum(x, axis, dtype, accumulate, op):
