@@ -126,6 +126,7 @@ def infer(args: argparse.Namespace) -> list[Row]:
     """MiniLM at batch 1 and 32, sequence 128, ``--threads`` threads each: our predictor (paddle.jit.save
     with symbolic batch/seq, all passes), transformers eager (torch CPU, no_grad) and onnxruntime on
     the model exported with torch.onnx at that shape (its legacy exporter bakes the mask's shape in)."""
+    import copy
     import tempfile
 
     import numpy as np
@@ -141,9 +142,13 @@ def infer(args: argparse.Namespace) -> list[Row]:
     ours, _ = load_pretrained(root)
     torch.set_num_threads(args.threads)
 
-    class Feeds(torch.nn.Module):  # the ONNX graph's inputs in our feed order
+    class Feeds(torch.nn.Module):  # the ONNX graph's inputs in our feed order; the model a submodule (its weights)
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = model
+
         def forward(self, input_ids, token_type_ids, attention_mask):
-            out = model(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask)
+            out = self.bert(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask)
             return out.last_hidden_state, out.pooler_output
 
     rows = []
@@ -158,7 +163,9 @@ def infer(args: argparse.Namespace) -> list[Row]:
             ids[:, 0], ids[:, -1] = 101, 102
             feeds = [ids, np.zeros_like(ids), np.ones_like(ids)]
             path = f"{tmp}/minilm_b{batch}.onnx"
-            torch.onnx.export(Feeds(), tuple(map(torch.from_numpy, feeds)), path, input_names=list(FEEDS), dynamo=False,
+            # a copy: after torch.onnx's legacy export of a transformers 5.23 BERT, the exported module's
+            # own eager outputs are off by ~1.5 (measured); the timed eager model must not be that one
+            torch.onnx.export(copy.deepcopy(Feeds()), tuple(map(torch.from_numpy, feeds)), path, input_names=list(FEEDS), dynamo=False,
                               opset_version=17)  # fmt: skip
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads, options.inter_op_num_threads = args.threads, 1
@@ -182,8 +189,8 @@ def _infer_rows(name, feeds, predictor, eager_model, session, seconds) -> list[R
             return eager_model(*tensors)
 
     reference = eager()[0].numpy()
-    error = max(float(np.abs(predictor.run(feeds)[0] - reference).max()),
-                float(np.abs(session.run(None, ort_feeds)[0] - reference).max()))  # fmt: skip
+    ours_error = float(np.abs(predictor.run(feeds)[0] - reference).max())
+    ort_error = float(np.abs(session.run(None, ort_feeds)[0] - reference).max())
     t_ours = timed(lambda: predictor.run(feeds), seconds)
     t_torch = timed(eager, seconds)
     t_ort = timed(lambda: session.run(None, ort_feeds), seconds)
@@ -193,7 +200,8 @@ def _infer_rows(name, feeds, predictor, eager_model, session, seconds) -> list[R
         row("infer", f"{name} ms onnxruntime", t_ort * 1e3),
         row("infer", f"{name} ours / transformers", t_ours / t_torch, "<= 0.7", t_ours / t_torch <= 0.7),
         row("infer", f"{name} ours / onnxruntime", t_ours / t_ort, "<= 1.0", t_ours / t_ort <= 1.0),
-        row("infer", f"{name} max |output - transformers| (ours, ort)", error, "<= 1e-4", error <= 1e-4),
+        row("infer", f"{name} max |ours - transformers|", ours_error, "<= 1e-4", ours_error <= 1e-4),
+        row("infer", f"{name} max |onnxruntime - transformers|", ort_error, "<= 1e-4", ort_error <= 1e-4),
     ]
 
 
