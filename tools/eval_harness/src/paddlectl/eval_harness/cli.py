@@ -166,6 +166,20 @@ def compare(
 
 
 @app.command()
+def training(
+    run: Annotated[Path, typer.Argument(help="Output directory of the training run to judge.")],
+    baseline: Annotated[Path, typer.Option("--baseline", help="Output directory of the baseline run (e.g. FP32).")],
+    max_metric_drop: Annotated[float, typer.Option(help="Largest allowed drop of the main indicator.")] = 0.005,
+    max_divergence: Annotated[float, typer.Option(help="Largest allowed mean relative loss-curve gap.")] = 0.1,
+    as_json: JsonOpt = False,
+) -> None:
+    """A training run (an AMP one) against its baseline: final metric and loss-curve divergence."""
+    from . import commands
+
+    commands.training(run, baseline, max_metric_drop, max_divergence, as_json)
+
+
+@app.command()
 def history(
     metric: Annotated[str, typer.Option("--metric", help="Metric name, e.g. accuracy or latency_p95_ms_bs1.")],
     experiment: Annotated[str | None, typer.Option("--experiment", help="Only this experiment (task/model).")] = None,

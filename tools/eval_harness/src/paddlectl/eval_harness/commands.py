@@ -7,6 +7,7 @@ messages) is escaped before rich prints it: ``[distributed]`` or ``acc[top1]`` i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import shlex
@@ -32,6 +33,7 @@ from .served import onnx_processing
 from .settings import HarnessSettings, load_settings
 from .store import LocalStore, write_json, write_text
 from .task import load_task
+from .training import compare_training
 
 USAGE_ERROR, FAILED = 2, 1
 
@@ -302,3 +304,21 @@ def history(metric, experiment, plot, config, override, output_dir, tracking_uri
         table.add_row(when, escape(r["run_id"]), escape(r["model"]), _fmt(r["value"]))
     console.print(table)
     _say(f"wrote {path}")
+
+
+def training(run, baseline, max_metric_drop, max_divergence, as_json) -> None:
+    with usage_errors():
+        result = compare_training(run, baseline, max_metric_drop, max_divergence)
+    if as_json:
+        sys.stdout.write(json.dumps(dataclasses.asdict(result)) + "\n")
+    else:
+        mark = {0: "[green]pass[/]", 1: "[red]regression[/]", 3: "[yellow]inconclusive[/]"}[result.verdict]
+        value = "-" if result.value is None else f"{result.value:.4f}"
+        base = "-" if result.baseline_value is None else f"{result.baseline_value:.4f}"
+        gap = "-" if result.divergence is None else f"{result.divergence:.4f}"
+        console.print(
+            f"{mark}: {escape(result.reason)}\n  {result.indicator}: {value} (baseline {base}); "
+            f"loss-curve divergence {gap} over {result.common_steps} common steps"
+        )
+    if result.verdict:
+        raise typer.Exit(result.verdict)
