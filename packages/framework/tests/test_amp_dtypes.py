@@ -58,3 +58,13 @@ def test_bfloat16_and_float16_checkpoints_round_trip(tmp_path):
     assert back["h"].dtype == paddle.float16
     np.testing.assert_array_equal(back["x"].numpy().view(np.uint16), x.numpy().view(np.uint16))
     assert "bfloat16" in repr(back["x"])
+
+
+def test_layer_to_bfloat16_and_back():
+    layer = paddle.nn.Linear(3, 2)
+    before = layer.weight.numpy()
+    layer.to(dtype="bfloat16")
+    assert {p.dtype for p in layer.parameters()} == {paddle.bfloat16}
+    assert layer(paddle.ones([1, 3], dtype="bfloat16")).dtype == paddle.bfloat16
+    layer.to(dtype="float32")
+    np.testing.assert_allclose(layer.weight.numpy(), before, rtol=2**-8)

@@ -251,10 +251,10 @@ class Layer:
         """Cast floating parameters and buffers to ``dtype`` (the device is always the CPU here)."""
         if dtype is not None:
             target = convert_dtype(dtype)
-            if target.kind != "f":
+            if not is_floating(target):
                 raise DTypeError(f"Layer.to: dtype must be a float dtype, got {target.name}")
             for tensor in [*self.parameters(), *self.buffers()]:
-                if tensor.dtype.kind == "f":
+                if is_floating(tensor.dtype):
                     tensor._data = tensor._data.astype(target)
                     if tensor.grad is not None:
                         tensor.grad._data = tensor.grad._data.astype(target)
