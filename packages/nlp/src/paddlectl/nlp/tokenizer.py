@@ -9,7 +9,6 @@ longer than the model's positions when truncation is off, a padding request with
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -18,6 +17,8 @@ import tokenizers
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
 from paddlectl.framework.errors import CheckpointError, DataError
+
+from .jsonfile import read_json
 
 __all__ = ["AutoTokenizer", "Tokenizer", "segment_words"]
 
@@ -161,18 +162,6 @@ def _as_tensors(out: dict, kind: str) -> dict:
     return arrays
 
 
-def _read_json(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: not readable JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path}: expected a JSON object, got {type(data).__name__}")
-    return data
-
-
 def _bert_wordpiece(vocab: Path, lowercase: bool) -> tokenizers.Tokenizer:
     """BERT's tokenizer from a ``vocab.txt``: BERT normaliser, BERT pre-tokeniser, [CLS] A [SEP] (B [SEP])."""
     try:
@@ -205,7 +194,7 @@ class AutoTokenizer:
             raise DataError(
                 f"tokenizer: {root} is not a directory (expected a checkpoint with tokenizer.json or vocab.txt)"
             )
-        config = _read_json(root / "tokenizer_config.json")
+        config = read_json(root / "tokenizer_config.json")
         if (root / "tokenizer.json").is_file():
             try:
                 backend = tokenizers.Tokenizer.from_file(str(root / "tokenizer.json"))
@@ -217,8 +206,8 @@ class AutoTokenizer:
             raise CheckpointError(f"tokenizer: {root} has neither tokenizer.json nor vocab.txt")
         limit = config.get("model_max_length")
         if not isinstance(limit, int | float) or not 2 <= limit <= _UNSET_MAX:
-            limit = _read_json(root / "config.json").get("max_position_embeddings", 512)
-        pad = config.get("pad_token", _read_json(root / "special_tokens_map.json").get("pad_token", "[PAD]"))
+            limit = read_json(root / "config.json").get("max_position_embeddings", 512)
+        pad = config.get("pad_token", read_json(root / "special_tokens_map.json").get("pad_token", "[PAD]"))
         pad = pad.get("content") if isinstance(pad, dict) else pad
         return Tokenizer(backend, model_max_length=int(limit), pad_token=pad, name=root.name)
 
