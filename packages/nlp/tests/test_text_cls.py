@@ -10,88 +10,62 @@ import pytest
 import yaml
 from _hf_bert import VOCAB
 from _hf_bert import write as write_bert
-from _nlp_corpus import write_reviews
+from _nlp_corpus import evaluate, invoke, run_log, task_config, train_and_export, write_reviews
 from sklearn.metrics import f1_score
-from typer.testing import CliRunner
 
-from paddlectl.cli.app import app
 from paddlectl.framework.errors import DataError
 from paddlectl.framework.jit.saved_model import MODEL_JSON
 from paddlectl.nlp.text_cls.base import read_text
 from paddlectl.nlp.text_cls.metric import ClassificationMetric, macro_f1
 from paddlectl.nlp.text_cls.task import TextClsTask
 
-cli = CliRunner()
-
-
-def _invoke(*args):
-    return cli.invoke(app, [str(a) for a in args])
+ARCH = {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0}
 
 
 def _config(root, output):
-    return {
-        "Global": {"task": "nlp.text_cls", "seed": 0, "output_dir": str(output), "epochs": 3, "log_interval": 1},
-        "Architecture": {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0},
-        "Loss": {"name": "CrossEntropyLoss"},
-        "Optimizer": {"name": "Adam", "learning_rate": 0.02},
-        "Train": {
-            "dataset": {"root": str(root), "held_out": 0.25, "min_freq": 1, "max_length": 12},
-            "loader": {"batch_size": 20},
-        },
-        "Eval": {"dataset": {}, "loader": {"batch_size": 64}},
-        "Metric": {"main_indicator": "acc"},
-    }
+    config = task_config("nlp.text_cls", root, output, ARCH, "CrossEntropyLoss", "acc")
+    config["Global"]["epochs"] = 3
+    return config
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("text_cls")
     write_reviews(root / "corpus")
-    config = root / "text_cls.yml"
-    config.write_text(yaml.safe_dump(_config(root / "corpus", root / "run")), encoding="utf-8")
-    result = _invoke("train", "-c", config, "-q")
-    assert result.exit_code == 0, result.output
-    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
-    assert result.exit_code == 0, result.output
+    train_and_export(root, _config(root / "corpus", root / "run"))
     return root
 
 
 def test_training_lowers_the_loss_and_learns_the_marks(trained):
-    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
-    losses = [r["loss"] for r in records if r["kind"] == "train"]
+    losses, evaluations = run_log(trained / "run")
     assert len(losses) == 18 and np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3])
-    assert max(r["acc"] for r in records if r["kind"] == "eval") >= 0.9
+    assert max(r["acc"] for r in evaluations) >= 0.9
 
 
 def test_predict_serves_text_files(trained, tmp_path):
     (tmp_path / "a.txt").write_text("这本书好棒\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text("东西差烂了", encoding="utf-8")
     out = tmp_path / "pred.json"
-    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--json", out)
+    result = invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--json", out)
     assert result.exit_code == 0, result.output
     assert [p["label"] for p in json.loads(out.read_text())["predictions"]] == ["positive", "negative"]
 
 
 def test_predict_refuses_an_empty_text(trained, tmp_path):
     (tmp_path / "empty.txt").write_text(" \n", encoding="utf-8")
-    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "empty.txt", "--json", tmp_path / "p.json")
+    result = invoke("predict", "-m", trained / "model", "-i", tmp_path / "empty.txt", "--json", tmp_path / "p.json")
     assert result.exit_code == 2 and "the text is empty" in result.output
 
 
 def test_eval_reports_accuracy_and_macro_f1(trained):
-    result = _invoke(
-        "eval", "-m", trained / "model", "-c", trained / "text_cls.yml", "--output-dir", trained / "eval",
-        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
-        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
-    )  # fmt: skip
+    result = evaluate(trained)
     assert result.exit_code == 0, result.output
     assert "macro_f1" in result.output
 
 
 def test_a_missing_corpus_file_is_a_usage_error(trained, tmp_path):
-    config = _config(tmp_path / "nowhere", tmp_path / "run")
-    (tmp_path / "c.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = _invoke("train", "-c", tmp_path / "c.yml", "-q")
+    (tmp_path / "c.yml").write_text(yaml.safe_dump(_config(tmp_path / "nowhere", tmp_path / "run")), encoding="utf-8")
+    result = invoke("train", "-c", tmp_path / "c.yml", "-q")
     assert result.exit_code == 2 and "pos.txt" in result.output and "is missing" in result.output
 
 
@@ -119,15 +93,11 @@ def test_fine_tuning_a_pretrained_encoder_serves_with_its_tokenizer(tmp_path):
     config = _config(tmp_path / "corpus", tmp_path / "run")
     config["Global"]["epochs"] = 1
     config["Architecture"] = {"name": "EncoderClassifier", "pretrained": str(tmp_path / "bert"), "dropout": 0.0}
-    (tmp_path / "c.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = _invoke("train", "-c", tmp_path / "c.yml", "-q")
-    assert result.exit_code == 0, result.output
-    result = _invoke("export", "-w", tmp_path / "run" / "best", "-o", tmp_path / "model", "--verify")
-    assert result.exit_code == 0, result.output
+    train_and_export(tmp_path, config)
     pre = json.loads((tmp_path / "model" / MODEL_JSON).read_text())["preprocess"]
     assert "chars" not in pre and '"你"' in pre["tokenizer"]
     (ids,) = TextClsTask().preprocess(pre, ["你好"])
     assert ids[0, :4].tolist() == [VOCAB.index(t) for t in ("[CLS]", "你", "好", "[SEP]")]
     (tmp_path / "a.txt").write_text("你好世界", encoding="utf-8")
-    result = _invoke("predict", "-m", tmp_path / "model", "-i", tmp_path / "a.txt", "--json", tmp_path / "p.json")
+    result = invoke("predict", "-m", tmp_path / "model", "-i", tmp_path / "a.txt", "--json", tmp_path / "p.json")
     assert result.exit_code == 0, result.output

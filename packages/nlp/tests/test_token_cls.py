@@ -7,23 +7,14 @@ import json
 
 import numpy as np
 import pytest
-import yaml
-from _nlp_corpus import write_peoples_daily
-from typer.testing import CliRunner
+from _nlp_corpus import evaluate, invoke, run_log, task_config, train_and_export, write_peoples_daily
 
 import paddlectl.framework as paddle
-from paddlectl.cli.app import app
 from paddlectl.framework.errors import DataError
 from paddlectl.nlp.token_cls.data import LABELS, bio_characters, pieces
 from paddlectl.nlp.token_cls.metric import EntityF1
 from paddlectl.nlp.token_cls.model import BiLSTMCrf, ConvCrf, EncoderCrf, unpack
 from paddlectl.nlp.token_cls.task import TokenClsTask
-
-cli = CliRunner()
-
-
-def _invoke(*args):
-    return cli.invoke(app, [str(a) for a in args])
 
 
 def test_bio_tags_merge_surname_and_given_name():
@@ -86,45 +77,28 @@ def test_the_packed_output_carries_emissions_weights_and_lengths(make):
         unpack(np.zeros((2, 4, 9)))
 
 
-def _config(root, output):
-    return {
-        "Global": {"task": "nlp.token_cls", "seed": 0, "output_dir": str(output), "epochs": 2, "log_interval": 1},
-        "Architecture": {"name": "BiLSTMCrf", "embed_dim": 16, "hidden_size": 16, "dropout": 0.0},
-        "Loss": {"name": "CrfLoss"},
-        "Optimizer": {"name": "Adam", "learning_rate": 0.05},
-        "Train": {
-            "dataset": {"root": str(root), "held_out": 0.2, "min_freq": 1, "max_length": 16},
-            "loader": {"batch_size": 16},
-        },
-        "Eval": {"dataset": {}, "loader": {"batch_size": 64}},
-        "Metric": {"main_indicator": "f1"},
-    }
-
-
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("token_cls")
     write_peoples_daily(root / "corpus")
-    config = root / "token_cls.yml"
-    config.write_text(yaml.safe_dump(_config(root / "corpus", root / "run")), encoding="utf-8")
-    result = _invoke("train", "-c", config, "-q")
-    assert result.exit_code == 0, result.output
-    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
-    assert result.exit_code == 0, result.output
+    arch = {"name": "BiLSTMCrf", "embed_dim": 16, "hidden_size": 16, "dropout": 0.0}
+    config = task_config("nlp.token_cls", root / "corpus", root / "run", arch, "CrfLoss", "f1", max_length=16)
+    config["Optimizer"]["learning_rate"], config["Train"]["dataset"]["held_out"] = 0.05, 0.2
+    config["Train"]["loader"]["batch_size"] = 16
+    train_and_export(root, config)
     return root
 
 
 def test_training_lowers_the_crf_loss(trained):
-    records = [json.loads(line) for line in (trained / "run" / "metrics.jsonl").read_text().splitlines()]
-    losses = [r["loss"] for r in records if r["kind"] == "train"]
+    losses, evaluations = run_log(trained / "run")
     assert len(losses) == 12 and np.mean(losses[-3:]) < 0.5 * np.mean(losses[:3])
-    assert max(r["f1"] for r in records if r["kind"] == "eval") > 0.5
+    assert max(r["f1"] for r in evaluations) > 0.5
 
 
 def test_predict_lists_entities_as_spans(trained, tmp_path):
     (tmp_path / "s.txt").write_text("今天王小明在北京访问新华社", encoding="utf-8")
     out = tmp_path / "pred.json"
-    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "s.txt", "--json", out)
+    result = invoke("predict", "-m", trained / "model", "-i", tmp_path / "s.txt", "--json", out)
     assert result.exit_code == 0, result.output
     (prediction,) = json.loads(out.read_text())["predictions"]
     assert len(prediction["tags"]) == 13
@@ -132,11 +106,7 @@ def test_predict_lists_entities_as_spans(trained, tmp_path):
 
 
 def test_eval_reports_entity_f1(trained):
-    result = _invoke(
-        "eval", "-m", trained / "model", "-c", trained / "token_cls.yml", "--output-dir", trained / "eval",
-        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
-        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
-    )  # fmt: skip
+    result = evaluate(trained)
     assert result.exit_code == 0, result.output
     assert "precision" in result.output and "recall" in result.output
 
