@@ -68,3 +68,10 @@ def test_layer_to_bfloat16_and_back():
     assert layer(paddle.ones([1, 3], dtype="bfloat16")).dtype == paddle.bfloat16
     layer.to(dtype="float32")
     np.testing.assert_allclose(layer.weight.numpy(), before, rtol=2**-8)
+
+
+def test_bfloat16_finfo_and_predicates_match_real_paddle(real_paddle):
+    ours, theirs = paddle.finfo(paddle.bfloat16), real_paddle.finfo(real_paddle.bfloat16)
+    for field in ("bits", "eps", "min", "max", "tiny", "smallest_normal", "resolution"):
+        assert getattr(ours, field) == pytest.approx(getattr(theirs, field), rel=1e-6), field
+    assert paddle.is_floating_point(paddle.ones([2], dtype="bfloat16"))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-from .core.dtype import convert_dtype
+from .core.dtype import convert_dtype, is_floating
 from .errors import DTypeError
 
 
@@ -13,9 +14,9 @@ class finfo:  # noqa: N801 - Paddle's name
 
     def __init__(self, dtype) -> None:
         dt = convert_dtype(dtype)
-        if dt.kind != "f":
+        if not is_floating(dt):
             raise DTypeError(f"paddle.finfo: {dt.name} is not a floating dtype; use paddle.iinfo for integers")
-        info = np.finfo(dt)
+        info = ml_dtypes.finfo(dt)  # NumPy's finfo and bfloat16's
         self.dtype = dt.name
         self.bits = int(info.bits)
         self.eps = float(info.eps)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtype import is_floating
 from ..core.op import BROADCAST, ELEMENTWISE, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, compare
 from ..core.tensor import Tensor
@@ -106,7 +107,7 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
 
 
 def is_floating_point(x) -> bool:
-    return x.dtype.kind == "f"
+    return is_floating(x.dtype)
 
 
 def is_integer(x) -> bool:
