@@ -130,6 +130,13 @@ def test_a_weight_of_the_wrong_shape_names_its_key(tmp_path):
         (lambda root: (root / "config.json").write_text(json.dumps({**_hf_bert.CONFIG, "vocab_size": 5, "position_embedding_type": "relative_key"})), "position_embedding_type"),
         (lambda root: (root / "config.json").write_text(json.dumps({**_hf_bert.CONFIG, "vocab_size": 5, "num_attention_heads": 3})), "not divisible"),
         (lambda root: (root / "vocab.txt").unlink(), "neither tokenizer.json nor vocab.txt"),
+        (lambda root: (root / "config.json").write_text("[1, 2]"), "expected a JSON dict, got list"),
+        (lambda root: (root / "config.json").write_text(json.dumps({**_hf_bert.CONFIG, "vocab_size": "x"})), "vocab_size must be a positive int"),
+        (lambda root: (root / "model.safetensors").write_bytes((root / "model.safetensors").read_bytes()[:5000]), "not a readable safetensors"),
+        (lambda root: (root / "model.safetensors").write_bytes(b"\xff" * 8 + b"{}"), "not a readable safetensors"),
+        (lambda root: (root / "vocab.txt").write_bytes(b"\xff\xfe\x00abc\n"), "not a WordPiece vocabulary"),
+        (lambda root: (root / "tokenizer_config.json").write_text(json.dumps({"pad_token": {"content": 5}})), "pad_token must be a string"),
+        (lambda root: (root / "tokenizer_config.json").write_text(json.dumps({"model_max_length": "big"})), "limit 'big' must be an int"),
     ],
 )  # fmt: skip
 def test_damaged_checkpoints_raise_one_line_checkpoint_errors(tmp_path, damage, message):

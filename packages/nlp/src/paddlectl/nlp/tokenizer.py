@@ -205,10 +205,14 @@ class AutoTokenizer:
         else:
             raise CheckpointError(f"tokenizer: {root} has neither tokenizer.json nor vocab.txt")
         limit = config.get("model_max_length")
-        if not isinstance(limit, int | float) or not 2 <= limit <= _UNSET_MAX:
+        if limit is None or (isinstance(limit, int | float) and limit > _UNSET_MAX):
             limit = read_json(root / "config.json").get("max_position_embeddings", 512)
+        if not isinstance(limit, int | float) or isinstance(limit, bool) or limit < 2 or limit != int(limit):
+            raise CheckpointError(f"{root}: the tokenizer's limit {limit!r} must be an int >= 2 (model_max_length)")
         pad = config.get("pad_token", read_json(root / "special_tokens_map.json").get("pad_token", "[PAD]"))
         pad = pad.get("content") if isinstance(pad, dict) else pad
+        if pad is not None and not isinstance(pad, str):
+            raise CheckpointError(f"{root}: pad_token must be a string, got {pad!r}")
         return Tokenizer(backend, model_max_length=int(limit), pad_token=pad, name=root.name)
 
 
