@@ -81,18 +81,27 @@ def test_degenerate_boxes_are_dropped_and_counted(tmp_path):
     assert dataset.dropped == 1 and len(unpack(dataset[0][1]).boxes) == 1
 
 
-def test_voc_reader_and_unknown_class(tmp_path):
+XML = "<annotation><size><width>40</width><height>20</height></size>{}</annotation>"
+OBJECT = (
+    "<object><name>{}</name><difficult>0</difficult>"
+    "<bndbox><xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax></bndbox></object>"
+)
+
+
+def voc_set(tmp_path, name="dog"):
     cv2.imwrite(str(tmp_path / "a.jpg"), np.zeros((20, 40, 3), np.uint8))
-    xml = "<annotation><size><width>40</width><height>20</height></size>{}</annotation>"
-    obj = "<object><name>{}</name><difficult>0</difficult><bndbox><xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax></bndbox></object>"
-    (tmp_path / "a.xml").write_text(xml.format(obj.format("dog")))
+    (tmp_path / "a.xml").write_text(XML.format(OBJECT.format(name)))
     (tmp_path / "labels.txt").write_text("cat\ndog\n")
     (tmp_path / "list.txt").write_text("a.jpg a.xml\n")
+
+
+def test_voc_reader_and_unknown_class(tmp_path):
+    voc_set(tmp_path)
     dataset = VOCDataSet(str(tmp_path), "list.txt", "labels.txt", transforms=PIPELINE[:1] + [PadGT(4)])
     label = unpack(dataset[0][1])
     np.testing.assert_allclose(label.boxes, [[2, 3, 12, 13]])
     assert label.classes.tolist() == [1]
-    (tmp_path / "a.xml").write_text(xml.format(obj.format("cow")))
+    voc_set(tmp_path, "cow")
     with pytest.raises(DataError, match=r"a.xml: object 0: class 'cow' is not in label_list"):
         VOCDataSet(str(tmp_path), "list.txt", "labels.txt")
 
@@ -126,3 +135,22 @@ def test_flip_resize_and_crop_carry_boxes_with_the_pixels():
         box = data["gt_bbox"][0]
         assert (box >= 0).all() and box[2] <= data["image"].shape[1] and box[3] <= data["image"].shape[0]
         np.testing.assert_allclose(box, box_of_bright_pixels(data["image"]))
+
+
+def test_a_voc_eval_set_gives_the_task_voc_map_per_class(tmp_path):
+    from paddlectl.detection.picodet.task import PicoDetTask
+
+    voc_set(tmp_path)
+    steps = [{"Decode": {}}, {"Resize": {"target_size": [32, 32], "keep_ratio": False}}, {"Permute": {}}, {"PadGT": {}}]
+    split = {"dataset": {"name": "VOCDataSet", "dataset_dir": str(tmp_path), "anno_path": "list.txt",
+                         "label_list": "labels.txt", "transforms": steps}}  # fmt: skip
+    config = {
+        "Architecture": {"Backbone": {"name": "LCNet", "scale": 0.25}, "Neck": {"name": "LCPAN", "out_channels": 16},
+                         "Head": {"name": "PicoHead", "num_classes": 2}},
+        "Train": split, "Eval": split, "Metric": {"name": "VOCMetric", "map_type": "11point"},
+    }  # fmt: skip
+    task = PicoDetTask()
+    task.check_config(config)
+    assert task.main_indicator(config) == "mAP"
+    assert task.build_metrics(config)[0].name() == ["mAP", "ap_cat", "ap_dog"]
+    assert unpack(task.dataset(config, "Eval")[0][1]).classes.tolist() == [1]
