@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 
 import paddlectl.framework as paddle
@@ -158,3 +160,22 @@ def test_jieba_segments_chinese_into_words():
     assert segment_words("我爱北京天安门") == ["我", "爱", "北京", "天安门"]
     with pytest.raises(DataError):
         segment_words(None)
+
+
+@pytest.fixture(scope="module")
+def minilm_tokenizer(minilm_dir):
+    return AutoTokenizer.from_pretrained(minilm_dir)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.text(max_size=80), min_size=1, max_size=4), max_length=st.integers(2, 40))
+def test_any_unicode_text_gives_valid_ids_offsets_and_masks(minilm_tokenizer, texts, max_length):
+    tokenizer = minilm_tokenizer
+    out = tokenizer(texts, padding="max_length", truncation=True, max_length=max_length, return_offsets_mapping=True)
+    for text, ids, mask, offsets in zip(
+        texts, out["input_ids"], out["attention_mask"], out["offset_mapping"], strict=True
+    ):
+        assert len(ids) == len(mask) == len(offsets) == max_length
+        assert all(0 <= i < tokenizer.vocab_size for i in ids)
+        assert all(0 <= a <= b <= len(text) for a, b in offsets)
+        assert mask == sorted(mask, reverse=True) and mask[0] == 1  # [CLS] first, padding only at the end
