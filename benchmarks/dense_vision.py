@@ -118,8 +118,8 @@ def segmenter() -> dict:
     """PP-LiteSeg (``packages/seg/configs/pp_liteseg_scenes.yml`` at 128 px) trained on generated
     scenes, its mIoU on held-out scenes through the exported model's Predictor (as ``paddlectl eval``
     measures it), and batch-1 latency of that Predictor against the same network and weights in
-    PyTorch eager (``_torch_seg.py``), both on one thread. A trained run under ``SEG_WORK`` is reused;
-    delete the directory to train again."""
+    PyTorch eager (``_torch_seg.py``), both on one thread. A finished run under ``SEG_WORK`` (all
+    ``SEG_EPOCHS`` done) is reused; delete the directory to train again."""
     import torch
     import yaml
     from _torch_seg import PPLiteSeg as TorchPPLiteSeg
@@ -143,13 +143,16 @@ def segmenter() -> dict:
     config["Train"]["dataset"]["transforms"][1]["RandomPaddingCrop"]["crop_size"] = [SEG_SIZE, SEG_SIZE]
     config["Eval"]["dataset"]["dataset_root"] = str(SEG_WORK / "val")
     config["Export"]["input_shape"] = [3, SEG_SIZE, SEG_SIZE]
-    task, best = SemanticSegTask(), SEG_WORK / "run" / "best"
+    task, run = SemanticSegTask(), SEG_WORK / "run"
     start = time.perf_counter()
-    if not best.is_dir():
+    finished = (run / "latest" / "state.json").is_file() and json.loads(
+        (run / "latest" / "state.json").read_text(encoding="utf-8")
+    )["epoch"] == SEG_EPOCHS
+    if not finished:
         train(task, config, progress=False)
     train_s = time.perf_counter() - start
-    if not (SEG_WORK / "model").is_dir():
-        export(task, config, best, SEG_WORK / "model")
+    best = run / "best"
+    export(task, config, best, SEG_WORK / "model")  # always from this run's best (a model left there may be older)
     torch.set_num_threads(1)
     served = Config(str(SEG_WORK / "model"))
     served.set_cpu_math_library_num_threads(1)
