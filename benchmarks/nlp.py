@@ -210,9 +210,9 @@ CAUSAL_LM_CONFIG = "packages/nlp/configs/causal_lm_gpt_small.yml"
 
 def causal_lm(args: argparse.Namespace) -> list[Row]:
     """Greedy generation of 100 characters after a 16-character prompt, batch 1, random weights of
-    the causal_lm_gpt_small size (its vocabulary from the corpus): ours with the KV cache, ours
-    without it (each step runs the whole sequence), the exported predictor (no cache inputs), and
-    transformers' GPT2LMHeadModel of the same size (torch CPU, its own cache)."""
+    the causal_lm_gpt_small size (its vocabulary from the corpus), ``--threads`` threads each: ours
+    with the KV cache, ours without it (each step runs the whole sequence), the exported predictor
+    (no cache inputs), and transformers' GPT2LMHeadModel of the same size (torch CPU, its cache)."""
     import tempfile
     from pathlib import Path
 
@@ -225,6 +225,7 @@ def causal_lm(args: argparse.Namespace) -> list[Row]:
     from paddlectl.framework.inference import Config
     from paddlectl.framework.inference.predictor import Predictor
     from paddlectl.framework.jit.saved_model import read_model_dir
+    from paddlectl.framework.kernels.blas import BLAS_CAP
     from paddlectl.nlp.causal_lm.task import CausalLMTask
     from paddlectl.nlp.generation import generate
 
@@ -239,11 +240,18 @@ def causal_lm(args: argparse.Namespace) -> list[Row]:
     def ours(use_cache):
         tokens[use_cache] = generate(model, prompt, max_length=new, use_cache=use_cache)[0]
 
-    for use_cache, label in ((True, "ours, KV cache"), (False, "ours, no cache")):
-        rows.append(row("causal_lm", f"tokens/s {label}", new / timed(lambda c=use_cache: ours(c), args.seconds)))
+    BLAS_CAP.enter(args.threads)  # the eager model's NumPy BLAS
+    try:
+        for use_cache, label in ((True, "ours, KV cache"), (False, "ours, no cache")):
+            seconds = timed(lambda c=use_cache: ours(c), args.seconds)
+            rows.append(row("causal_lm", f"tokens/s {label}", new / seconds))
+    finally:
+        BLAS_CAP.exit()
     with tempfile.TemporaryDirectory() as tmp:
         paddle.jit.save(model, f"{tmp}/gpt", input_spec=task.input_spec(config))
-        run = Predictor(Config(f"{tmp}/gpt"), read_model_dir(f"{tmp}/gpt")).run
+        served_config = Config(f"{tmp}/gpt")
+        served_config.set_cpu_math_library_num_threads(args.threads)
+        run = Predictor(served_config, read_model_dir(f"{tmp}/gpt")).run
         served = lambda: generate(lambda ids: run([ids])[0], prompt, max_length=new, use_cache=False)  # noqa: E731
         rows.append(row("causal_lm", "tokens/s ours, exported predictor (no cache)", new / timed(served, args.seconds)))
     gpt2 = transformers.GPT2LMHeadModel(
@@ -253,6 +261,7 @@ def causal_lm(args: argparse.Namespace) -> list[Row]:
         )
     ).eval()  # fmt: skip
     ids = torch.tensor(prompt)
+    torch.set_num_threads(args.threads)
 
     def theirs():
         with torch.no_grad():
