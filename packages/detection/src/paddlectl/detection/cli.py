@@ -30,7 +30,7 @@ app = typer.Typer(
 
 @app.callback()
 def _group() -> None:
-    """Object and document-layout detection (a group even while it has one command)."""
+    """Keeps ``paddlectl det`` a group of named sub-commands (typer runs a lone command without its name)."""
 
 
 def _table(records: list[dict]) -> Table:
