@@ -1,8 +1,10 @@
 """`paddlectl launch` and `paddlectl ckpt merge`: exit codes and the one line a user reads."""
 
+import json
 import subprocess
 import sys
 import textwrap
+from importlib.resources import files
 
 import pytest
 from typer.testing import CliRunner
@@ -58,3 +60,22 @@ def test_ckpt_merge_of_a_damaged_checkpoint_exits_2_with_one_line(tmp_path):
     assert result.stderr.startswith("error: ") and "metadata.json is not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out.safetensors").exists()
+
+
+def test_train_on_two_ranks_takes_the_one_process_steps(tmp_path):
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'paddlectl-framework[distributed]'")
+    digits = files("paddlectl.framework.vision") / "configs" / "digits_lenet.yml"
+    small = ["-o", "Train.dataset.test_fraction=0.9", "-o", "Eval.dataset.test_fraction=0.05"]
+    small += ["-o", "Global.log_interval=1", "-o", "Global.epochs=1", "-o", "Train.loader.batch_size=16"]
+    runs = {}
+    for nproc in (1, 2):
+        out = tmp_path / f"run{nproc}"
+        result = paddlectl("train", "--nproc", nproc, "-c", digits, *small, "-o", f"Global.output_dir={out}")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.count("metrics: ") == 1 and "paddlectl-rank" not in result.stdout  # rank 0 reports
+        records = map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
+        runs[nproc] = [r["loss"] for r in records if r["kind"] == "train"]
+    # 179 digits: 11 batches of 16 split 8/8 over the ranks, then a last batch of 3 split 2/1 (a
+    # mean of the ranks' means, no longer the batch mean)
+    assert len(runs[1]) == len(runs[2]) == 12
+    assert max(abs(a - b) for a, b in zip(runs[1][:11], runs[2][:11], strict=True)) < 1e-4

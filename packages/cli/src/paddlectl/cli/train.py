@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .output import console, escape, usage_errors
+from .output import console, escape, print_error, usage_errors
 from .plugins import load_task
 
 INTERRUPTED = 130
@@ -52,10 +52,15 @@ def train_command(
         str | None, typer.Option("--resume", help="Checkpoint directory (or a run's output dir) to continue from.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    nproc: Annotated[
+        int, typer.Option("--nproc", help="Train data-parallel on N ranks over mpiexec (rank 0 writes the run).")
+    ] = 1,
 ) -> None:
     """Train the task named in Global.task; Ctrl-C stops after the current step with a checkpoint."""
     from paddlectl.framework.hapi.trainer import Trainer
 
+    if nproc != 1:
+        _launch(nproc, config, override, resume)
     with usage_errors():
         resolved = resolve_config(config, override, resume)
         task = task_for(resolved)
@@ -64,6 +69,8 @@ def train_command(
             result = trainer.train(resume)
         except KeyboardInterrupt:
             _aborted(trainer)
+    if trainer.share.rank:  # one rank of `--nproc N`: rank 0 reports the run
+        return
     out = Path(result.output_dir)
     if result.interrupted:
         console.print(
@@ -82,6 +89,20 @@ def train_command(
     console.print(
         f"metrics: {out / 'metrics.jsonl'}  loss curve: {out / 'loss_curve.png'}", highlight=False, markup=False
     )
+
+
+def _launch(nproc: int, config: str | None, overrides: list[str], resume: str | None) -> None:
+    """This same command on ``nproc`` ranks (paddlectl launch): each trains on its rows of every batch."""
+    from paddlectl.framework.distributed import launch
+
+    argv = ["-m", "paddlectl.cli", "train", "--quiet"]
+    argv += ["-c", config] if config is not None else []
+    argv += [a for o in overrides for a in ("-o", o)] + (["--resume", resume] if resume is not None else [])
+    with usage_errors():
+        outcome = launch.run(argv, nproc, echo=lambda line: console.print(line, markup=False, highlight=False))
+    for failure in outcome.failures:
+        print_error(failure)
+    raise typer.Exit(outcome.code)
 
 
 def _resume_hint(checkpoint: Path) -> str:

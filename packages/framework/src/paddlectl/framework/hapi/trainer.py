@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.autograd import no_grad
+from ..distributed.rank_share import RankShare
 from ..errors import CheckpointError, ConfigError, DataError
 from ..io import BatchSampler, DataLoader
 from ..ops.random import get_rng_state, seed, set_rng_state
@@ -181,7 +182,8 @@ class Trainer:
         self.eval_interval = _positive(cfg, "eval_interval", 1)
         self.log_interval = _positive(cfg, "log_interval", 10)
         self.save_interval = _positive(cfg, "save_interval", 1)
-        self.output_dir = Path(_global(cfg, "output_dir", "output"))
+        self.share = RankShare()  # this rank's part of a `paddlectl train --nproc N` run
+        self.output_dir = self.share.output_dir(Path(_global(cfg, "output_dir", "output")))
         checkpoint = checkpoint_dir.read(resume) if resume is not None else None
         seed(int(_global(cfg, "seed", 42)))
         self.model = task.build_model(cfg)
@@ -210,6 +212,7 @@ class Trainer:
         self.optimizer, self.scheduler = task.build_optimizer(cfg, self.model, steps)
         self.precision = training_precision(cfg, self.model, self.optimizer)
         self.optimizer = self.precision.optimizer
+        self.train_model = self.share.wrap(self.model)
         self.interval = task.scheduler_interval(cfg)
         self.loss_fn = task.build_loss(cfg)
         self.indicator = task.main_indicator(cfg)
@@ -295,14 +298,16 @@ class Trainer:
         c = self.counters
         batches = self._epoch_batches()
         loader = DataLoader(
-            self.train_set, batch_sampler=batches[c.step_in_epoch :], num_workers=self.train_opts["num_workers"]
+            self.train_set,
+            batch_sampler=self.share.batches(batches[c.step_in_epoch :]),
+            num_workers=self.train_opts["num_workers"],
         )
         self.model.train()
         self.progress.start(c.epoch + 1, self.epochs, len(batches), c.step_in_epoch)
         window_start, window_samples = time.perf_counter(), 0
         try:
             for inputs, labels in loader:
-                loss = self.precision.step(self.model, self.loss_fn, inputs, labels)
+                loss = self.share.mean(self.precision.step(self.train_model, self.loss_fn, inputs, labels))
                 lr = _lr_of(self.optimizer)
                 if self.scheduler is not None and self.interval == "step":
                     self.scheduler.step()
@@ -406,6 +411,7 @@ class Trainer:
                 shutil.rmtree(self.output_dir, ignore_errors=True)  # nothing worth keeping: leave no half run
             raise
         plot_loss_curve(self.log.records(), self.output_dir / CURVE_FILE, self.indicator)
+        self.share.finish(self.output_dir)
         return TrainResult(self.output_dir, c.epoch, c.global_step, interrupted, c.best, c.last_eval)
 
 
