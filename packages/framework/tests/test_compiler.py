@@ -18,7 +18,8 @@ from paddlectl.framework.jit import InputSpec
 from paddlectl.framework.kernels import kernel_cache
 from paddlectl.framework.kernels.codegen import KernelSourceError, check_body, expression, kernel_source, template
 from paddlectl.framework.kernels.launch import launch
-from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static import parse_program, print_program
+from paddlectl.framework.static.executor import Executor
 from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PassManager, optimize
 from paddlectl.framework.static.trace import trace

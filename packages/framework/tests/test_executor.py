@@ -10,7 +10,8 @@ import paddlectl.framework as paddle
 from paddlectl.framework.core.op import REGISTRY
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec, to_static
-from paddlectl.framework.static import Executor, parse_program
+from paddlectl.framework.static import parse_program
+from paddlectl.framework.static.executor import Executor
 
 
 def _loop(x, n):

@@ -12,7 +12,8 @@ from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec
 from paddlectl.framework.kernels import gemm
 from paddlectl.framework.ops.fc import fc_op
-from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static import parse_program, print_program
+from paddlectl.framework.static.executor import Executor
 from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PassManager
 from paddlectl.framework.static.trace import trace

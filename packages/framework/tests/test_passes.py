@@ -13,8 +13,9 @@ import paddlectl.framework as paddle
 from paddlectl.framework import inference, jit, nn
 from paddlectl.framework.core.op import REGISTRY
 from paddlectl.framework.jit import InputSpec
-from paddlectl.framework.static import Executor, parse_program, print_program
+from paddlectl.framework.static import parse_program, print_program
 from paddlectl.framework.static import passes as passes_package
+from paddlectl.framework.static.executor import Executor
 from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.passes import PASSES, Pass, PassManager, optimize, resolve
 from paddlectl.framework.static.passes.memory_plan import MemoryPlanner

@@ -11,13 +11,13 @@ from paddlectl.framework.static import (
     Block,
     Operation,
     ParseError,
-    Program,
     VerifyError,
     parse_program,
     print_program,
     run_program,
     verify,
 )
+from paddlectl.framework.static.ir import Program
 from paddlectl.framework.static.printer import format_attr
 
 

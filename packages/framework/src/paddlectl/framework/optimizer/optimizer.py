@@ -19,6 +19,7 @@ import numpy as np
 from ..core.autograd import no_grad
 from ..core.tensor import Parameter, Tensor
 from ..errors import CheckpointError, ShapeError
+from ..modes import in_dynamic_mode, recording
 from .clip import ClipGradBase
 from .lr import LambdaDecay, LRScheduler
 from .regularizer import L2Decay, WeightDecayRegularizer
@@ -59,7 +60,7 @@ class Optimizer:
     _decoupled_weight_decay = False
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None) -> None:
-        if parameters is None:
+        if parameters is None and in_dynamic_mode():
             raise AttributeError("parameters argument given to the Optimizer should not be None in dygraph mode.")
         if isinstance(parameters, Tensor):
             raise TypeError(
@@ -75,8 +76,8 @@ class Optimizer:
             raise TypeError(f"learning rate should be float or LRScheduler, got {type(learning_rate)} here")
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError("'grad_clip' should be an instance of GradientClipBase's derived class")
-        self._parameter_list = list(parameters)
-        if not self._parameter_list:
+        self._parameter_list = None if parameters is None else list(parameters)  # static mode: minimize() gives them
+        if self._parameter_list is not None and not self._parameter_list:
             raise ValueError("the optimizer got an empty parameter list; pass model.parameters()")
         self._name = name
         self._learning_rate = learning_rate
@@ -86,12 +87,16 @@ class Optimizer:
         self._accumulators: dict[str, dict[str, Tensor]] = {}
         self._accumulators_holder: dict = {}
         self._groups: list[dict] = []
-        self._param_groups = self._groups if isinstance(self._parameter_list[0], dict) else self._parameter_list
+        self._param_groups = (
+            self._groups if self._parameter_list and isinstance(self._parameter_list[0], dict) else self._parameter_list
+        )
         self.clear_gradients = self.clear_grad
 
     def _setup_groups(self, defaults: dict) -> None:
         """Called by subclasses once their defaults are known: builds the normalised group list."""
         self._default_dict.update(defaults)
+        if self._parameter_list is None:
+            return
         if isinstance(self._parameter_list[0], dict):
             for group in self._parameter_list:
                 self._add_param_group(dict(group))
@@ -99,6 +104,12 @@ class Optimizer:
             self._check_params(self._parameter_list)
             self._groups.append({"params": list(self._parameter_list)})
         self._dtype = self._groups[0]["params"][0].dtype if self._groups[0]["params"] else np.dtype("float32")
+
+    def _adopt_parameters(self, params: list) -> None:
+        """Static mode: the program's parameters, known once ``minimize`` records the loss."""
+        if self._parameter_list is None:
+            self._parameter_list = self._param_groups = list(params)
+            self._setup_groups({})
 
     @staticmethod
     def _check_params(params) -> None:
@@ -167,6 +178,9 @@ class Optimizer:
         """Apply the gradients already computed by ``loss.backward()`` (Paddle does not run backward
         here in dynamic mode); ``parameters`` restricts and ``no_grad_set`` excludes parameters.
         Returns ``(None, [(param, grad), ...])`` with the gradients actually used."""
+        program = recording()
+        if program is not None:
+            return program._minimize(self, loss, parameters, no_grad_set)
         chosen = None if parameters is None else {id(p) for p in parameters}
         excluded = tuple(no_grad_set or ())
         return None, self._apply(chosen, excluded)

@@ -1,0 +1,293 @@
+"""Paddle's static mode: after ``paddle.enable_static()`` every op call is recorded into a Program,
+and ``paddle.static.Executor(place).run(program, feed, fetch_list)`` runs it on the feeds.
+
+One graph, two ways in: the Program is recorded by the same Tracer ``jit.to_static`` uses and run
+by the same IR executor. Recording runs each op on example values as well (Python code reads
+shapes while building), so ``static.data`` gives each unknown dim an example size and a symbol;
+the leading unknown dim of every input is the batch, one symbol ``N`` shared by all inputs.
+``optimizer.minimize(loss)`` in static mode records the gradients (the tape is kept while
+recording) and each ``Executor.run`` of that program applies one optimizer step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+
+import numpy as np
+
+from .. import modes
+from ..core.autograd import grad as autograd_grad
+from ..core.dtype import convert_dtype
+from ..core.state import STATE
+from ..core.tensor import Parameter, Tensor
+from ..errors import ConfigError, ShapeError
+from .executor import Executor as _IRExecutor
+from .ir import Block, Operation
+from .ir import Program as _IRProgram
+from .trace import Tracer
+from .verifier import verify
+
+BATCH_EXAMPLE, DIM_EXAMPLE = 3, 16
+
+
+class Program:
+    """``paddle.static.Program``: the ops recorded while it was the main program."""
+
+    def __init__(self) -> None:
+        self._tracer = Tracer({}, {})
+        self._feeds: dict[str, Tensor] = {}
+        self._training: list[tuple] = []  # (optimizer, [(param, traced gradient)])
+        self._limit: int | None = None  # a clone for test sees only the ops recorded before it
+        self._executors: dict[tuple, _IRExecutor] = {}
+        self.random_seed = 0
+
+    # ----- Paddle's Program surface -----------------------------------------------------------
+    def clone(self, for_test: bool = False) -> Program:
+        twin = copy.copy(self)
+        twin._executors = {}
+        if for_test:
+            twin._training = []
+            twin._limit = len(self._tracer.program.block.ops)
+        return twin
+
+    def global_block(self) -> Program:
+        return self
+
+    def all_parameters(self) -> list[Parameter]:
+        return [t for _, t in self._tracer.params.values() if isinstance(t, Parameter)]
+
+    def num_ops(self) -> int:
+        return len(self._ops())
+
+    def __str__(self) -> str:
+        return str(self._tracer.program)
+
+    # ----- recording ---------------------------------------------------------------------------
+    def _ops(self) -> list[Operation]:
+        ops = self._tracer.program.block.ops
+        return ops if self._limit is None else ops[: self._limit]
+
+    def _data(self, name: str, shape, dtype) -> Tensor:
+        if name in self._feeds:
+            raise ConfigError(
+                f"static.data: an input named {name!r} exists in this program already; give each a new name"
+            )
+        tracer = self._tracer
+        dims, example = [], []
+        for i, d in enumerate(shape):
+            if d is None or d == -1:
+                symbol = "N" if i == 0 else f"{name}_{i}".replace(".", "_")
+                tracer.bindings.setdefault(symbol, BATCH_EXAMPLE if i == 0 else DIM_EXAMPLE)
+                dims.append(symbol)
+                example.append(tracer.bindings[symbol])
+            elif isinstance(d, int) and d >= 0:
+                dims.append(d)
+                example.append(d)
+            else:
+                raise ShapeError(
+                    f"static.data {name!r}: dims are non-negative ints, or None/-1 for unknown; got {shape}"
+                )
+        rng = np.random.default_rng(len(self._feeds))
+        array = rng.standard_normal(example) if dtype.kind == "f" else np.ones(example)
+        t = Tensor._wrap(array.astype(dtype))
+        t.name, t.stop_gradient = name, True
+        value = tracer.program.new_value(tuple(dims), dtype, name)
+        tracer.program.block.append(Operation("input", [], [value], {"name": name}))
+        tracer.bind(t, value)
+        self._feeds[name] = t
+        return t
+
+    def _minimize(self, optimizer, loss: Tensor, parameters=None, no_grad_set=None) -> tuple:
+        """Record the gradients of ``loss`` for the program's trainable parameters (or ``parameters``)."""
+        excluded = {n if isinstance(n, str) else n.name for n in (no_grad_set or ())}
+        params = [
+            p
+            for p in (parameters if parameters is not None else self.all_parameters())
+            if not p.stop_gradient and p.name not in excluded
+        ]
+        if not params:
+            raise ConfigError("minimize in static mode: the program has no trainable parameter the loss can reach")
+        grads = autograd_grad([loss], params, allow_unused=True)
+        pairs = [(p, g) for p, g in zip(params, grads, strict=True) if g is not None]
+        optimizer._adopt_parameters([p for p, _ in pairs])
+        self._training.append((optimizer, pairs))
+        return None, pairs
+
+    # ----- running -----------------------------------------------------------------------------
+    def _resolve(self, target) -> Tensor:
+        if isinstance(target, Tensor):
+            return target
+        if isinstance(target, str):
+            for _, t in self._tracer.params.values():
+                if t.name == target:
+                    return t
+            if target in self._feeds:
+                return self._feeds[target]
+        raise ConfigError(
+            f"fetch_list: {target!r} is not a variable of this program; pass the Tensor the program built"
+        )
+
+    def _executor(self, outputs: list[Tensor]) -> tuple[_IRExecutor, list[str]]:
+        tracer = self._tracer
+        values = [tracer.value_of(t) for t in outputs]
+        weights = {name: t._data for name, t in tracer.params.values()}
+        key = (len(self._ops()), tuple(v.name for v in values), tuple(id(a) for a in weights.values()))
+        found = self._executors.get(key)
+        if found is None:
+            block = Block(ops=[copy.copy(op) for op in _needed(self._ops(), values)], yields=values)
+            program = verify(_IRProgram(block, weights))
+            found = self._executors[key] = _IRExecutor(program)
+        return found, found.program.input_names
+
+    def _run(self, feed: dict, fetch_list: list, return_numpy: bool) -> list:
+        fetches = [self._resolve(t) for t in fetch_list]
+        grads = [g for _, pairs in self._training for _, g in pairs]
+        executor, names = self._executor(fetches + grads)
+        missing = [n for n in names if n not in feed]
+        if missing:
+            raise ConfigError(f"Executor.run: feed lacks {missing}; the fetched values depend on them")
+        arrays = executor.run([np.asarray(feed[n], dtype=self._feeds[n].dtype) for n in names])
+        results, grad_arrays = arrays[: len(fetches)], iter(arrays[len(fetches) :])
+        for optimizer, pairs in self._training:
+            for p, _ in pairs:
+                p.grad = Tensor._wrap(np.asarray(next(grad_arrays)))
+            optimizer.step()
+            optimizer.clear_grad()
+        return [np.asarray(r) if return_numpy else Tensor._wrap(np.asarray(r)) for r in results]
+
+
+def _needed(ops: list[Operation], outputs) -> list[Operation]:
+    """The ops the outputs depend on, in order (feeds that nothing fetched reads need no value)."""
+    wanted = {id(v) for v in outputs}
+    kept = []
+    for op in reversed(ops):
+        if any(id(v) in wanted for v in op.outputs):
+            kept.append(op)
+            wanted.update(id(v) for v in _reads(op))
+    return kept[::-1]
+
+
+def _reads(op: Operation):
+    yield from (v for v in op.inputs if v is not None)
+    for block in op.blocks:
+        for inner in block.ops:
+            yield from _reads(inner)
+        yield from block.yields
+
+
+class _Programs:
+    main, startup = Program(), Program()
+
+
+def default_main_program() -> Program:
+    return _Programs.main
+
+
+def default_startup_program() -> Program:
+    return _Programs.startup
+
+
+def _start() -> Program:
+    STATE.tracer = _Programs.main._tracer
+    return _Programs.main
+
+
+def _stop() -> None:
+    STATE.tracer = None
+
+
+modes.register_static_mode(_start, _stop)
+
+
+@contextlib.contextmanager
+def program_guard(main_program: Program, startup_program: Program | None = None):
+    """Record into ``main_program`` inside the block."""
+    if not isinstance(main_program, Program):
+        raise ConfigError(
+            f"program_guard: main_program must be a paddle.static.Program, got {type(main_program).__name__}"
+        )
+    saved = (_Programs.main, _Programs.startup)
+    _Programs.main = main_program
+    _Programs.startup = startup_program or saved[1]
+    if modes.recording() is not None:
+        modes.set_recording(main_program)
+        STATE.tracer = main_program._tracer
+    try:
+        yield
+    finally:
+        _Programs.main, _Programs.startup = saved
+        if modes.recording() is not None:
+            modes.set_recording(saved[0])
+            STATE.tracer = saved[0]._tracer
+
+
+def data(name: str, shape, dtype=None, lod_level: int = 0) -> Tensor:
+    """A feed of the main program (``None``/-1 dims: any size)."""
+    if modes.recording() is None:
+        raise ConfigError("paddle.static.data works in static mode; call paddle.enable_static() first")
+    return _Programs.main._data(name, list(shape), np.dtype(convert_dtype(dtype or "float32")))
+
+
+class Executor:
+    """``paddle.static.Executor(place)``: runs a static-mode Program; ``place`` is accepted (CPU)."""
+
+    def __init__(self, place=None) -> None:
+        self.place = place
+
+    def run(
+        self,
+        program: Program | None = None,
+        feed: dict | None = None,
+        fetch_list=None,
+        feed_var_name="feed",
+        fetch_var_name="fetch",
+        scope=None,
+        return_numpy: bool = True,
+        use_program_cache: bool = False,
+    ) -> list:
+        program = program or _Programs.main
+        if not isinstance(program, Program):
+            raise ConfigError(f"Executor.run: program must be a paddle.static.Program, got {type(program).__name__}")
+        if program is _Programs.startup or not program._ops():
+            return []  # parameters got their initial values when they were created
+        if fetch_list is not None and not isinstance(fetch_list, list | tuple):
+            fetch_list = [fetch_list]
+        with _paused():
+            return program._run(dict(feed or {}), list(fetch_list or []), return_numpy)
+
+    def close(self) -> None:
+        """Nothing to release on CPU."""
+
+
+@contextlib.contextmanager
+def _paused():
+    """Running a program (and the optimizer step after it) is eager work, not more recording."""
+    saved, STATE.tracer = STATE.tracer, None
+    try:
+        yield
+    finally:
+        STATE.tracer = saved
+
+
+class _Variable:
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def get_tensor(self) -> np.ndarray:
+        return self._tensor.numpy()
+
+
+class _Scope:
+    """``global_scope()``: the parameters of the main program, found by name."""
+
+    def find_var(self, name: str) -> _Variable | None:
+        for program in (_Programs.main, _Programs.startup):
+            for p in program.all_parameters():
+                if p.name == name:
+                    return _Variable(p)
+        return None
+
+
+def global_scope() -> _Scope:
+    return _Scope()
