@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .rank_main import JOB_DIR_VARIABLE
 
-JOB_DIR_VARIABLE = "PADDLECTL_LAUNCH_DIR"
 _HOST = re.compile(r"^[A-Za-z0-9._:-]+$")
 _HYDRA_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT")
 _HYDRA_CODE = re.compile(r"^=\s+(?:EXIT CODE|KILLED BY SIGNAL): (\d+)")

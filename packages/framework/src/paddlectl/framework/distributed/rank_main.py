@@ -16,7 +16,9 @@ import traceback
 from pathlib import Path
 
 from ..errors import PaddlectlError
-from .launch import JOB_DIR_VARIABLE
+
+JOB_DIR_VARIABLE = "PADDLECTL_LAUNCH_DIR"
+"""Where the launcher collects the ranks' PIDs and failure reports."""
 
 
 def _where(exc: BaseException, script: str) -> str:
