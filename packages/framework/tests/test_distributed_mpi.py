@@ -35,27 +35,57 @@ def result(lines: list[str]) -> dict:
     return json.loads(found[0])
 
 
-@pytest.mark.parametrize("nproc", [2, 3])
-def test_collectives_match_numpy_and_mismatches_raise_on_every_rank(nproc):
-    outcome, lines = job("collectives.py", nproc)
+def suite(nproc: int, *programs: list[str]) -> dict[str, list[str]]:
+    """Run several programs in one job (one framework import per rank); each program's output."""
+    argv = [a for program in programs for a in ("+", *program)][1:]
+    outcome, lines = job("suite.py", nproc, *argv)
     assert outcome.code == 0, outcome.failures
+    output: dict[str, list[str]] = {}
+    for line in lines:
+        if line.startswith("BEGIN "):
+            current = output.setdefault(line[len("BEGIN ") :], [])
+        else:
+            current.append(line)
+    return output
+
+
+@pytest.fixture(scope="module")
+def checkpoint_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ckpt") / "two"
+
+
+@pytest.fixture(scope="module")
+def two_ranks(checkpoint_dir) -> dict[str, list[str]]:
+    return suite(
+        2,
+        ["collectives.py"],
+        ["dp_train.py", "5", "0.0005", "0.0005"],  # tiny buckets: several Iallreduce
+        ["sharding_train.py"],
+        ["checkpoint_reshard.py", "save", str(checkpoint_dir)],
+    )
+
+
+@pytest.fixture(scope="module")
+def three_ranks(two_ranks, checkpoint_dir) -> dict[str, list[str]]:
+    return suite(3, ["collectives.py"], ["checkpoint_reshard.py", "load", str(checkpoint_dir)])
+
+
+@pytest.mark.parametrize("nproc", [2, 3])
+def test_collectives_match_numpy_and_mismatches_raise_on_every_rank(nproc, request):
+    lines = request.getfixturevalue("two_ranks" if nproc == 2 else "three_ranks")["collectives.py"]
     errors = result(lines)["errors"]
     assert "rank 0 has float32[3, 2], rank 1 has float32[4, 2]" in errors["shape"]
     assert "rank 0 has float32[2], rank 1 has float64[2]" in errors["dtype"]
 
 
-def test_data_parallel_two_ranks_equal_one_process_with_the_global_batch():
-    outcome, lines = job("dp_train.py", 2, "5", "0.0005", "0.0005")  # tiny buckets: several Iallreduce
-    assert outcome.code == 0, outcome.failures
-    found = result(lines)
+def test_data_parallel_two_ranks_equal_one_process_with_the_global_batch(two_ranks):
+    found = result(two_ranks["dp_train.py"])
     assert found["buckets"] == 2
     np.testing.assert_allclose(found["parallel"], found["alone"], rtol=0, atol=1e-5)
 
 
-def test_sharding_stages_equal_data_parallel_with_a_share_of_the_memory():
-    outcome, lines = job("sharding_train.py", 2)
-    assert outcome.code == 0, outcome.failures
-    runs = json.loads(next(line for line in lines if line.startswith("{")))
+def test_sharding_stages_equal_data_parallel_with_a_share_of_the_memory(two_ranks):
+    runs = json.loads(next(line for line in two_ranks["sharding_train.py"] if line.startswith("{")))
     for stage in ("stage1", "stage2"):
         np.testing.assert_allclose(runs[stage]["losses"], runs["dp"]["losses"], rtol=0, atol=1e-6)
         assert runs[stage]["weights_equal_on_ranks"]
@@ -65,17 +95,13 @@ def test_sharding_stages_equal_data_parallel_with_a_share_of_the_memory():
 
 
 @pytest.fixture(scope="module")
-def saved_by_two(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("ckpt") / "two"
-    outcome, lines = job("checkpoint_reshard.py", 2, "save", str(path))
-    assert outcome.code == 0, outcome.failures
-    return path
+def saved_by_two(two_ranks, checkpoint_dir) -> Path:
+    assert result(two_ranks["checkpoint_reshard.py"]) == {"saved": 2}
+    return checkpoint_dir
 
 
-def test_checkpoint_saved_by_two_ranks_loads_on_three_and_refuses_an_indivisible_dim(saved_by_two):
-    outcome, lines = job("checkpoint_reshard.py", 3, "load", str(saved_by_two))
-    assert outcome.code == 0, outcome.failures
-    found = result(lines)
+def test_checkpoint_saved_by_two_ranks_loads_on_three_and_refuses_an_indivisible_dim(three_ranks):
+    found = result(three_ranks["checkpoint_reshard.py"])
     assert found["loaded"] == 3
     assert "world size 3 does not divide its dimension 0 (4)" in found["v"]
 
