@@ -79,3 +79,13 @@ def test_sharded_and_metadata_refuse_bad_input(tmp_path):
     )
     with pytest.raises(CheckpointError, match="file '../x' is not a file name"):
         read_metadata(tmp_path)
+
+
+def test_launch_relays_a_ranks_own_rules_and_keeps_hydras_notice():
+    rule = "=" * 83 + "\n"
+    notice = [rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n", "=   PID 12 RUNNING AT vm\n", rule]
+    echoed = []
+    hydra = launch.relay(["step 1\n", "=====\n", "table\n", *notice, "YOUR APPLICATION TERMINATED\n"], echoed.append)
+    assert echoed == ["step 1", "=====", "table"]
+    assert hydra[1].startswith("=   BAD TERMINATION") and hydra[-1].startswith("YOUR APPLICATION")
+    assert launch.relay(["=====\n"], echoed.append) == [] and echoed[-1] == "====="

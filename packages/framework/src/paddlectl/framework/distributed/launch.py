@@ -23,6 +23,8 @@ from ..errors import ConfigError
 from .rank_main import JOB_DIR_VARIABLE
 
 _HOST = re.compile(r"^[A-Za-z0-9._:-]+$")
+_RULE = re.compile(r"^=+$")
+_HYDRA_START = "=   BAD TERMINATION"
 _HYDRA_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT")
 _HYDRA_CODE = re.compile(r"^=\s+(?:EXIT CODE|KILLED BY SIGNAL): (\d+)")
 
@@ -70,14 +72,34 @@ def run(target: list[str], nproc: int, hosts: list[str] | None = None, echo=prin
     with tempfile.TemporaryDirectory(prefix="paddlectl-launch-") as job_dir:
         env = {**os.environ, JOB_DIR_VARIABLE: job_dir}
         process = subprocess.Popen(line, stdout=subprocess.PIPE, stderr=None, env=env, text=True, bufsize=1)
-        hydra: list[str] = []
-        for text in process.stdout:
-            if text.startswith("=") or hydra or text.startswith("YOUR APPLICATION TERMINATED"):
-                hydra.append(text)  # the banner runs to the end of the output
-            else:
-                echo(text.rstrip("\n"))
+        hydra = relay(process.stdout, echo)
         code = process.wait()
         return _outcome(code, Path(job_dir), hydra)
+
+
+def relay(lines, echo) -> list[str]:
+    """Echo the ranks' output; return Hydra's failure notice (a rule of '=' then "BAD TERMINATION",
+    to the end), which is not echoed. A rank's own line of '=' is echoed."""
+    hydra: list[str] = []
+    held = None  # a rule that may open the notice
+    for text in lines:
+        if hydra:
+            hydra.append(text)
+            continue
+        if held is not None:
+            if text.startswith(_HYDRA_START):
+                hydra += [held, text]
+                held = None
+                continue
+            echo(held.rstrip("\n"))
+            held = None
+        if _RULE.match(text.rstrip("\n")):
+            held = text
+        else:
+            echo(text.rstrip("\n"))
+    if held is not None:
+        echo(held.rstrip("\n"))
+    return hydra
 
 
 def _outcome(code: int, job_dir: Path, hydra: list[str]) -> Outcome:
