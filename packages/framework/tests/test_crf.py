@@ -155,3 +155,28 @@ def test_crf_decoding_matches_paddles_kernel(real_paddle):
     )
     got = ours.text.crf_decoding(_t(em), _t(w), _t(lengths)).numpy()
     np.testing.assert_array_equal(got, theirs.numpy().reshape(got.shape))
+
+
+def test_parallel_kernels_equal_the_serial_ones_on_a_large_batch():
+    """Regression: the parallel Viterbi shared a hoisted scratch row between threads (paths were
+    wrong for about 40% of the entries of a large evaluation batch)."""
+    from paddlectl.framework.kernels import PARALLEL_MIN_SIZE
+    from paddlectl.framework.kernels import crf as kernels
+
+    tags, steps = 9, 64
+    batch = PARALLEL_MIN_SIZE // (steps * tags) + 8
+    rng = np.random.default_rng(0)
+    em, w = rng.standard_normal((batch, steps, tags)), rng.standard_normal((tags + 2, tags))
+    lengths, labels = rng.integers(1, steps + 1, batch), rng.integers(0, tags, (batch, steps))
+    decoded, nll = [], []
+    for variant in ("serial", "parallel"):
+        scores, paths = np.empty(batch), np.zeros((batch, steps), np.int64)
+        getattr(kernels.viterbi, variant)(em, w[0], w[1], w[2:], lengths, scores, paths)
+        decoded.append((scores, paths))
+        out = (np.empty(batch), np.zeros((batch, steps, tags)), np.zeros((batch, tags + 2, tags)))
+        getattr(kernels.crf_nll, variant)(em, w[0], w[1], w[2:], labels, lengths, True, *out)
+        nll.append(out)
+    np.testing.assert_array_equal(decoded[0][1], decoded[1][1])
+    np.testing.assert_allclose(decoded[0][0], decoded[1][0], rtol=1e-12)
+    for serial, parallel in zip(*nll, strict=True):
+        np.testing.assert_allclose(serial, parallel, rtol=1e-12)

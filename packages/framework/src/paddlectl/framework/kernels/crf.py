@@ -33,22 +33,26 @@ def viterbi(emission, start, stop, trans, lengths, scores, paths):
     tags = emission.shape[2]
     for b in prange(emission.shape[0]):
         steps = lengths[b]
+        # per-entry tables sized by the entry's length: a fixed-size scratch array allocated here
+        # would be hoisted out of the parallel loop by Numba and shared between threads
         back = np.zeros((steps, tags), dtype=np.int64)
-        delta = start + emission[b, 0]
+        delta = np.empty((steps, tags))
+        for j in range(tags):
+            delta[0, j] = start[j] + emission[b, 0, j]
         for t in range(1, steps):
-            new = np.empty(tags)
             for j in range(tags):
                 best, arg = -np.inf, 0
                 for i in range(tags):
-                    v = delta[i] + trans[i, j]
+                    v = delta[t - 1, i] + trans[i, j]
                     if v > best:
                         best, arg = v, i
-                new[j] = best + emission[b, t, j]
+                delta[t, j] = best + emission[b, t, j]
                 back[t, j] = arg
-            delta = new
-        final = delta + stop
-        tag = int(np.argmax(final))
-        scores[b] = final[tag]
+        tag, best = 0, -np.inf
+        for j in range(tags):
+            if delta[steps - 1, j] + stop[j] > best:
+                tag, best = j, delta[steps - 1, j] + stop[j]
+        scores[b] = best
         for t in range(steps - 1, -1, -1):
             paths[b, t] = tag
             tag = back[t, tag]
@@ -66,13 +70,15 @@ def crf_nll(emission, start, stop, trans, labels, lengths, want_grad, loss, g_em
         y = labels[b]
         alpha = np.empty((steps, tags))
         alpha[0] = start + em[0]
-        column = np.empty(tags)
+        column = np.empty(steps + tags)[:tags]  # length-dependent, so Numba keeps it per thread (see viterbi)
         for t in range(1, steps):
             for j in range(tags):
                 for i in range(tags):
                     column[i] = alpha[t - 1, i] + trans[i, j]
                 alpha[t, j] = _logsumexp(column) + em[t, j]
-        log_z = _logsumexp(alpha[steps - 1] + stop)
+        for j in range(tags):
+            column[j] = alpha[steps - 1, j] + stop[j]
+        log_z = _logsumexp(column)
         gold = start[y[0]] + stop[y[steps - 1]] + em[0, y[0]]
         for t in range(1, steps):
             gold += em[t, y[t]] + trans[y[t - 1], y[t]]
