@@ -29,8 +29,14 @@ def _errors(result) -> list[str]:
     return [line for line in result.output.splitlines() if line.startswith("error:")]
 
 
-def test_the_command_is_registered_for_paddlectl():
+def test_the_command_is_registered_for_paddlectl(tiny):
     assert entry_points(group="paddlectl.commands")["nlp"].load() is app
+    from paddlectl.cli.app import app as paddlectl
+
+    result = runner.invoke(
+        paddlectl, ["nlp", "search", "--corpus", str(tiny / "vocab.txt"), "--model", str(tiny), "cat"]
+    )
+    assert result.exit_code == 0 and "search: cat" in result.output, result.output
 
 
 def test_embed_prints_the_matrix_and_writes_json_in_input_order(tiny, tmp_path):
