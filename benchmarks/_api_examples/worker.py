@@ -72,6 +72,8 @@ def _reset(paddle) -> None:
         paddle.disable_static()
     with contextlib.suppress(Exception):
         paddle.set_default_dtype("float32")
+    with contextlib.suppress(Exception):
+        paddle.set_grad_enabled(True)  # an example may switch gradients off with a bare call
 
 
 def main() -> None:

@@ -157,7 +157,6 @@ viterbi_decode_op = OpDef(
         )
         for bos in (True, False)
     ],
-    exempt={"trace": "the paths' width is the largest length, a value: no input's dims bind it (crf_decoding traces)"},
 )
 
 

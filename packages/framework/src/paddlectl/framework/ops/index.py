@@ -314,7 +314,6 @@ masked_select_grad_op = OpDef(
     lambda g, mask: Spec(tuple(mask.shape), g.dtype),
     OPAQUE,
     samples=lambda rng: [Sample((rng.standard_normal(3), np.array([[True, False], [True, True]])))],
-    exempt={"trace": "g holds one entry per True of the mask: a data-dependent size no traced shape carries"},
 )
 """The transpose of ``masked_select``: ``g`` written into zeros at the mask's True entries."""
 
@@ -350,7 +349,6 @@ nonzero_op = OpDef(
     lambda x: Spec((NNZ, len(x.shape)), np.dtype(np.int64)),
     OPAQUE,
     samples=lambda rng: [Sample((rng.random((3, 4)) < 0.5,)), Sample((rng.integers(-1, 2, 5),))],
-    exempt=_NNZ_EXEMPT,
 )
 
 

@@ -14,8 +14,6 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import nms as nms_kernels
 from .index import NNZ
 
-_DATA_SIZED = "the number of boxes kept is data: no input's dims bind the symbol nnz"
-
 
 def _nms_forward(ctx, boxes, scores=None, category_idxs=None, *, iou_threshold, categories, top_k):
     """Paddle's three modes: boxes already in order (no scores); sorted by score; per category
@@ -55,7 +53,6 @@ nms_op = OpDef(
     lambda boxes, scores=None, category_idxs=None, **attrs: Spec((NNZ,), np.dtype(np.int64)),
     OPAQUE,
     samples=_nms_samples,
-    exempt={"trace": _DATA_SIZED},
 )
 
 
@@ -107,7 +104,6 @@ multiclass_nms_op = OpDef(
     _multiclass_nms_infer,
     OPAQUE,
     samples=_multiclass_nms_samples,
-    exempt={"trace": _DATA_SIZED},
 )
 
 
@@ -155,6 +151,5 @@ non_max_suppression_op = OpDef(
     lambda boxes, scores, **attrs: Spec((NNZ, 3), np.dtype(np.int64)),
     OPAQUE,
     samples=_onnx_nms_samples,
-    exempt={"trace": _DATA_SIZED},
 )
 """ONNX's NonMaxSuppression (its import rule maps onto it): selected (batch, class, box) indices."""

@@ -53,7 +53,7 @@ def set_rng_state(state: dict) -> None:
     """Restore what ``get_rng_state`` returned; DataError names what is malformed (states come from files)."""
     engine = state.get("engine") if isinstance(state, dict) else None
     if (
-        not isinstance(engine, list)
+        not isinstance(engine, list | tuple)
         or len(engine) != _engine.size
         or not all(isinstance(w, int) and 0 <= w < 2**64 for w in engine)
         or engine[-1] > _engine.size - 1

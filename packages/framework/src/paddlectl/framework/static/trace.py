@@ -222,8 +222,12 @@ class Tracer:
         return out
 
     def _check_concrete(self, name, spec, array, loc) -> None:
-        want = tuple(symbolic.evaluate(d, self.bindings) for d in spec.shape)
-        if want != tuple(array.shape) or np.dtype(spec.dtype) != array.dtype:
+        # a dim whose symbols no input binds is data (nonzero's, NMS's count): only the rank is checked
+        want = tuple(
+            symbolic.evaluate(d, self.bindings) if symbolic.symbols(d) <= set(self.bindings) else n
+            for d, n in zip(spec.shape, array.shape, strict=False)  # ranks compared below
+        )
+        if len(spec.shape) != array.ndim or want != tuple(array.shape) or np.dtype(spec.dtype) != array.dtype:
             raise ConversionError(
                 f"{loc}: the shape rule of {name} gives {np.dtype(spec.dtype)}{list(spec.shape)} "
                 f"(= {list(want)} at the example sizes {self.bindings}), but running it gave "

@@ -67,12 +67,15 @@ class MemoryPlanner:
     def __init__(self, program: Program) -> None:
         block = program.block
         last = last_uses(block)
+        bound = {s for v in program.inputs for d in v.shape if isinstance(d, str) for s in symbolic.symbols(d)}
         self.intervals: list[Interval] = []
         by_value: dict[int, Interval] = {}
         for i, op in enumerate(block.ops):
             if op.name in SOURCE_OPS:
                 continue
             for v in op.outputs:
+                if any(isinstance(d, str) and not symbolic.symbols(d) <= bound for d in v.shape):
+                    continue  # a data-dependent size (nonzero's, NMS's count): allocated when it runs
                 interval = Interval(v.name, i, last.get(id(v), i), v.shape, v.dtype.itemsize)
                 target = op.attrs.get("inplace") if op.name == fused_elementwise_op.name else None
                 if target is not None and id(op.inputs[target]) in by_value:
