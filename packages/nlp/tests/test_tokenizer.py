@@ -115,6 +115,8 @@ def test_too_long_without_truncation_names_the_text_and_lengths(minilm_dir):
     with pytest.raises(DataError, match="limit of 10 positions"):
         ours("one two three four five six seven eight nine ten", max_length=10)
     assert len(ours("word " * 600, truncation=True)["input_ids"]) == 512
+    with pytest.raises(DataError, match="max_length 2 leaves no room for text 0 beside its special tokens"):
+        ours("hello world there", "and more", truncation=True, max_length=2)  # tokenizers would not cut it
 
 
 @pytest.mark.parametrize(
@@ -168,14 +170,18 @@ def minilm_tokenizer(minilm_dir):
 
 
 @settings(max_examples=60, deadline=None)
-@given(texts=st.lists(st.text(max_size=80), min_size=1, max_size=4), max_length=st.integers(2, 40))
-def test_any_unicode_text_gives_valid_ids_offsets_and_masks(minilm_tokenizer, texts, max_length):
+@given(texts=st.lists(st.text(max_size=80), min_size=1, max_size=4), max_length=st.integers(3, 40), pairs=st.booleans())
+def test_any_unicode_text_gives_valid_ids_offsets_and_masks(minilm_tokenizer, texts, max_length, pairs):
     tokenizer = minilm_tokenizer
-    out = tokenizer(texts, padding="max_length", truncation=True, max_length=max_length, return_offsets_mapping=True)
-    for text, ids, mask, offsets in zip(
-        texts, out["input_ids"], out["attention_mask"], out["offset_mapping"], strict=True
-    ):
+    second = texts[::-1] if pairs else None
+    out = tokenizer(
+        texts, second, padding="max_length", truncation=True, max_length=max_length, return_offsets_mapping=True
+    )
+    rows = zip(
+        texts, second or [""] * len(texts), out["input_ids"], out["attention_mask"], out["offset_mapping"], strict=True
+    )
+    for text, other, ids, mask, offsets in rows:
         assert len(ids) == len(mask) == len(offsets) == max_length
         assert all(0 <= i < tokenizer.vocab_size for i in ids)
-        assert all(0 <= a <= b <= len(text) for a, b in offsets)
+        assert all(0 <= a <= b <= max(len(text), len(other)) for a, b in offsets)  # each side's own characters
         assert mask == sorted(mask, reverse=True) and mask[0] == 1  # [CLS] first, padding only at the end

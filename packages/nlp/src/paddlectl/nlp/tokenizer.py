@@ -101,8 +101,7 @@ class Tokenizer:
             encodings = self.backend.encode_batch(inputs, add_special_tokens=add_special_tokens)
         finally:
             self.backend.no_truncation()
-        if not truncation:
-            _refuse_too_long(encodings, limit)
+        _refuse_too_long(encodings, limit, truncation)
         if _PADDING[padding]:
             width = limit if _PADDING[padding] == "max_length" else max((len(e.ids) for e in encodings), default=0)
             for e in encodings:
@@ -141,13 +140,18 @@ def _checked_batch(text, what: str) -> list[str]:
     return [_checked_text(t, what) for t in texts]
 
 
-def _refuse_too_long(encodings, limit: int) -> None:
+def _refuse_too_long(encodings, limit: int, truncated: bool) -> None:
+    """No sequence past ``limit``: without truncation that is the caller's text; with it, a limit
+    below the special tokens' count (``tokenizers`` then returns the sequence uncut)."""
     for i, e in enumerate(encodings):
-        if len(e.ids) > limit:
-            raise DataError(
-                f"text {i} is {len(e.ids)} tokens, longer than the limit of {limit} positions; "
-                "pass truncation=True to cut it"
-            )
+        if len(e.ids) <= limit:
+            continue
+        if truncated:
+            raise DataError(f"max_length {limit} leaves no room for text {i} beside its special tokens; raise it")
+        raise DataError(
+            f"text {i} is {len(e.ids)} tokens, longer than the limit of {limit} positions; "
+            "pass truncation=True to cut it"
+        )
 
 
 def _as_tensors(out: dict, kind: str) -> dict:
