@@ -178,3 +178,43 @@ def test_tensor_checker_names_the_op_and_the_layer():
     finally:
         debugging.disable_tensor_checker()
     assert dispatch.POLICY is None
+
+
+def test_grad_scaler_minimize_skips_then_steps():
+    layer = paddle.nn.Linear(2, 1)
+    opt = paddle.optimizer.SGD(0.1, parameters=layer.parameters())
+    scaler = paddle.amp.GradScaler(init_loss_scaling=4.0, incr_every_n_steps=1)
+    before = layer.weight.numpy().copy()
+    scaled = scaler.scale(layer(paddle.to_tensor([[np.nan, 1.0]])).mean())
+    scaled.backward()
+    assert scaler.minimize(opt, scaled) == (None, [])
+    np.testing.assert_array_equal(layer.weight.numpy(), before)
+    opt.clear_grad()
+    scaled = scaler.scale(layer(paddle.to_tensor([[1.0, 1.0]])).mean())
+    scaled.backward()
+    scaler.minimize(opt, scaled)
+    np.testing.assert_allclose(layer.weight.numpy(), before - 0.1, rtol=1e-6)  # the unscaled gradient, 1
+    assert scaler.get_loss_scaling() == 4.0  # halved, then doubled
+
+
+def test_decorate_float16_keeps_layer_norm_float32_and_excluded_layers():
+    model = paddle.nn.Sequential(paddle.nn.Linear(4, 4), paddle.nn.LayerNorm(4), paddle.nn.Linear(4, 2))
+    paddle.amp.decorate(model, level="O2", dtype="float16", excluded_layers=model[2])
+    assert [p.dtype.name for p in model.parameters()] == [
+        "float16",
+        "float16",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+    ]
+
+
+def test_overflow_mode_warns_where_float16_would_overflow():
+    mode = debugging.DebugMode.CHECK_ALL_FOR_OVERFLOW
+    debugging.enable_tensor_checker(debugging.TensorCheckerConfig(True, debug_mode=mode))
+    try:
+        with pytest.warns(RuntimeWarning, match="past float16's 65504"):
+            paddle.to_tensor([300.0]) * paddle.to_tensor([300.0])
+    finally:
+        debugging.disable_tensor_checker()
