@@ -69,11 +69,7 @@ class Program:
         return ops if self._limit is None else ops[: self._limit]
 
     def _data(self, name: str, shape, dtype) -> Tensor:
-        if name in self._feeds:
-            raise ConfigError(
-                f"static.data: an input named {name!r} exists in this program already; give each a new name"
-            )
-        tracer = self._tracer
+        tracer = self._tracer  # a name given again feeds the newer input, as in Paddle
         dims, example = [], []
         for i, d in enumerate(shape):
             if d is None or d == -1:
