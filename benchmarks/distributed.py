@@ -117,7 +117,9 @@ def main() -> None:
         n = r["ranks"]
         exposed = f"{r['exposed_comm_ms']:.1f} ms {r['exposed_comm_ms'] / r['step_ms']:.0%}" if n > 1 else "-"
         alone = f"{r['comm_alone_ms']:.1f} ms" if n > 1 else "-"
-        print(f"{n:>5} {r['step_ms']:>8.1f} {16 * n / r['step_ms'] * 1e3:>7.1f} {base / r['step_ms']:>10.2f} {exposed:>13} {alone:>11}")
+        print(
+            f"{n:>5} {r['step_ms']:>8.1f} {16 * n / r['step_ms'] * 1e3:>7.1f} {base / r['step_ms']:>10.2f} {exposed:>13} {alone:>11}"
+        )
     for r in results[1:]:
         print(
             f"{r['ranks']} ranks: {r['grad_bytes'] / 1e6:.2f} MB of gradients in {r['buckets']} buckets; "
