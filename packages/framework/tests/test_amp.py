@@ -218,3 +218,14 @@ def test_overflow_mode_warns_where_float16_would_overflow():
             paddle.to_tensor([300.0]) * paddle.to_tensor([300.0])
     finally:
         debugging.disable_tensor_checker()
+
+
+def test_to_static_under_auto_cast_records_the_casts():
+    paddle.seed(0)
+    model = paddle.nn.Sequential(paddle.nn.Linear(8, 8), paddle.nn.ReLU(), paddle.nn.Linear(8, 3))
+    x = paddle.to_tensor(RNG.standard_normal((4, 8)).astype("float32"))
+    with paddle.amp.auto_cast():
+        eager = model(x)
+        traced = paddle.jit.to_static(model)(x)
+    assert traced.dtype == eager.dtype == paddle.float16
+    np.testing.assert_array_equal(traced.numpy(), eager.numpy())

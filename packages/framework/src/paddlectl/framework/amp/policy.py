@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..core import dispatch
 from ..core.dtype import LOW_PRECISION, bfloat16, float16, float32
+from ..core.state import STATE
 from ..core.tensor import Parameter
 from ..errors import ConfigError
 from ..ops.elementwise import cast_op
@@ -71,6 +72,8 @@ def _around_op(op, inputs, attrs):
             t.dtype != target and (t.dtype == float32 or t.dtype in LOW_PRECISION) for t in present
         ):
             inputs = tuple(_cast(t, target) for t in inputs)
+    if STATE.tracer is not None:  # jit.to_static under auto_cast: the casts are part of the program
+        return STATE.tracer.record(op, inputs, attrs)
     out = dispatch.run(op, inputs, attrs)
     if AMP.checker is not None:
         AMP.checker.check(op.name, out)

@@ -14,16 +14,17 @@ if TYPE_CHECKING:  # op.py imports this module for OpDef.__call__
 
 POLICY = None
 """What ``paddle.amp`` puts around every op call while it is on (amp/policy.py sets it): ``POLICY(op,
-inputs, attrs)`` casts the inputs as auto_cast's lists say and checks the outputs for NaN/Inf
-when the tensor checker is on, running the op through ``run``."""
+inputs, attrs)`` casts the inputs as auto_cast's lists say (cast ops, which a tracer records too)
+and checks the outputs for NaN/Inf when the tensor checker is on, running the op through ``run``
+or the active tracer."""
 
 
 def apply(op: OpDef, inputs: tuple, attrs: dict):
     """Run ``op`` on Tensors (None allowed for optional inputs) and record it on the tape if needed."""
-    if STATE.tracer is not None:
-        return STATE.tracer.record(op, inputs, attrs)
     if POLICY is not None:
         return POLICY(op, inputs, attrs)
+    if STATE.tracer is not None:
+        return STATE.tracer.record(op, inputs, attrs)
     return run(op, inputs, attrs)
 
 
