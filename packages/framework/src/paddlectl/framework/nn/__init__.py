@@ -5,6 +5,7 @@ Each layer module lists its public names in ``__all__``; they are re-exported he
 
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from . import functional, initializer
+from .layer import loss  # noqa: F401 - Paddle exposes the loss layers as paddle.nn.loss too
 from .layer.activation import *  # noqa: F403
 from .layer.base import Layer, ParamAttr
 from .layer.common import *  # noqa: F403
