@@ -146,6 +146,16 @@ def test_class_on_tensor_reproduces_paddle(real_paddle, name):
         )
 
 
+def test_random_erasing_noise_on_tensor_follows_paddle_seed(real_paddle):
+    """value='random' on a Tensor draws paddle.normal noise, so paddle.seed fixes it as in Paddle."""
+
+    def run(module):
+        module.seed(5)
+        return _seeded(module, lambda T: T.RandomErasing(prob=1.0, value="random"), "tensor", 4)
+
+    np.testing.assert_allclose(_array(run(ours)), _array(run(real_paddle)), atol=1e-6)
+
+
 def test_base_transform_keys_route_each_element():
     T = ours.vision.transforms
 

@@ -1,7 +1,7 @@
 """``paddle.vision.transforms``: Paddle 3.3.1's image transforms on PIL images, HWC ``numpy`` arrays
 and CHW Tensors, with its random draws (Python's ``random``), so seeded pipelines agree pixel for pixel."""
 
-from . import functional
+from . import functional, transforms
 from .functional import (
     adjust_brightness,
     adjust_contrast,
@@ -46,29 +46,4 @@ from .transforms import (
     Transpose,
 )
 
-__all__ = [
-    "functional",
-    *functional.__all__,
-    "BaseTransform",
-    "BrightnessTransform",
-    "CenterCrop",
-    "ColorJitter",
-    "Compose",
-    "ContrastTransform",
-    "Grayscale",
-    "HueTransform",
-    "Normalize",
-    "Pad",
-    "RandomAffine",
-    "RandomCrop",
-    "RandomErasing",
-    "RandomHorizontalFlip",
-    "RandomPerspective",
-    "RandomResizedCrop",
-    "RandomRotation",
-    "RandomVerticalFlip",
-    "Resize",
-    "SaturationTransform",
-    "ToTensor",
-    "Transpose",
-]
+__all__ = ["functional", *functional.__all__, *transforms.__all__]

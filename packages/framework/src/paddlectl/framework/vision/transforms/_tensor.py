@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core.tensor import Tensor
 from ...nn import functional as F
-from ...ops.random import generator
+from ...ops import random as random_ops
 
 _GREY_WEIGHTS = np.array([0.2989, 0.5870, 0.1140], dtype=np.float32)
 
@@ -152,5 +152,5 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool) -> Tens
 
 
 def normal_noise(shape, dtype) -> np.ndarray:
-    """RandomErasing's noise patch for Tensor images (Paddle draws it from its own generator)."""
-    return generator().standard_normal(shape).astype(dtype)
+    """RandomErasing's noise patch for Tensor images: ``paddle.normal`` draws, so ``paddle.seed`` fixes it."""
+    return random_ops.normal(shape, 0.0, 1.0).astype(dtype)

@@ -155,27 +155,24 @@ def vflip(img):
     return _BACKENDS[_kind(img, "vflip")].vflip(img)
 
 
-def _non_negative(value: float, name: str) -> None:
-    if value < 0:
-        raise ValueError(f"{name} should be non-negative, got {value}")
+def _adjust(op: str, img, factor: float, name: str):
+    """A colour adjustment by a non-negative factor, on the input's backend."""
+    kind = _kind(img, op)
+    if factor < 0:
+        raise ValueError(f"{op}: {name} should be non-negative, got {factor}")
+    return getattr(_BACKENDS[kind], op)(img, factor)
 
 
 def adjust_brightness(img, brightness_factor: float):
-    kind = _kind(img, "adjust_brightness")
-    _non_negative(brightness_factor, "brightness_factor")
-    return _BACKENDS[kind].adjust_brightness(img, brightness_factor)
+    return _adjust("adjust_brightness", img, brightness_factor, "brightness_factor")
 
 
 def adjust_contrast(img, contrast_factor: float):
-    kind = _kind(img, "adjust_contrast")
-    _non_negative(contrast_factor, "contrast_factor")
-    return _BACKENDS[kind].adjust_contrast(img, contrast_factor)
+    return _adjust("adjust_contrast", img, contrast_factor, "contrast_factor")
 
 
 def adjust_saturation(img, saturation_factor: float):
-    kind = _kind(img, "adjust_saturation")
-    _non_negative(saturation_factor, "saturation_factor")
-    return _BACKENDS[kind].adjust_saturation(img, saturation_factor)
+    return _adjust("adjust_saturation", img, saturation_factor, "saturation_factor")
 
 
 def adjust_hue(img, hue_factor: float):

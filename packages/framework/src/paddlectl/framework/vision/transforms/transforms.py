@@ -187,22 +187,23 @@ class CenterCrop(BaseTransform):
         return F.center_crop(img, self.size)
 
 
-class RandomHorizontalFlip(BaseTransform):
+class _RandomFlip(BaseTransform):
+    _flip = None
+
     def __init__(self, prob: float = 0.5, keys=None) -> None:
         super().__init__(keys)
         self.prob = _probability(prob)
 
     def _apply_image(self, img):
-        return F.hflip(img) if random.random() < self.prob else img
+        return self._flip(img) if random.random() < self.prob else img
 
 
-class RandomVerticalFlip(BaseTransform):
-    def __init__(self, prob: float = 0.5, keys=None) -> None:
-        super().__init__(keys)
-        self.prob = _probability(prob)
+class RandomHorizontalFlip(_RandomFlip):
+    _flip = staticmethod(F.hflip)
 
-    def _apply_image(self, img):
-        return F.vflip(img) if random.random() < self.prob else img
+
+class RandomVerticalFlip(_RandomFlip):
+    _flip = staticmethod(F.vflip)
 
 
 class Normalize(BaseTransform):
