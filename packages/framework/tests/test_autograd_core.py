@@ -107,6 +107,24 @@ def test_stop_gradient_and_no_grad():
         z.sum().backward()
 
 
+def test_one_no_grad_guard_entered_twice_restores_recording():
+    """A module-level guard entered again while entered (Paddle's leaves recording off after this)."""
+    guard, again = paddle.no_grad(), paddle.enable_grad()
+    with guard:
+        with guard:
+            with again:
+                assert paddle.is_grad_enabled()
+        assert not paddle.is_grad_enabled()
+    assert paddle.is_grad_enabled()
+
+    @paddle.enable_grad()
+    def g():
+        return paddle.is_grad_enabled()
+
+    with paddle.no_grad():
+        assert g() and not paddle.is_grad_enabled()
+
+
 def test_hooks_modify_gradients():
     x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
     h = x * 2

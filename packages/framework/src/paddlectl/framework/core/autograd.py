@@ -91,20 +91,24 @@ class Node:
 
 
 class no_grad:
-    """Context manager and decorator that stops recording the tape (``paddle.no_grad``)."""
+    """Context manager and decorator that stops recording the tape (``paddle.no_grad``). One instance
+    may be entered again while entered (a module-level guard): each exit restores its own entry's mode
+    (Paddle's keeps one saved mode per instance and leaves recording off)."""
+
+    _mode = False
 
     def __enter__(self):
-        self._previous = STATE.grad_enabled
-        STATE.grad_enabled = False
+        self.__dict__.setdefault("_saved", []).append(STATE.grad_enabled)
+        STATE.grad_enabled = self._mode
         return self
 
     def __exit__(self, *exc) -> None:
-        STATE.grad_enabled = self._previous
+        STATE.grad_enabled = self._saved.pop()
 
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with no_grad():
+            with type(self)():
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -113,18 +117,7 @@ class no_grad:
 class enable_grad(no_grad):
     """Re-enable recording inside a no_grad region."""
 
-    def __enter__(self):
-        self._previous = STATE.grad_enabled
-        STATE.grad_enabled = True
-        return self
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with enable_grad():
-                return fn(*args, **kwargs)
-
-        return wrapper
+    _mode = True
 
 
 class set_grad_enabled:
