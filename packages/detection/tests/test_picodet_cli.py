@@ -3,8 +3,10 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from PIL import Image
 from typer.testing import CliRunner
 
 from paddlectl.cli.app import app
@@ -42,20 +44,19 @@ def trained(tmp_path_factory):
     (root / "det.yml").write_text(yaml.safe_dump(tiny_config(root)), encoding="utf-8")
     result = _invoke("train", "-c", root / "det.yml", "-q")
     assert result.exit_code == 0, result.output
-    result = _invoke(
-        "export",
-        "-w",
-        root / "run" / "best",
-        "-o",
-        root / "model",
-        "-c",
-        root / "det.yml",
-        "-O",
-        "Export.nms=false",
-        "--verify",
-    )
-    assert result.exit_code == 0, result.output
+    for name, nms in (("model", "false"), ("model_nms", "true")):  # NMS after the model, and inside it
+        result = _invoke(
+            "export", "-w", root / "run" / "best", "-o", root / name, "-c", root / "det.yml", "--verify",
+            "-O", f"Export.nms={nms}", "-O", "PostProcess.score_threshold=0.0",  # an untrained model scores low
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
     return root
+
+
+def _predict(model: Path, images: Path, out: Path, *flags) -> list[dict]:
+    result = _invoke("predict", "-m", model, "-i", images, "--json", out, *flags)
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text())["predictions"]
 
 
 def test_train_logs_coco_ap_and_per_class_ap(trained):
@@ -65,18 +66,35 @@ def test_train_logs_coco_ap_and_per_class_ap(trained):
 
 
 def test_predict_writes_paddlex_records_over_the_threshold(trained, tmp_path):
-    meta = json.loads((trained / "model" / "model.json").read_text())
-    meta["postprocess"]["draw_threshold"] = 0.0  # an untrained model scores low: keep every box
-    meta["postprocess"]["nms"]["score_threshold"] = 0.0
-    (trained / "model" / "model.json").write_text(json.dumps(meta))
-    out = tmp_path / "pred.json"
-    result = _invoke("predict", "-m", trained / "model", "-i", trained / "val" / "images", "--json", out)
-    assert result.exit_code == 0, result.output
-    predictions = json.loads(out.read_text())["predictions"]
+    predictions = _predict(trained / "model", trained / "val" / "images", tmp_path / "pred.json", "--threshold", "0")
     assert len(predictions) == 4 and any(p["boxes"] for p in predictions)
     for box in (b for p in predictions for b in p["boxes"]):
         assert set(box) == {"cls_id", "label", "score", "coordinate"} and len(box["coordinate"]) == 4
         assert 0 <= box["score"] <= 1 and box["label"] in ("digit", "letter", "circle", "square", "triangle")
+    scores = sorted(b["score"] for p in predictions for b in p["boxes"])
+    cut = scores[len(scores) // 2]
+    kept = _predict(trained / "model", trained / "val" / "images", tmp_path / "cut.json", "--threshold", str(cut))
+    assert sum(len(p["boxes"]) for p in kept) == sum(s >= cut for s in scores) < len(scores)
+
+
+def test_predict_draws_boxes_beside_the_json(trained, tmp_path):
+    predictions = _predict(trained / "model", trained / "val" / "images", tmp_path / "pred.json", "--threshold", "0")
+    for p in predictions:
+        assert Path(p["vis"]) == tmp_path / f"{Path(p['input']).stem}_vis.png"
+        drawn, source = np.asarray(Image.open(p["vis"])), np.asarray(Image.open(p["input"]).convert("RGB"))
+        assert drawn.shape == source.shape and (drawn != source).any() == bool(p["boxes"])
+
+
+def test_export_with_nms_inside_gives_the_boxes_of_nms_after(trained, tmp_path):
+    meta = json.loads((trained / "model_nms" / "model.json").read_text())
+    assert meta["postprocess"]["nms_inside"] and len(meta["outputs"]) == 2
+    images = trained / "val" / "images"
+    after = _predict(trained / "model", images, tmp_path / "after.json", "--threshold", "0")
+    inside = _predict(trained / "model_nms", images, tmp_path / "inside.json", "--threshold", "0")
+    assert [len(p["boxes"]) for p in inside] == [len(p["boxes"]) for p in after]
+    for a, b in zip((b for p in after for b in p["boxes"]), (b for p in inside for b in p["boxes"]), strict=True):
+        assert (a["cls_id"], a["label"]) == (b["cls_id"], b["label"])
+        np.testing.assert_allclose([a["score"], *a["coordinate"]], [b["score"], *b["coordinate"]], rtol=1e-5, atol=1e-4)
 
 
 def test_eval_harness_reports_coco_ap(trained):
@@ -89,20 +107,12 @@ def test_eval_harness_reports_coco_ap(trained):
     assert "bbox_ap50" in result.output
 
 
-def test_export_with_nms_inside_is_refused_with_the_reason(trained, tmp_path):
+def test_export_nms_must_be_true_or_false(trained, tmp_path):
     result = _invoke(
-        "export",
-        "-w",
-        trained / "run" / "best",
-        "-o",
-        tmp_path / "m",
-        "-c",
-        trained / "det.yml",
-        "-O",
-        "Export.nms=true",
-    )
+        "export", "-w", trained / "run" / "best", "-o", tmp_path / "m", "-c", trained / "det.yml", "-O", "Export.nms=yes!"
+    )  # fmt: skip
     assert result.exit_code == 2
-    assert "Export.nms is True; only false is supported" in result.output and not (tmp_path / "m").exists()
+    assert "Export.nms is 'yes!'; use true" in result.output and not (tmp_path / "m").exists()
 
 
 def test_a_box_outside_its_image_stops_train_naming_file_and_annotation(trained, tmp_path):

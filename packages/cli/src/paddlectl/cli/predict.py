@@ -1,6 +1,8 @@
-"""``paddlectl predict --model OUT --input PATH... [--json FILE]``: run an exported model (a directory
-or an ``.onnx`` file written by ``paddlectl export``) on files with the pre/post-processing stored
-inside it; a rich table on the terminal, every prediction in JSON.
+"""``paddlectl predict --model OUT --input PATH... [--json FILE] [--threshold S]``: run an exported model
+(a directory or an ``.onnx`` file written by ``paddlectl export``) on files with the pre/post-processing
+stored inside it; a rich table on the terminal, every prediction in JSON. A task with a ``visualize``
+hook (detectors, segmenters) also writes its pictures beside the JSON; ``--threshold`` is for tasks
+that keep results by score (``takes_threshold``: detectors).
 
 Exit code 2 for a missing or foreign model, an unknown task or an unreadable input; the JSON file
 is written only when every input was predicted.
@@ -101,6 +103,16 @@ def expand_inputs(paths: list[str]) -> list[Path]:
     return found
 
 
+def unique_stems(files: list[Path]) -> dict[Path, str]:
+    """Each input's file stem, numbered where two inputs share one, so their pictures do not collide."""
+    seen: dict[str, int] = {}
+    stems = {}
+    for f in files:
+        seen[f.stem] = seen.get(f.stem, 0) + 1
+        stems[f] = f.stem if seen[f.stem] == 1 else f"{f.stem}-{seen[f.stem]}"
+    return stems
+
+
 def predict_command(
     model: Annotated[str, typer.Option("--model", "-m", help="Directory or .onnx file written by `paddlectl export`.")],
     inputs: Annotated[
@@ -109,11 +121,16 @@ def predict_command(
     ],
     json_out: Annotated[str, typer.Option("--json", help="Where to write the predictions.")] = "predictions.json",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Inputs per model run.")] = 32,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", min=0.0, max=1.0, help="Score a detection needs (default: the model's own)."),
+    ] = None,
 ) -> None:
     """Predict with an exported model (a directory or .onnx file); it brings its own pre/post-processing.
 
     No config is needed: the model carries its task and processing.
     """
+    from paddlectl.framework.errors import ConfigError
     from paddlectl.framework.hapi.export import served_task_name
     from paddlectl.framework.inference import Config
     from paddlectl.framework.inference.predictor import Predictor
@@ -124,6 +141,10 @@ def predict_command(
         task = load_task(served_task_name(saved))
         task = task() if isinstance(task, type) else task
         pre, post = saved.meta["preprocess"], saved.meta["postprocess"]
+        if threshold is not None:
+            if not getattr(task, "takes_threshold", False):
+                raise ConfigError(f"--threshold is for detectors; a {task.name} model keeps no results by score")
+            post = {**post, "threshold": threshold}
         files = expand_inputs(inputs)
         predictor = Predictor(Config(model), saved)
         predictions = []
@@ -131,6 +152,10 @@ def predict_command(
             chunk = files[start : start + batch_size]
             outputs = predictor.run(task.preprocess(pre, chunk))
             predictions += [{"input": str(f), **p} for f, p in zip(chunk, task.postprocess(post, outputs), strict=True)]
+        if hasattr(task, "visualize"):
+            stems = unique_stems(files)
+            for f, p in zip(files, predictions, strict=True):
+                p.update(task.visualize(post, f, p, Path(json_out).parent, stems[f]))
     table = Table(title=escape(f"{task.name} predictions ({len(predictions)})"))
     for column in ("input", "label", "score", "top-k"):
         table.add_column(column)

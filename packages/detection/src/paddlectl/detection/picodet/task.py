@@ -10,7 +10,8 @@ Config sections (PaddleDetection's names inside the framework's fixed sections):
                    loader: {batch_size, shuffle, drop_last, num_workers}}
     Metric:       {name: COCOMetric | VOCMetric, main_indicator: bbox_ap50}
     PostProcess:  {score_threshold, nms_threshold, nms_top_k, keep_top_k, draw_threshold}
-    Export:       {nms: false}  # the model ends before NMS (boxes [B, A, 4], scores [B, C, A])
+    Export:       {nms: true}   # NMS inside: boxes [N, 6] and boxes_num [B] (PaddleDetection's default);
+                                # false: the model ends before NMS (boxes [B, A, 4], scores [B, C, A])
 
 ``Eval`` transforms must give one input size (``Resize`` without ``keep_ratio``, or ``Pad``):
 evaluation batches images, and the exported model is traced at that size. They are also the
@@ -31,19 +32,22 @@ from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.hapi.builders import check_keys, instantiate, require_mapping
 from paddlectl.framework.hapi.task import TaskBase, metric_names
 from paddlectl.framework.static.input_spec import InputSpec
+from paddlectl.framework.vision.image_io import read_image
 from paddlectl.framework.vision.task import _transform_items as transform_items
 
 from ..data.coco import COCODataSet
 from ..data.transforms import LABEL_OPS, TRANSFORMS, Pad, PadGT, Resize
 from ..data.voc import VOCDataSet
-from ..records import record
+from ..records import record, write_picture
 from .backbone import LCNet
 from .head import PicoHead
 from .loss import PicoDetLoss
 from .metric import COCOMetric, VOCMetric
 from .model import PicoDet
 from .neck import LCPAN
+from .nms_export import PicoDetNMS
 from .postprocess import NMSParams, detections
+from .postprocess import split as per_image
 
 ARCHITECTURE_KEYS = ("name", "ema_decay", "Backbone", "Neck", "Head")
 DATASETS = {"COCODataSet": COCODataSet, "VOCDataSet": VOCDataSet}
@@ -64,6 +68,7 @@ def _names(kind: str, path: str, stamp: float) -> tuple[str, ...]:
 
 class PicoDetTask(TaskBase):
     name = "det.picodet"
+    takes_threshold = True  # `paddlectl predict --threshold` sets the score a box needs (post["threshold"])
 
     # ----- config -----------------------------------------------------------------------
     def _section(self, config: dict, name: str) -> dict:
@@ -84,17 +89,14 @@ class PicoDetTask(TaskBase):
         check_keys(self._section(config, "PostProcess"), "PostProcess", POSTPROCESS_KEYS)
         return NMSParams(**section)
 
-    def check_export(self, config: dict) -> None:
-        """``Export.nms: false`` is the one form a traced program can hold today: the boxes NMS keeps
-        are as many as the data says, and the framework's static shapes are bound by inputs only."""
+    def export_nms(self, config: dict) -> bool:
+        """``Export.nms``: whether the exported model holds its NMS (true, PaddleDetection's default)."""
         export = self._section(config, "Export")
         check_keys(export, "Export", ("nms",))
-        if export.get("nms", False) is not False:
-            raise ConfigError(
-                f"Export.nms is {export['nms']!r}; only false is supported: the number of boxes NMS keeps is data, "
-                "which an exported program cannot hold yet. predict and eval run the same multiclass_nms op after "
-                "the model, so the boxes are the same"
-            )
+        nms = export.get("nms", True)
+        if not isinstance(nms, bool):
+            raise ConfigError(f"Export.nms is {nms!r}; use true (NMS inside the model) or false (NMS after it)")
+        return nms
 
     def label_names(self, config: dict) -> list[str]:
         """The class names of the Eval set (COCO categories by id, or VOC's label_list)."""
@@ -138,7 +140,7 @@ class PicoDetTask(TaskBase):
             )
         self.input_size(config)
         self.nms_params(config)
-        self.check_export(config)
+        self.export_nms(config)
         main, names = self.main_indicator(config), metric_names(self.build_metrics(config))
         if main not in names:
             raise ConfigError(f"Metric.main_indicator {main!r} is not a metric name; choose from {', '.join(names)}")
@@ -184,6 +186,8 @@ class PicoDetTask(TaskBase):
         decay = arch.get("ema_decay", 0.9998)
         if decay is not None and not 0 < float(decay) < 1:
             raise ConfigError(f"Architecture.ema_decay is {decay!r}; use a decay in (0, 1), or null for no EMA")
+        if self.export_nms(config):
+            return PicoDetNMS(backbone, neck, head, decay, self.nms_params(config))
         return PicoDet(backbone, neck, head, decay)
 
     def build_loss(self, config: dict):
@@ -258,6 +262,7 @@ class PicoDetTask(TaskBase):
             "label_list": self.label_names(config),
             "draw_threshold": float(draw),
             "nms": self.nms_params(config).__dict__,
+            "nms_inside": self.export_nms(config),
             **self._head(config),
         }
 
@@ -281,8 +286,22 @@ class PicoDetTask(TaskBase):
 
     def postprocess(self, post: dict, outputs: Sequence[np.ndarray]) -> list[dict]:
         """Per image PaddleX's ``boxes`` (``cls_id``, ``label``, ``score``, ``coordinate``) scoring at least
-        ``draw_threshold`` (``threshold`` when given, as ``predict --threshold`` passes it)."""
-        params = NMSParams(**post["nms"])
-        found = detections(outputs, params, post["num_classes"], post["reg_max"], post["strides"])
+        ``draw_threshold`` (``threshold`` when given, as ``predict --threshold`` passes it), from either export:
+        NMS inside the model (``nms_inside``: ``boxes`` [N, 6], ``boxes_num`` [B]) or after it."""
+        if post.get("nms_inside", False):  # models exported before Export.nms: true existed lack the key
+            if len(outputs) != 2:
+                raise DataError(f"a PicoDet exported with NMS gives boxes and boxes_num; got {len(outputs)} outputs")
+            found = per_image(*outputs)
+        else:
+            found = detections(outputs, NMSParams(**post["nms"]), post["num_classes"], post["reg_max"], post["strides"])
         threshold = float(post.get("threshold", post["draw_threshold"]))
         return [{"boxes": record("", rows[rows[:, 1] >= threshold], post["label_list"])["boxes"]} for rows in found]
+
+    def visualize(self, post: dict, raw_input, prediction: dict, out_dir, stem: str) -> dict:
+        """``<stem>_vis.png`` under ``out_dir``: the input image with the predicted boxes, labels and
+        scores drawn (``paddlectl predict`` calls this hook beside its JSON); returns its path."""
+        path = Path(out_dir) / f"{stem}_vis.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image = raw_input if isinstance(raw_input, np.ndarray) else read_image(raw_input, "RGB")
+        write_picture(path, image, prediction)
+        return {"vis": str(path)}
