@@ -53,6 +53,10 @@ TENSOR_UNSUPPORTED = {"resize_pair", "normalize"}
 
 
 def _image(kind: str, module):
+    if kind == "pil_grey":
+        return Image.fromarray(RGB[:, :, 0])
+    if kind == "numpy_grey":
+        return RGB[:, :, :1].copy()
     if kind == "pil":
         return Image.fromarray(RGB)
     if kind == "numpy":
@@ -84,6 +88,34 @@ def test_functional_matches_paddle(real_paddle, name, kind):
     _check(kind, name, mine, theirs)
 
 
+# Where Paddle fails on grey images (PIL fill triples, forced 'RGB', cv2 colour codes) we return
+# the grey result instead (test_grey_images_where_paddle_fails).
+GREY_PADDLE_FAILS = {
+    "pil_grey": {"erase", "normalize", "rotate", "rotate_center", "rotate_expand"},
+    "numpy_grey": {"grayscale", "grayscale3", "hue", "hue_negative", "hflip"},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(GREY_PADDLE_FAILS))
+def test_functional_on_grey_images_matches_paddle(real_paddle, kind):
+    for name in sorted(set(FUNCTIONAL) - GREY_PADDLE_FAILS[kind]):
+        fn = FUNCTIONAL[name]
+        mine = fn(ours.vision.transforms, _image(kind, ours))
+        _check(kind, name, mine, fn(real_paddle.vision.transforms, _image(kind, real_paddle)))
+
+
+def test_grey_images_where_paddle_fails():
+    T = ours.vision.transforms
+    grey_pil, grey_array = _image("pil_grey", ours), _image("numpy_grey", ours)
+    assert T.rotate(grey_pil, 30, fill=5).mode == "L"
+    assert T.erase(grey_pil, 1, 1, 2, 2, 0).getpixel((1, 1)) == 0
+    assert T.hflip(grey_array).shape == (17, 23, 1)
+    np.testing.assert_array_equal(T.adjust_hue(grey_array, 0.3), grey_array)
+    np.testing.assert_array_equal(T.to_grayscale(grey_array, 3)[..., 2:], grey_array)
+    with pytest.raises(ShapeError, match="HxWx3"):
+        T.to_grayscale(np.zeros((4, 4, 4), "uint8"))
+
+
 def test_tensor_resize_and_normalize_chw(real_paddle):
     def run(module):
         chw = _image("tensor", module)
@@ -92,6 +124,14 @@ def test_tensor_resize_and_normalize_chw(real_paddle):
 
     for a, b in zip(run(ours), run(real_paddle), strict=True):
         np.testing.assert_allclose(_array(a), _array(b), atol=1e-5)
+
+
+def test_uint8_tensor_resize_truncates_like_paddle(real_paddle):
+    chw = RGB.transpose(2, 0, 1).copy()
+    for mode in ("bilinear", "nearest"):
+        mine = ours.vision.transforms.resize(ours.to_tensor(chw), (11, 9), mode)
+        theirs = real_paddle.vision.transforms.resize(real_paddle.to_tensor(chw), (11, 9), mode)
+        _check("numpy", mode, mine, theirs)
 
 
 CLASSES = {

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from ...core.tensor import Tensor
+from ...errors import ShapeError
 
 INTERPOLATION = {
     "nearest": cv2.INTER_NEAREST,
@@ -64,6 +65,7 @@ def crop(img: np.ndarray, top: int, left: int, height: int, width: int) -> np.nd
 
 
 def hflip(img: np.ndarray) -> np.ndarray:
+    """HxWx1 stays HxWx1 (Paddle's cv2 path drops the axis here only, unlike its vflip)."""
     return _keep_channel(img, cv2.flip(img, 1))
 
 
@@ -84,8 +86,20 @@ def adjust_contrast(img: np.ndarray, factor: float) -> np.ndarray:
     return _lut(img, [(i - 74) * factor + 74 for i in range(256)])
 
 
+def _is_grey(img: np.ndarray, what: str) -> bool:
+    """True for HxW / HxWx1; colour operations need 3 channels otherwise (OpenCV's colour codes)."""
+    if img.ndim == 2 or img.shape[2] == 1:
+        return True
+    if img.shape[2] != 3:
+        raise ShapeError(f"{what}: a colour array image must be HxWx3 (RGB), got shape {list(img.shape)}")
+    return False
+
+
 def adjust_saturation(img: np.ndarray, factor: float) -> np.ndarray:
-    """As Paddle's cv2 path: the blend weight is drawn from ``np.random`` in [1 - factor, 1 + factor]."""
+    """As Paddle's cv2 path: the blend weight is drawn from ``np.random`` in [1 - factor, 1 + factor].
+    Grey images come back unchanged (Paddle's cv2 call fails on them)."""
+    if _is_grey(img, "adjust_saturation"):
+        return img
     dtype = img.dtype
     array = img.astype(np.float32)
     alpha = np.random.uniform(max(0, 1 - factor), 1 + factor)
@@ -94,6 +108,8 @@ def adjust_saturation(img: np.ndarray, factor: float) -> np.ndarray:
 
 
 def adjust_hue(img: np.ndarray, hue_factor: float) -> np.ndarray:
+    if _is_grey(img, "adjust_hue"):
+        return img
     dtype = img.dtype
     h, s, v = cv2.split(cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_BGR2HSV_FULL))
     h = ((h.astype(np.int32) + int(hue_factor * 255)) % 256).astype(np.uint8)
@@ -151,8 +167,12 @@ def perspective(img: np.ndarray, startpoints, endpoints, interpolation: str, fil
 
 
 def to_grayscale(img: np.ndarray, num_output_channels: int) -> np.ndarray:
-    grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)[:, :, None]
-    return grey if num_output_channels == 1 else np.broadcast_to(grey, img.shape)
+    """A grey input is already grey: it only gains the requested channel count."""
+    if _is_grey(img, "to_grayscale"):
+        grey = img.reshape(img.shape[0], img.shape[1], 1)
+    else:
+        grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)[:, :, None]
+    return grey if num_output_channels == 1 else np.broadcast_to(grey, grey.shape[:2] + (3,))
 
 
 def normalize(img: np.ndarray, mean, std, data_format: str, to_rgb: bool) -> np.ndarray:

@@ -24,8 +24,10 @@ def _interp(interpolation: str):
     return INTERPOLATION[interpolation]
 
 
-def _fill(fill):
-    return (fill,) * 3 if isinstance(fill, int) else fill
+def _fill(fill, img: Image.Image):
+    """An int fill becomes an RGB triple (Paddle's rule); single-band images keep the int, which
+    Paddle's tuple makes Pillow reject."""
+    return (fill,) * 3 if isinstance(fill, int) and len(img.getbands()) > 1 else fill
 
 
 def to_tensor(pic: Image.Image, data_format: str) -> Tensor:
@@ -100,15 +102,15 @@ def adjust_hue(img: Image.Image, hue_factor: float) -> Image.Image:
 
 
 def affine(img: Image.Image, matrix, interpolation: str, fill) -> Image.Image:
-    return img.transform(img.size, Image.Transform.AFFINE, matrix, _interp(interpolation), _fill(fill))
+    return img.transform(img.size, Image.Transform.AFFINE, matrix, _interp(interpolation), _fill(fill, img))
 
 
 def rotate(img: Image.Image, angle: float, interpolation: str, expand: bool, center, fill) -> Image.Image:
-    return img.rotate(angle, _interp(interpolation), expand, center, fillcolor=_fill(fill))
+    return img.rotate(angle, _interp(interpolation), expand, center, fillcolor=_fill(fill, img))
 
 
 def perspective(img: Image.Image, coeffs, interpolation: str, fill) -> Image.Image:
-    return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs, _interp(interpolation), _fill(fill))
+    return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs, _interp(interpolation), _fill(fill, img))
 
 
 def to_grayscale(img: Image.Image, num_output_channels: int) -> Image.Image:
@@ -120,6 +122,7 @@ def to_grayscale(img: Image.Image, num_output_channels: int) -> Image.Image:
 
 
 def erase(img: Image.Image, i: int, j: int, h: int, w: int, v) -> Image.Image:
+    """The result keeps the input's mode (Paddle forces 'RGB', which fails on grey images)."""
     array = np.array(img, dtype=np.uint8)
     array[i : i + h, j : j + w, ...] = v
-    return Image.fromarray(array, "RGB")
+    return Image.fromarray(array, img.mode)

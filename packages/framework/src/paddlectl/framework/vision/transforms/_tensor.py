@@ -21,7 +21,12 @@ def _wrap(array: np.ndarray) -> Tensor:
 
 
 def resize(img: Tensor, size: tuple[int, int], interpolation: str) -> Tensor:
-    return F.interpolate(img.unsqueeze(0), size=size, mode=interpolation, data_format="NCHW").squeeze(0)
+    """Integer images are resized in float32 and truncated back, which is what Paddle's uint8
+    kernel computes."""
+    dtype = img.numpy().dtype
+    work = img if dtype.kind == "f" else img.astype("float32")
+    out = F.interpolate(work.unsqueeze(0), size=size, mode=interpolation, data_format="NCHW").squeeze(0)
+    return out if dtype.kind == "f" else out.astype(str(dtype))
 
 
 def pad(img: Tensor, borders: tuple[int, int, int, int], fill, padding_mode: str) -> Tensor:
