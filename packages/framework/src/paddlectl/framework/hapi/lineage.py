@@ -28,7 +28,9 @@ from . import checkpoint_dir
 
 LINEAGE_VERSION = 1
 SPLITS = ("Train", "Eval")
-PATH_KEYS = ("root", "data_file", "data_dir")
+PATH_KEYS = ("root", "data_file", "data_dir", "dataset_dir", "dataset_root")
+"""Where a dataset section names its files: our readers, PaddleOCR (data_dir), PaddleDetection
+(dataset_dir) and PaddleSeg (dataset_root)."""
 CARD = "README.md"
 CARD_KEYS = ("license", "license_name", "license_link")
 
