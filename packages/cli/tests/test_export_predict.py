@@ -111,6 +111,23 @@ def test_predict_bad_inputs_exit_2_without_json(exported, tmp_path):
     assert not out.exists()
 
 
+def test_threshold_is_refused_for_a_task_that_keeps_nothing_by_score(exported, tmp_path):
+    _, model, _ = exported
+    (good, _), *_ = _digit_files(tmp_path / "in", 1)
+    out = tmp_path / "pred.json"
+    args = ["predict", "--model", str(model), "-i", str(good), "--json", str(out)]
+    _one_line_error(runner.invoke(app, [*args, "--threshold", "0.5"]), "--threshold is for detectors", "vision.")
+    assert runner.invoke(app, [*args, "--threshold", "1.5"]).exit_code == 2
+    assert not out.exists()
+
+
+def test_pictures_of_inputs_sharing_a_name_do_not_collide():
+    from paddlectl.cli.predict import unique_stems
+
+    inputs = [Path("a/x.png"), Path("b/x.png"), Path("a/y.png"), Path("c/x.jpg")]
+    assert list(unique_stems(inputs).values()) == ["x", "x-2", "y", "x-3"]
+
+
 def test_model_of_a_task_that_is_not_installed(exported, tmp_path):
     _, model, _ = exported
     import shutil

@@ -32,7 +32,7 @@ from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.hapi.builders import check_keys, instantiate, require_mapping
 from paddlectl.framework.hapi.task import TaskBase, metric_names
 from paddlectl.framework.static.input_spec import InputSpec
-from paddlectl.framework.vision.image_io import read_image
+from paddlectl.framework.vision.image_io import load_input
 from paddlectl.framework.vision.task import _transform_items as transform_items
 
 from ..data.coco import COCODataSet
@@ -302,6 +302,5 @@ class PicoDetTask(TaskBase):
         scores drawn (``paddlectl predict`` calls this hook beside its JSON); returns its path."""
         path = Path(out_dir) / f"{stem}_vis.png"
         path.parent.mkdir(parents=True, exist_ok=True)
-        image = raw_input if isinstance(raw_input, np.ndarray) else read_image(raw_input, "RGB")
-        write_picture(path, image, prediction)
+        write_picture(path, load_input(raw_input, "RGB"), prediction)
         return {"vis": str(path)}
