@@ -193,3 +193,19 @@ def test_training_dropout_has_no_onnx_form(tmp_path):
     program = getattr(program, "program", program)
     with pytest.raises(ConversionError, match=r"\['dropout'\] have no ONNX form"):
         export_onnx(program, tmp_path / "dropout")
+
+
+def test_adaptive_pooling_that_tiles_a_fixed_input_exports(tmp_path):
+    """PP-LiteSeg's pyramid pools 2x2 and 4x4 bins: plain windows when the input size is fixed."""
+
+    def f(x):
+        avg = paddle.nn.functional.adaptive_avg_pool2d(x, [2, 4])
+        return avg + paddle.nn.functional.adaptive_max_pool2d(x, [2, 4])
+
+    x = RNG.standard_normal((2, 3, 8, 12)).astype("float32")
+    program = to_static(f, input_spec=[InputSpec([None, 3, 8, 12], "float32", "x")]).concrete_program()
+    export_onnx(getattr(program, "program", program), tmp_path / "pool")
+    np.testing.assert_allclose(_ort(str(tmp_path / "pool.onnx"), x), f(paddle.to_tensor(x)).numpy(), rtol=1e-6)
+    uneven = to_static(f, input_spec=[InputSpec([None, 3, 7, 12], "float32", "x")]).concrete_program()
+    with pytest.raises(ConversionError, match="a multiple of its output size"):
+        export_onnx(getattr(uneven, "program", uneven), tmp_path / "uneven")

@@ -130,9 +130,18 @@ def _pool(e, op, ins, out, kernel_size, stride, padding, ceil_mode, exclusive, d
         raise ConversionError("max_pool2d: the argmax mask output has no ONNX form here")
     is_max = op.name == "max_pool2d"
     if output_size is not None:
-        if tuple(output_size) != (1, 1):
-            raise ConversionError(f"{op.name}: adaptive pooling to {list(output_size)} has no ONNX form; only 1x1")
-        e.node("GlobalMaxPool" if is_max else "GlobalAveragePool", ins, out[:1])
+        if tuple(output_size) == (1, 1):
+            e.node("GlobalMaxPool" if is_max else "GlobalAveragePool", ins, out[:1])
+            return
+        # adaptive bins that tile a fixed input exactly are one plain pooling window each
+        size = op.inputs[0].shape[2:]
+        if not all(isinstance(d, int) and d % o == 0 for d, o in zip(size, output_size, strict=True)):
+            raise ConversionError(
+                f"{op.name}: adaptive pooling of {list(size)} to {list(output_size)} exports only when each input "
+                "dim is fixed and a multiple of its output size (or to 1x1); fix the input size in the InputSpec"
+            )
+        window = [d // o for d, o in zip(size, output_size, strict=True)]
+        e.node("MaxPool" if is_max else "AveragePool", ins, out[:1], kernel_shape=window, strides=window)
         return
     attrs = dict(kernel_shape=list(kernel_size), strides=list(stride), ceil_mode=int(ceil_mode), **_pads(padding))
     if not is_max:
