@@ -25,6 +25,9 @@ def tiny_config(corpus: Path, output_dir: Path, epochs: int = 2) -> dict:
             "dataset": {"root": str(corpus), "held_out": 0.1, "min_freq": 2, "seq_len": 16, "max_windows": 96},
             "loader": {"batch_size": 16},
         },
-        "Eval": {"dataset": {"seq_len": 16, "max_windows": 12}, "loader": {"batch_size": 8}},
+        "Eval": {
+            "dataset": {"seq_len": 16, "max_windows": 12}, "loader": {"batch_size": 8},
+            "harness": {"threads": 1, "cold_start": False, "repeats": 3, "warmup": 1, "rounds": 1},
+        },
         "PostProcess": {"max_length": 6, "topk": 3},
     }  # fmt: skip

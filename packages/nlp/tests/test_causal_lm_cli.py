@@ -74,28 +74,22 @@ def test_served_generation_equals_eager_generation_with_the_cache(trained):
     assert served["text"] == "".join(pre["vocab"][i] for i in eager[0])
 
 
-def test_predict_gives_the_next_character_of_a_prompt_file(trained, tmp_path):
-    (tmp_path / "a.txt").write_text("中共中央总书记\n", encoding="utf-8")
-    out = tmp_path / "pred.json"
-    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", "--json", out)
-    assert result.exit_code == 0, result.output
-    (prediction,) = json.loads(out.read_text())["predictions"]
-    assert len(prediction["topk"]) == 3 and 0 < prediction["score"] <= 1
-
-
-def test_predict_refuses_an_empty_prompt(trained, tmp_path):
-    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
-    result = _invoke("predict", "-m", trained / "model", "-i", tmp_path / "empty.txt", "--json", tmp_path / "p.json")
-    assert result.exit_code == 2 and "the prompt is empty" in result.output
-    assert not (tmp_path / "p.json").exists()
+def test_predict_gives_the_next_characters_and_refuses_an_empty_prompt(trained, tmp_path):
+    for name, text in {"a.txt": "中共中央总书记\n", "b.txt": "新年", "empty.txt": ""}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    model, good, bad = trained / "model", tmp_path / "good.json", tmp_path / "bad.json"
+    ok = _invoke(
+        "predict", "-m", model, "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--batch-size", 1, "--json", good
+    )
+    assert ok.exit_code == 0, ok.output
+    predictions = json.loads(good.read_text())["predictions"]
+    assert [len(p["topk"]) for p in predictions] == [3, 3] and all(0 < p["score"] <= 1 for p in predictions)
+    empty = _invoke("predict", "-m", model, "-i", tmp_path / "empty.txt", "--json", bad)
+    assert empty.exit_code == 2 and "the prompt is empty" in empty.output and not bad.exists()
 
 
 def test_eval_reports_the_trainers_perplexity(trained):
-    result = _invoke(
-        "eval", "-m", trained / "model", "-c", trained / "lm.yml", "--output-dir", trained / "eval",
-        "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false", "-o", "Eval.harness.repeats=3",
-        "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
-    )  # fmt: skip
+    result = _invoke("eval", "-m", trained / "model", "-c", trained / "lm.yml", "--output-dir", trained / "eval")
     assert result.exit_code == 0, result.output
     (report,) = (trained / "eval").glob("runs/*/report.json")
     metrics = json.loads(report.read_text())["metrics"]
