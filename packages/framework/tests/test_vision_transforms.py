@@ -231,6 +231,13 @@ def test_base_transform_keys_route_each_element():
         (lambda T: T.to_grayscale(RGB, 2), ValueError, "1 or 3"),
         (lambda T: T.to_tensor(RGB, "NCHW"), ValueError, "data_format"),
         (lambda T: T.resize(RGB, 8, "cubic"), ValueError, "interpolation"),
+        (lambda T: T.resize(RGB, (0, 5)), ValueError, "size must be integers >= 1"),
+        (lambda T: T.pad(RGB, -1), ValueError, "padding must be integers >= 0"),
+        (lambda T: T.crop(RGB, 1.5, 0, 2, 2), ValueError, "top and left must be integers"),
+        (lambda T: T.normalize(RGB, [1, 2], [1, 2], "HWC"), ShapeError, "mean needs 1 or 3 values"),
+        (lambda T: T.erase(RGB, 0, 0, 2, 2, [1, 2, 3, 4]), ShapeError, "one per channel"),
+        (lambda T: T.rotate(RGB, "a"), DTypeError, "angle must be a number"),
+        (lambda T: T.adjust_contrast(RGB, None), DTypeError, "contrast_factor must be a number"),
         (lambda T: T.RandomHorizontalFlip(1.5), ValueError, "between 0 and 1"),
         (lambda T: T.RandomCrop(40)(RGB), ValueError, "pad_if_needed"),
         (lambda T: T.RandomErasing(value="noise"), ValueError, "'random'"),
@@ -242,6 +249,13 @@ def test_bad_input_raises_typed_one_line_error(call, error, match):
     with pytest.raises(error, match=match) as info:
         call(ours.vision.transforms)
     assert "\n" not in str(info.value)
+
+
+def test_erase_tensor_takes_one_value_per_channel():
+    chw = _image("tensor", ours)
+    out = ours.vision.transforms.erase(chw, 1, 2, 3, 4, ours.to_tensor([0.1, 0.2, 0.3]))
+    np.testing.assert_allclose(out.numpy()[:, 2, 3], [0.1, 0.2, 0.3], rtol=1e-6)
+    np.testing.assert_array_equal(chw.numpy()[:, 0], out.numpy()[:, 0])
 
 
 def test_grey_normalize_keeps_one_channel():

@@ -149,7 +149,8 @@ def adjust_hue(img: Tensor, hue_factor: float) -> Tensor:
 
 def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool) -> Tensor:
     array = img.numpy() if inplace else img.numpy().copy()
-    array[..., i : i + h, j : j + w] = v.numpy() if isinstance(v, Tensor) else v
+    v = np.asarray(v.numpy() if isinstance(v, Tensor) else v)
+    array[..., i : i + h, j : j + w] = v.reshape(-1, 1, 1) if v.ndim == 1 else v  # one value per channel
     if inplace:
         img.set_value(array)
         return img

@@ -77,6 +77,18 @@ def _size_wh(img, kind: str) -> tuple[int, int]:
     return img.shape[-1], img.shape[-2]
 
 
+def _number(value, name: str, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise DTypeError(f"{what}: {name} must be a number, got {type(value).__name__}")
+
+
+def _ints(values, name: str, what: str, minimum: int | None) -> None:
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or (minimum is not None and v < minimum):
+            bound = "" if minimum is None else f" >= {minimum}"
+            raise ValueError(f"{what}: {name} must be integers{bound}, got {values!r}")
+
+
 def _check_data_format(data_format: str) -> None:
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"data_format should be 'CHW' or 'HWC', got {data_format!r}")
@@ -97,6 +109,7 @@ def _resize_target(w: int, h: int, size) -> tuple[int, int] | None:
     """(height, width) to resize to; an int scales the shorter side to it; None when nothing changes."""
     if isinstance(size, bool) or not (isinstance(size, int) or (isinstance(size, Sequence) and len(size) == 2)):
         raise TypeError(f"resize: size must be an int or a (height, width) pair, got {size!r}")
+    _ints(size if isinstance(size, Sequence) else [size], "size", "resize", 1)
     if not isinstance(size, int):
         return int(size[0]), int(size[1])
     if (w <= h and w == size) or (h <= w and h == size):
@@ -115,9 +128,11 @@ def resize(img, size, interpolation: str = "bilinear"):
 def _borders(padding) -> tuple[int, int, int, int]:
     """(left, top, right, bottom) from an int, a (left/right, top/bottom) pair or four values."""
     if isinstance(padding, numbers.Number):
+        _ints([padding], "padding", "pad", 0)
         return (int(padding),) * 4
     if not isinstance(padding, list | tuple) or len(padding) not in (2, 4):
         raise ValueError(f"padding must be an int or a 2 or 4 element sequence, got {padding!r}")
+    _ints(padding, "padding", "pad", 0)
     if len(padding) == 2:
         return padding[0], padding[1], padding[0], padding[1]
     return tuple(padding)
@@ -135,6 +150,8 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
 
 def crop(img, top: int, left: int, height: int, width: int):
     kind = _kind(img, "crop")
+    _ints([top, left], "top and left", "crop", None)  # negative: PIL pads, as in Paddle
+    _ints([height, width], "height and width", "crop", 1)
     return _BACKENDS[kind].crop(img, top, left, height, width)
 
 
@@ -158,6 +175,7 @@ def vflip(img):
 def _adjust(op: str, img, factor: float, name: str):
     """A colour adjustment by a non-negative factor, on the input's backend."""
     kind = _kind(img, op)
+    _number(factor, name, op)
     if factor < 0:
         raise ValueError(f"{op}: {name} should be non-negative, got {factor}")
     return getattr(_BACKENDS[kind], op)(img, factor)
@@ -177,6 +195,7 @@ def adjust_saturation(img, saturation_factor: float):
 
 def adjust_hue(img, hue_factor: float):
     kind = _kind(img, "adjust_hue")
+    _number(hue_factor, "hue_factor", "adjust_hue")
     if not -0.5 <= hue_factor <= 0.5:
         raise ValueError(f"hue_factor must be in [-0.5, 0.5], got {hue_factor}")
     return _BACKENDS[kind].adjust_hue(img, hue_factor)
@@ -239,6 +258,7 @@ def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", 
 
 def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, center=None, fill=0):
     kind = _kind(img, "rotate")
+    _number(angle, "angle", "rotate")
     _check_center(center, "rotate")
     center = tuple(center) if isinstance(center, list) else center
     fill = tuple(fill) if isinstance(fill, list) else fill
@@ -276,6 +296,11 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     images and arrays come back as float arrays."""
     kind = _kind(img, "normalize")
     _check_data_format(data_format)
+    shape = img.shape if kind != "pil" else np.shape(np.asarray(img))
+    channels = shape[-3 if data_format == "CHW" else -1] if len(shape) >= 3 else 1
+    for name, values in (("mean", mean), ("std", std)):
+        if np.size(values) not in (1, channels) and channels != 1:  # one channel broadcasts, as in Paddle
+            raise ShapeError(f"normalize: {name} needs 1 or {channels} values (one per channel), got {values!r}")
     if kind == "tensor":
         return _tensor.normalize(img, mean, std, data_format)
     array = np.array(img).astype(np.float32) if kind == "pil" else img
@@ -285,6 +310,10 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     """Fill the box (top ``i``, left ``j``, ``h`` x ``w``) with ``v``; PIL images are always copied."""
     kind = _kind(img, "erase")
+    _ints([i, j], "i and j", "erase", 0)
+    _ints([h, w], "h and w", "erase", 1)
+    if np.ndim(v) == 1 and np.size(v) not in (1, (img.shape[-3] if kind == "tensor" else np.shape(img)[-1])):
+        raise ShapeError(f"erase: v needs 1 value or one per channel, got {np.size(v)}")
     if kind == "pil":
         return _pil.erase(img, i, j, h, w, v)
     return {"numpy": _cv2, "tensor": _tensor}[kind].erase(img, i, j, h, w, v, inplace)
