@@ -35,10 +35,10 @@ def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("lm_cli")
     config = root / "lm.yml"
     config.write_text(yaml.safe_dump(tiny_config(write_corpus(root / "corpus"), root / "run"), allow_unicode=True))
-    result = _invoke("train", "-c", config, "-q")
-    assert result.exit_code == 0, result.output
-    result = _invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
-    assert result.exit_code == 0, result.output
+    export = ("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
+    for command in (("train", "-c", config, "-q"), export):
+        result = _invoke(*command)
+        assert result.exit_code == 0, f"{command[0]}: {result.output}"
     return root
 
 
