@@ -160,10 +160,10 @@ def predict_command(
     for column in ("input", "label", "score", "top-k"):
         table.add_column(column)
     for p in predictions:
-        top = ", ".join(f"{t['label']} {t['score']:.3f}" for t in p.get("topk", []))
-        table.add_row(
-            escape(p["input"]), escape(str(p.get("label", ""))), f"{p.get('score', float('nan')):.4f}", escape(top)
-        )
+        boxes = sorted(p.get("boxes", []), key=lambda b: -b["score"])[:3]  # a detector's best three
+        top = ", ".join(f"{t['label']} {t['score']:.3f}" for t in p.get("topk", boxes))
+        label = p.get("label", f"{len(p['boxes'])} boxes" if "boxes" in p else "")
+        table.add_row(escape(p["input"]), escape(str(label)), f"{p.get('score', float('nan')):.4f}", escape(top))
     console.print(table)
     with atomic_write(json_out, "w", encoding="utf-8") as handle:
         json.dump({"model": str(model), "task": task.name, "predictions": predictions}, handle, indent=1)
