@@ -37,6 +37,8 @@ def test_the_command_is_registered_for_paddlectl(tiny):
         paddlectl, ["nlp", "search", "--corpus", str(tiny / "vocab.txt"), "--model", str(tiny), "cat"]
     )
     assert result.exit_code == 0 and "search: cat" in result.output, result.output
+    result = runner.invoke(paddlectl, ["nlp", "generate", "--help"])
+    assert result.exit_code == 0 and "Continue each prompt" in result.output, result.output
 
 
 def test_embed_prints_the_matrix_and_writes_json_in_input_order(tiny, tmp_path):

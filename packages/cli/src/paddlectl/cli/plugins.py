@@ -19,6 +19,9 @@ COMMAND_PROVIDERS = {
     "license": "paddlectl-license-audit",
     "eval": "paddlectl-eval-harness",
     "ocr": "paddlectl-ocr",
+    "nlp": "paddlectl-nlp",
+    "det": "paddlectl-detection",
+    "seg": "paddlectl-seg",
 }
 """Sub-commands the CLI knows about even when their provider is not installed."""
 

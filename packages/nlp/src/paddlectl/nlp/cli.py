@@ -1,4 +1,5 @@
-"""`paddlectl nlp`: sentence embeddings, semantic search and checkpoint comparison from the command line.
+"""`paddlectl nlp`: sentence embeddings, semantic search, checkpoint comparison and text generation
+(an exported `nlp.causal_lm` model continuing prompts) from the command line.
 
 Exit codes: 0 done, 1 `compare` found a difference past the tolerance, 2 bad input (an empty or
 unreadable text or file, a text past the model's limit with --no-truncation, a checkpoint that does
@@ -16,7 +17,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(help="NLP: sentence embeddings, semantic search, checkpoint comparison.", no_args_is_help=True)
+from .causal_lm.command import generate_command
+
+app = typer.Typer(
+    help="NLP: sentence embeddings, semantic search, checkpoint comparison, text generation.", no_args_is_help=True
+)
 console = Console()
 err_console = Console(stderr=True)
 USAGE_ERROR, FAILED = 2, 1
@@ -162,3 +167,6 @@ def compare_command(
     console.print(table)
     if not all(c.ok for c in checks):
         raise typer.Exit(FAILED)
+
+
+app.command("generate")(generate_command)  # the causal LM's continuation of prompts (nlp.causal_lm)
