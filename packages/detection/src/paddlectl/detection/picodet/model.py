@@ -3,9 +3,8 @@
 ``forward(image)`` gives the head's raw predictions (training and the trainer's evaluation);
 ``forward(image, scale_factor)`` is the exported model: boxes decoded and mapped back to source
 pixels (``scale_factor`` = PaddleDetection's ``[scale_y, scale_x]`` per image), PaddleDetection's
-outputs before NMS, boxes [B, A, 4] and scores [B, C, A]. NMS runs after the model
-(``postprocess``), with the framework's ``multiclass_nms`` op: its output size is data, which
-a traced program cannot hold yet (see ``PicoDetTask.check_export``).
+outputs before NMS, boxes [B, A, 4] and scores [B, C, A], with ``Export.nms: false`` (NMS then runs
+in ``postprocess``, the same ``multiclass_nms`` op); ``nms_export.PicoDetNMS`` holds it inside.
 """
 
 from __future__ import annotations
