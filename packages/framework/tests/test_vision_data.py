@@ -1,4 +1,5 @@
 import gzip
+import random
 import struct
 
 import numpy as np
@@ -82,9 +83,9 @@ def test_transforms_follow_paddle_defaults():
     np.testing.assert_allclose(norm.numpy(), (t.numpy() - 0.5) / 0.5, rtol=1e-6)
     assert transforms.Resize(2)(img).shape == (2, 3, 3)  # shorter side to 2, aspect kept
     assert transforms.CenterCrop(2)(img).shape == (2, 2, 3)
-    paddle.seed(3)
+    random.seed(3)  # Paddle's transforms draw from Python's random module
     a = transforms.RandomCrop(3)(img)
-    paddle.seed(3)
+    random.seed(3)
     np.testing.assert_array_equal(a, transforms.RandomCrop(3)(img))
     flipped = transforms.RandomHorizontalFlip(prob=1.0)(img)
     np.testing.assert_array_equal(flipped, img[:, ::-1])
@@ -95,5 +96,5 @@ def test_transforms_follow_paddle_defaults():
 def test_resize_matches_real_paddle(real_paddle):
     img = np.random.default_rng(0).integers(0, 256, (10, 14, 3), dtype=np.uint8)
     ours = transforms.Resize((7, 9))(img)
-    theirs = real_paddle.vision.transforms.Resize((7, 9))(Image.fromarray(img))
+    theirs = real_paddle.vision.transforms.Resize((7, 9))(img)  # arrays go through OpenCV in Paddle
     np.testing.assert_array_equal(ours, np.asarray(theirs))

@@ -18,6 +18,7 @@ reproducible per epoch, not across an interruption). Ctrl-C finishes the current
 from __future__ import annotations
 
 import math
+import random
 import shutil
 import signal
 import threading
@@ -31,12 +32,45 @@ from ..core.autograd import no_grad
 from ..distributed.rank_share import RankShare
 from ..errors import CheckpointError, ConfigError, DataError
 from ..io import BatchSampler, DataLoader
-from ..ops.random import get_rng_state, seed, set_rng_state
+from ..ops.random import get_rng_state as _framework_rng_state
+from ..ops.random import seed
+from ..ops.random import set_rng_state as _set_framework_rng_state
 from . import checkpoint_dir
 from .lineage import build_lineage
 from .precision import training_precision
 from .task import Task, compute_metrics
 from .train_log import CURVE_FILE, LOG_FILE, MetricsLog, plot_loss_curve
+
+
+def _seed_globals(value: int) -> None:
+    """Python's and NumPy's global streams, which Paddle's transforms draw augmentations from. Seeded
+    per epoch: a library imported lazily may draw from them (rich does), which must not shift them."""
+    random.seed(value)
+    np.random.seed(value % 2**32)
+
+
+def get_rng_state() -> dict:
+    """Every stream a training step draws from, as JSON-able values (a checkpoint keeps them)."""
+    version, words, gauss = random.getstate()
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {
+        **_framework_rng_state(),
+        "python": [version, list(words), gauss],
+        "numpy_global": [name, keys.tolist(), pos, has_gauss, cached],
+    }
+
+
+def set_rng_state(state: dict) -> None:
+    _set_framework_rng_state(state)
+    if "python" not in state:  # a checkpoint from before these streams were kept
+        return
+    try:
+        version, words, gauss = state["python"]
+        random.setstate((version, tuple(words), gauss))
+        name, keys, pos, has_gauss, cached = state["numpy_global"]
+        np.random.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"random state: the Python/NumPy global streams are malformed ({exc})") from None
 
 
 @dataclass
@@ -185,7 +219,8 @@ class Trainer:
         self.share = RankShare()  # this rank's part of a `paddlectl train --nproc N` run
         self.output_dir = self.share.output_dir(Path(_global(cfg, "output_dir", "output")))
         checkpoint = checkpoint_dir.read(resume) if resume is not None else None
-        seed(int(_global(cfg, "seed", 42)))
+        self.seed = int(_global(cfg, "seed", 42))
+        seed(self.seed)
         self.model = task.build_model(cfg)
         pretrained = _global(cfg, "pretrained_model", None)
         if pretrained and checkpoint is None:
@@ -280,6 +315,7 @@ class Trainer:
         """The epoch's batch order, drawn from the generator state at the start of the epoch."""
         c = self.counters
         if c.step_in_epoch == 0:
+            _seed_globals(self.seed + 7919 * c.epoch)
             self.rng["epoch"] = get_rng_state()
         else:
             set_rng_state(self.rng["epoch"])

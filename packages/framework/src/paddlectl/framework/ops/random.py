@@ -3,7 +3,9 @@
 Paddle's own draws (rand, randn, uniform, normal, randint, randperm, bernoulli, dropout, the
 initialisers) come from Paddle's CPU engine, reproduced bit for bit (``kernels/mt19937.py``), so a
 seeded script prints Paddle's numbers. Samplers Paddle has no CPU engine kernel for (distributions,
-multinomial, data augmentation) draw from a NumPy generator seeded alongside.
+the DataLoader's shuffling) draw from a NumPy generator seeded alongside; data augmentation draws
+from Python's ``random`` and NumPy's global stream, as Paddle's transforms do (the trainer seeds and
+checkpoints those).
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def set_rng_state(state: dict) -> None:
         or not all(isinstance(w, int) and 0 <= w < 2**64 for w in engine)
         or engine[-1] > _engine.size - 1
     ):
-        raise DataError(f"random state: 'engine' must be {_engine.size} unsigned 64-bit integers, as get_rng_state gives")
+        raise DataError(
+            f"random state: 'engine' must be {_engine.size} unsigned 64-bit integers, as get_rng_state gives"
+        )
     try:
         _generator.bit_generator.state = state.get("numpy")
     except (TypeError, ValueError, KeyError) as exc:
