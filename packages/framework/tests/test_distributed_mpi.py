@@ -122,6 +122,28 @@ def test_checkpoint_saved_by_two_ranks_loads_in_one_process_and_merges(saved_by_
     assert merged["owned"].tolist() == [5, 5]
 
 
+@pytest.fixture(scope="module")
+def saved_by_one(tmp_path_factory) -> Path:
+    """checkpoint_reshard.py's checkpoint as a world of one writes it (in this process)."""
+    import paddlectl.framework as paddle
+    from paddlectl.framework.distributed import Sharded, save_state_dict
+
+    path = tmp_path_factory.mktemp("ckpt") / "one"
+    state = {
+        "w": Sharded(paddle.to_tensor(np.arange(24, dtype="float32").reshape(6, 4))),
+        "v": Sharded(paddle.to_tensor(np.arange(8, dtype="float64").reshape(4, 2))),
+        "b": paddle.to_tensor(np.ones(3, "float64")),
+        "owned": paddle.to_tensor(np.full(2, 5, "int64")),
+    }
+    save_state_dict(state, path)
+    return path
+
+
+def test_checkpoint_saved_by_one_process_loads_on_two_ranks(saved_by_one):
+    found = result(suite(2, ["checkpoint_reshard.py", "load", str(saved_by_one)])["checkpoint_reshard.py"])
+    assert found == {"loaded": 2, "v": "ok"}
+
+
 def _copy(src: Path, dst: Path) -> Path:
     dst.mkdir()
     for f in src.iterdir():
