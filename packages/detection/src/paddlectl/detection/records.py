@@ -45,9 +45,6 @@ def write_json(path: str | os.PathLike, records: list[dict]) -> None:
     try:
         with atomic_write(path, "w", encoding="utf-8") as out:
             out.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n]\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # the temporary file was private (0600); a result is not
     except OSError as exc:
         raise DataError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -80,9 +79,6 @@ def _write_json(path: Path, payload, lines: bool = False) -> None:
                 out.writelines(json.dumps(item, ensure_ascii=False) + "\n" for item in payload)
             else:  # one record per line: readable, and a diff shows which image changed
                 out.write("[\n" + ",\n".join(json.dumps(item, ensure_ascii=False) for item in payload) + "\n]\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # the temporary file was private (0600); a result is not
     except OSError as exc:
         raise DataError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 

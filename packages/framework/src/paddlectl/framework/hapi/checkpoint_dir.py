@@ -19,7 +19,7 @@ from typing import Any
 from ..config import save_config
 from ..errors import CheckpointError
 from ..serialization import load, save
-from ..utils.fileio import atomic_write
+from ..utils.fileio import atomic_write, umask
 
 MODEL_FILE = "model.pdparams"
 OPTIMIZER_FILE = "optimizer.pdopt"
@@ -41,9 +41,7 @@ class Checkpoint:
 def _make_tmp(target: Path) -> Path:
     """A hidden temporary directory beside ``target`` with the permissions a plain mkdir gives."""
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.tmp."))
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp.chmod(0o777 & ~umask)
+    tmp.chmod(0o777 & ~umask())
     return tmp
 
 

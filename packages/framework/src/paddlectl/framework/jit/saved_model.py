@@ -28,7 +28,7 @@ from ..static.ir import Program
 from ..static.parser import parse_program
 from ..static.printer import print_program
 from ..static.verifier import check_sizes
-from ..utils.fileio import atomic_write
+from ..utils.fileio import atomic_write, umask
 from .model_schema import schema_problem
 
 FORMAT = "paddlectl-inference-model"
@@ -107,11 +107,7 @@ def write_model_dir(path, program: Program, meta: dict) -> None:
             f.write(blob)
         with atomic_write(os.path.join(tmp, MODEL_JSON), "w", encoding="utf-8") as f:
             f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)  # mkdtemp/mkstemp create private entries; a model directory is ordinary data
-        os.chmod(tmp, 0o777 & ~umask)
-        for name in (WEIGHTS, MODEL_JSON):
-            os.chmod(os.path.join(tmp, name), 0o666 & ~umask)
+        os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes a private directory; a model directory is ordinary data
         old = None
         if os.path.exists(path):
             old = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.old.", dir=parent)

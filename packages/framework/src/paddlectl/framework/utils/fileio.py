@@ -8,9 +8,18 @@ import tempfile
 from pathlib import Path
 
 
+def umask() -> int:
+    """The process's umask (read by setting and restoring it: there is no getter)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "wb", encoding: str | None = None):
-    """Open a temporary file beside ``path``; rename it over ``path`` only if the block succeeds."""
+def atomic_write(path: str | os.PathLike, mode: str = "wb", encoding: str | None = None, private: bool = False):
+    """Open a temporary file beside ``path``; rename it over ``path`` only if the block succeeds.
+    The file gets the permissions a plain ``open`` would give (the temporary one is 0600), or stays
+    0600 with ``private`` (keys, credentials)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -19,6 +28,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", encoding: str | None
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+            if not private:
+                os.fchmod(handle.fileno(), 0o666 & ~umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
