@@ -14,25 +14,7 @@ from PIL import Image
 
 from ...core.tensor import Tensor
 from ...errors import DTypeError, ShapeError
-from . import _grid, _pil, _tensor
-
-
-class _OpenCVBackend:
-    """The HWC-array backend (``_cv2``), imported on first use: OpenCV is needed only for array inputs,
-    and the framework does not depend on it (Paddle imports cv2 lazily too)."""
-
-    def __getattr__(self, name: str):
-        try:
-            from . import _cv2
-        except ImportError:
-            raise ImportError(
-                "numpy image inputs go through OpenCV, as in Paddle; pip install opencv-python-headless, "
-                "or pass a PIL image or a Tensor"
-            ) from None
-        return getattr(_cv2, name)
-
-
-_cv2 = _OpenCVBackend()
+from . import _cv2, _grid, _pil, _tensor
 
 __all__ = [
     "adjust_brightness",
