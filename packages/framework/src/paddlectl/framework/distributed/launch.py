@@ -57,12 +57,10 @@ def command(target: list[str], nproc: int, hosts: list[str] | None = None) -> li
         raise ConfigError("nothing to launch: name a script (paddlectl launch --nproc 2 train.py)")
     if target[0] != "-m" and not Path(target[0]).is_file():
         raise ConfigError(f"script {target[0]!r} does not exist")
-    line = [mpiexec(), "-n", str(nproc)]
-    if hosts:
-        bad = [h for h in hosts if not _HOST.match(h)]
-        if bad:
-            raise ConfigError(f"--hosts: {bad[0]!r} is not a host name; pass names separated by commas (h1,h2)")
-        line += ["-hosts", ",".join(hosts)]
+    bad = [h for h in hosts or () if not _HOST.match(h)]
+    if bad:  # every argument is checked before looking for the MPI engine
+        raise ConfigError(f"--hosts: {bad[0]!r} is not a host name; pass names separated by commas (h1,h2)")
+    line = [mpiexec(), "-n", str(nproc)] + (["-hosts", ",".join(hosts)] if hosts else [])
     return [*line, sys.executable, "-m", "paddlectl.framework.distributed.rank_main", *target]
 
 
