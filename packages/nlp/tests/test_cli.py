@@ -122,10 +122,12 @@ def test_a_checkpoint_with_an_unexpected_key_is_exit_2_naming_it(tmp_path):
 def test_compare_without_transformers_says_how_to_install_it(tiny, monkeypatch):
     real = compare_module.importlib.util.find_spec
     monkeypatch.setattr(
-        compare_module.importlib.util, "find_spec", lambda name: None if name == "transformers" else real(name)
+        compare_module.importlib.util,
+        "find_spec",
+        lambda name: None if name in ("torch", "transformers") else real(name),  # whatever is installed here
     )
     result = runner.invoke(app, ["compare", "--hf", str(tiny)])
     assert result.exit_code == 2
     assert _errors(result) == [
-        "error: paddlectl nlp compare needs transformers (the reference): pip install torch transformers"
+        "error: paddlectl nlp compare needs torch and transformers (the reference): pip install torch transformers"
     ]
