@@ -23,6 +23,7 @@ from ..comm import get_rank, get_world_size, init_parallel_env
 from ..data_parallel import DataParallel
 from .sharding import ShardedDataParallel, ShardingOptimizer
 from .strategy import DistributedStrategy
+from .utils import recompute  # loads fleet.utils: paddle.distributed.fleet.utils.recompute as Paddle spells it
 
 _FLEET: dict = {"strategy": None, "model": None}
 
@@ -108,8 +109,6 @@ def distributed_model(model):
 def _recompute_sublayers(model: Layer, names: list) -> None:
     """Each named sublayer's forward runs under ``fleet.utils.recompute``: its activations are not
     kept, backward recomputes them."""
-    from .utils import recompute
-
     found = dict(model.named_sublayers())
     unknown = [n for n in names if n not in found]
     if unknown:
