@@ -25,16 +25,10 @@ A section whose oracle (transformers, torch, onnxruntime) is not installed is re
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
 from collections.abc import Callable
 
-Row = dict[str, object]
-
-
-def row(section: str, measure: str, value: object, goal: str = "", ok: bool | None = None) -> Row:
-    return {"section": section, "measure": measure, "value": value, "goal": goal, "ok": ok}
+from _sections import Row, row, run
 
 
 def timed(fn: Callable[[], object], seconds: float) -> float:
@@ -349,40 +343,10 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
+def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timing budget of each measured call")
     parser.add_argument("--threads", type=int, default=2, help="threads of every framework timed")
-    parser.add_argument("--json", help="also write the rows to this file")
-    args = parser.parse_args()
-    chosen = [s for s in args.sections.split(",") if s]
-    unknown = sorted(set(chosen) - set(SECTIONS))
-    if unknown:
-        parser.error(f"unknown sections {unknown}; known: {sorted(SECTIONS)}")
-    rows: list[Row] = []
-    for name in chosen:
-        try:
-            rows += SECTIONS[name](args)
-        except ModuleNotFoundError as exc:  # an oracle that is not installed
-            rows.append(row(name, "skipped", f"{exc.name} is not installed"))
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="paddlectl-nlp benchmark")
-    for column in ("section", "measure", "value", "goal", "ok"):
-        table.add_column(column)
-    for r in rows:
-        value = f"{r['value']:.6g}" if isinstance(r["value"], float) else str(r["value"])
-        table.add_row(
-            str(r["section"]), str(r["measure"]), value, str(r["goal"]), {True: "yes", False: "NO", None: ""}[r["ok"]]
-        )
-    Console().print(table)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    sys.exit(0 if all(r["ok"] is not False for r in rows) else 1)
 
 
 if __name__ == "__main__":
-    main()
+    run("paddlectl-nlp benchmark", __doc__.splitlines()[0], SECTIONS, _options)

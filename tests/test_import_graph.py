@@ -51,7 +51,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"onnx"},
     {"inference"},
     {"hapi"},
-    {"vision", "text", "utils", "testing"},
+    {"vision", "text", "audio", "utils", "testing"},
 ]
 
 # Cycles and upward imports still being removed for issue 21, each named with who owns the fix. The

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT_DIRS = sorted(p.parent for p in [*ROOT.glob("packages/*/pyproject.toml"), *ROOT.glob("tools/*/pyproject.toml")])
 EXPECTED = {
     "packages/framework", "packages/ocr", "packages/nlp", "packages/detection", "packages/seg",
-    "packages/speech", "packages/rec", "packages/cli",
+    "packages/speech", "packages/rec", "packages/serving", "packages/cli",
     "tools/compat_matrix", "tools/license_audit", "tools/eval_harness",
 }  # fmt: skip
 

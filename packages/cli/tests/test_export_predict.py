@@ -125,17 +125,23 @@ def test_pictures_of_inputs_sharing_a_name_do_not_collide():
     from paddlectl.cli.predict import unique_stems
 
     inputs = [Path("a/x.png"), Path("b/x.png"), Path("a/y.png"), Path("c/x.jpg")]
-    assert list(unique_stems(inputs).values()) == ["x", "x-2", "y", "x-3"]
+    assert list(unique_stems(inputs).values()) == ["x", "x_2", "y", "x_3"]
 
 
-def test_model_of_a_task_that_is_not_installed(exported, tmp_path):
+def test_model_of_a_task_that_is_not_installed(exported, tmp_path, monkeypatch):
     _, model, _ = exported
     import shutil
 
+    from paddlectl.cli import plugins
+
+    # as where paddlectl-speech is not installed (the developers' environment has every suite)
+    every = plugins.tasks()
+    monkeypatch.setattr(plugins, "tasks", lambda: {k: v for k, v in every.items() if not k.startswith("speech.")})
+    monkeypatch.setattr(plugins, "installed_paddlectl", lambda: {})
     foreign = tmp_path / "foreign"
     shutil.copytree(model, foreign)
     meta = json.loads((foreign / "model.json").read_text())
-    meta["preprocess"]["task"] = "speech.asr"  # a suite with no tasks yet, wherever the tests run
+    meta["preprocess"]["task"] = "speech.asr"
     (foreign / "model.json").write_text(json.dumps(meta))
     (good, _), *_ = _digit_files(tmp_path / "in", 1)
     result = runner.invoke(
@@ -261,3 +267,11 @@ def test_export_takes_a_pdparams_file(exported, tmp_path):
     assert not (tmp_path / "m").exists()
     result = runner.invoke(app, ["export", "-c", DIGITS, "-w", str(lone), "-o", str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
+
+
+def test_a_directory_contributes_its_images_audio_and_arrays(tmp_path):
+    from paddlectl.cli.predict import expand_inputs
+
+    for name in ("b.wav", "a.png", "c.flac", "notes.txt", "d.npy"):
+        (tmp_path / name).touch()
+    assert [p.name for p in expand_inputs([str(tmp_path)])] == ["a.png", "b.wav", "c.flac", "d.npy"]

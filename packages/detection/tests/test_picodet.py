@@ -81,7 +81,7 @@ def test_assigner_gives_each_object_points_inside_it_and_a_tiny_one_its_nearest(
     assert (result.score[result.gt_index < 0] == 0).all() and result.score[first].max() > 0
 
 
-def test_postprocess_runs_nms_on_exported_outputs_and_refuses_other_shapes():
+def test_postprocess_runs_nms_on_exported_outputs_splits_nms_rows_and_refuses_other_shapes():
     params = NMSParams(score_threshold=0.3, nms_threshold=0.5, keep_top_k=10)
     boxes = np.array([[[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]], np.float32)
     scores = np.array(
@@ -92,8 +92,12 @@ def test_postprocess_runs_nms_on_exported_outputs_and_refuses_other_shapes():
     )  # one class: the overlapping box is suppressed
     (found,) = detections([boxes, scores], params, 1, 7, [8, 16, 32])
     np.testing.assert_allclose(found, [[0, 0.9, 0, 0, 10, 10]])
+    rows = np.arange(18, dtype=np.float32).reshape(3, 6)  # NMS inside the model: rows and per-image counts
+    first, second = detections([rows, np.array([1, 2])], params, 1, 7, [8, 16, 32])
+    np.testing.assert_array_equal(first, rows[:1])
+    np.testing.assert_array_equal(second, rows[1:])
     with pytest.raises(DataError, match="raw"):
-        detections([np.zeros((3, 6), np.float32), np.array([3])], params, 1, 7, [8, 16, 32])
+        detections([np.zeros((3, 5), np.float32), np.array([3])], params, 1, 7, [8, 16, 32])
 
 
 def test_served_forward_decodes_boxes_in_source_pixels():

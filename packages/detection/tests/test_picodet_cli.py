@@ -107,6 +107,24 @@ def test_eval_harness_reports_coco_ap(trained):
     assert "bbox_ap50" in result.output
 
 
+def test_eval_harness_scores_an_export_with_nms_inside_as_the_one_without(trained):
+    """The NMS-inside export's outputs are data-sized ([N, 6] rows and per-image counts): the harness
+    and the metric must take them as they come, and score the same boxes as NMS after the model."""
+    reports = {}
+    for name, nms in (("model", "false"), ("model_nms", "true")):
+        out = trained / f"eval_{name}"
+        result = _invoke(
+            "eval", "-m", trained / name, "-c", trained / "det.yml", "--output-dir", out,
+            "-o", f"Export.nms={nms}", "-o", "PostProcess.score_threshold=0.0", "-o", "Eval.harness.threads=1", "-o", "Eval.harness.cold_start=false",
+            "-o", "Eval.harness.repeats=3", "-o", "Eval.harness.warmup=1", "-o", "Eval.harness.rounds=1",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        (report,) = out.glob("runs/*/report.json")
+        metrics = json.loads(report.read_text())["metrics"]
+        reports[name] = {k: v for k, v in metrics.items() if k.startswith(("ap_", "bbox_")) or k == "error_rate"}
+    assert reports["model_nms"] == reports["model"] and reports["model"]["error_rate"] == 0
+
+
 def test_export_nms_must_be_true_or_false(trained, tmp_path):
     result = _invoke(
         "export", "-w", trained / "run" / "best", "-o", tmp_path / "m", "-c", trained / "det.yml", "-O", "Export.nms=yes!"

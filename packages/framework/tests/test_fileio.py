@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from paddlectl.framework.utils.fileio import atomic_write, umask
+from paddlectl.framework.utils.fileio import atomic_write, umask, unique_stem
 
 
 def test_a_written_file_has_ordinary_permissions_or_stays_private(tmp_path):
@@ -26,3 +26,8 @@ def test_a_failed_block_leaves_the_old_file_and_no_temporary(tmp_path):
         handle.write("half")
         raise RuntimeError("interrupted")
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_unique_stem_numbers_names_taken_earlier_in_the_run():
+    used: set[str] = set()
+    assert [unique_stem(s, used) for s in ("x", "x", "y", "x", "x_2")] == ["x", "x_2", "y", "x_3", "x_2_2"]

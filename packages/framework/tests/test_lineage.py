@@ -65,13 +65,16 @@ def test_a_folder_of_images_is_licensed_by_its_dataset_card(tmp_path):
     assert build_lineage(config)["datasets"][0]["license"] == ["cc-by-nc-4.0", "odbl"]
 
 
-@pytest.mark.parametrize("key", ["data_dir", "dataset_dir", "dataset_root"])
+@pytest.mark.parametrize("key", ["data_dir", "dataset_dir", "dataset_root", "manifest"])
 def test_the_suites_dataset_folders_are_recorded(tmp_path, key):
-    """PaddleOCR's, PaddleDetection's and PaddleSeg's spellings of a dataset's folder."""
+    """PaddleOCR's, PaddleDetection's and PaddleSeg's spellings of a dataset's folder, and PaddleSpeech's
+    manifest file (licensed by the card of its folder)."""
     (tmp_path / "README.md").write_text("---\nlicense: mit\n---\n")
-    config = load_config(DIGITS, ["Train.dataset={name: SomeSet, " + key + ": " + str(tmp_path) + "}"])
+    where = tmp_path / "manifest.jsonl" if key == "manifest" else tmp_path
+    where.touch()
+    config = load_config(DIGITS, ["Train.dataset={name: SomeSet, " + key + ": " + str(where) + "}"])
     folder = build_lineage(config)["datasets"][0]
-    assert (folder["source"], folder["license"]) == (str(tmp_path), "mit")
+    assert (folder["source"], folder["license"]) == (str(where), "mit")
 
 
 def test_cifar_is_recorded_without_a_licence_its_authors_never_stated():

@@ -149,8 +149,7 @@ def test_resize_modes_pass_onnx_node_cases():
 
 def test_pytorch_exported_cases_pass():
     """The PyTorch-exported models the onnx wheel ships (opsets 6..12: legacy ``broadcast``/``axis``,
-    ``is_test``, per-channel PRelu); 3-D convolutions/pools and dilated max pooling are refused by name."""
+    ``is_test``, per-channel PRelu, 3-D convolutions and pools, dilated pooling): all of them pass."""
     results = {os.path.basename(p): conformance.run_pytorch_case(p) for p in conformance.pytorch_cases()}
-    refused = {n for n, (o, d) in results.items() if o.startswith("refused") and ("3d" in n.lower() or "dilation" in n)}
-    failing = {n: r for n, r in results.items() if r[0] != "pass" and n not in refused}
-    assert len(results) == 117 and len(refused) <= 15 and not failing, failing
+    failing = {n: r for n, r in results.items() if r[0] != "pass"}
+    assert len(results) == 117 and not failing, failing

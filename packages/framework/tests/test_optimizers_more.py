@@ -214,3 +214,15 @@ def test_lbfgs_usage_errors():
         opt.step()
     with pytest.raises(RuntimeError, match="strong_wolfe"):
         ours.optimizer.LBFGS(parameters=params, line_search_fn="backtracking")
+
+
+def test_adam_takes_betas_as_one_element_tensors_as_paddle_does():
+    def trained(beta1):
+        ours.seed(0)
+        lin = ours.nn.Linear(2, 2)
+        opt = ours.optimizer.Adam(learning_rate=0.1, parameters=lin.parameters(), beta1=beta1)
+        lin(ours.ones([1, 2])).sum().backward()
+        opt.step()
+        return lin.weight.numpy()
+
+    np.testing.assert_array_equal(trained(ours.to_tensor([0.8], dtype="float32")), trained(0.8))

@@ -131,3 +131,23 @@ def test_recurrent_models_export_with_a_symbolic_batch(tmp_path, kind):
             expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
         for got, want in zip(predictor.run([x]), expected, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_recurrent_layer_exports_with_a_symbolic_length(tmp_path):
+    """The reserve's shape rule added 1 to the time dim as an int, so a symbolic length (speech:
+    any number of frames) failed to trace; one export now serves every length."""
+    from paddlectl.framework import inference, jit
+    from paddlectl.framework.jit import InputSpec
+
+    paddle.seed(0)
+    layer = paddle.nn.GRU(4, 5, direction="bidirect")
+    layer.eval()
+    path = str(tmp_path / "gru")
+    jit.save(layer, path, input_spec=[InputSpec([None, None, 4], "float32", "x")])
+    predictor = inference.create_predictor(inference.Config(path))
+    for steps in (3, 8):
+        x = RNG.standard_normal([2, steps, 4]).astype("float32")
+        with paddle.no_grad():
+            expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
+        for got, want in zip(predictor.run([x]), expected, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -1,11 +1,12 @@
 import json
 import math
 
+import numpy as np
 import pytest
 from digits_task import DigitsTask
 from helpers import evaluate_and_record
 
-from paddlectl.eval_harness.evaluate import evaluate
+from paddlectl.eval_harness.evaluate import accuracy_pass, evaluate
 from paddlectl.eval_harness.report import Report
 from paddlectl.eval_harness.settings import load_settings
 
@@ -67,3 +68,37 @@ def test_recorded_run_is_complete_on_disk_and_round_trips(task, runner, config, 
         in (run.path / "report.md").read_text()
     )
     assert not list(run.path.rglob("*.tmp"))
+
+
+class _Detector:
+    """A fake detector whose outputs are data-sized, as a model with NMS inside gives them: rows
+    [N, 2] (image index, score) over the batch, and per-image counts [B]."""
+
+    def __init__(self, boxes_per_image, bad=()):
+        self.boxes_per_image, self.bad = boxes_per_image, set(bad)
+
+    def eval_samples(self):
+        return iter([(i, i) for i in range(len(self.boxes_per_image))])
+
+    def preprocess(self, raw):
+        return [np.asarray(raw)]
+
+    def run(self, inputs):
+        (ids,) = inputs
+        rows = [[i, 0.5] for i in ids for _ in range(self.boxes_per_image[i])]
+        return [np.asarray(rows, np.float32).reshape(-1, 2), np.asarray([self.boxes_per_image[i] for i in ids])]
+
+    def postprocess(self, outputs):
+        return list(outputs[1])
+
+    def check_prediction(self, prediction):
+        return "bad" if int(prediction) in {self.boxes_per_image[i] for i in self.bad} else None
+
+
+def test_data_sized_outputs_are_kept_whole_and_a_batch_with_a_failed_input_is_not_scored(config):
+    settings = load_settings({**config, "Eval": {"harness": {**config["Eval"]["harness"], "accuracy_batch_size": 2}}})
+    task = _Detector([1, 3, 2, 0, 5, 4], bad=[4])  # batches (1, 3) (2, 0) (5, 4): the last holds a failure
+    acc = accuracy_pass(task, task, settings)
+    rows, counts = (np.concatenate(batches) for batches in acc.output_rows)
+    assert counts.tolist() == acc.predictions == [1, 3, 2, 0]
+    assert rows[:, 0].tolist() == [0, 1, 1, 1, 2, 2] and acc.failures.count == 1

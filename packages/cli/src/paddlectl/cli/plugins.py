@@ -22,6 +22,10 @@ COMMAND_PROVIDERS = {
     "nlp": "paddlectl-nlp",
     "det": "paddlectl-detection",
     "seg": "paddlectl-seg",
+    "rec": "paddlectl-rec",
+    "speech": "paddlectl-speech",
+    "asr": "paddlectl-speech",
+    "serve": "paddlectl-serving",
 }
 """Sub-commands the CLI knows about even when their provider is not installed."""
 

@@ -25,6 +25,9 @@ from .plugins import load_task
 INPUT_FLAGS = ("--input", "-i")
 PROCESSING_KEYS = ("preprocess", "postprocess")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp", ".npy")
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
+INPUT_SUFFIXES = IMAGE_SUFFIXES + AUDIO_SUFFIXES
+"""What a directory given to --input contributes (files named one by one may be anything a task reads)."""
 
 
 def spread_inputs(args: list[str]) -> list[str]:
@@ -85,16 +88,16 @@ def open_model(model: str):
 
 
 def expand_inputs(paths: list[str]) -> list[Path]:
-    """Files as given; a directory contributes its image and .npy files, sorted."""
+    """Files as given; a directory contributes its image, audio and .npy files, sorted."""
     from paddlectl.framework.errors import DataError
 
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in INPUT_SUFFIXES)
             if not files:
-                raise DataError(f"input directory {raw!r} holds no image or .npy files")
+                raise DataError(f"input directory {raw!r} holds no image, audio or .npy files")
             found.extend(files)
         elif path.is_file():
             found.append(path)
@@ -105,12 +108,10 @@ def expand_inputs(paths: list[str]) -> list[Path]:
 
 def unique_stems(files: list[Path]) -> dict[Path, str]:
     """Each input's file stem, numbered where two inputs share one, so their pictures do not collide."""
-    seen: dict[str, int] = {}
-    stems = {}
-    for f in files:
-        seen[f.stem] = seen.get(f.stem, 0) + 1
-        stems[f] = f.stem if seen[f.stem] == 1 else f"{f.stem}-{seen[f.stem]}"
-    return stems
+    from paddlectl.framework.utils.fileio import unique_stem
+
+    used: set[str] = set()
+    return {f: unique_stem(f.stem, used) for f in files}
 
 
 def predict_command(
@@ -146,12 +147,14 @@ def predict_command(
                 raise ConfigError(f"--threshold is for detectors; a {task.name} model keeps no results by score")
             post = {**post, "threshold": threshold}
         files = expand_inputs(inputs)
+        # a task whose files hold many inputs each (rec.ctr's CSV/JSON-lines rows) names them itself
+        named = task.expand_inputs(files) if hasattr(task, "expand_inputs") else [(str(f), f) for f in files]
         predictor = Predictor(Config(model), saved)
         predictions = []
-        for start in range(0, len(files), batch_size):
-            chunk = files[start : start + batch_size]
-            outputs = predictor.run(task.preprocess(pre, chunk))
-            predictions += [{"input": str(f), **p} for f, p in zip(chunk, task.postprocess(post, outputs), strict=True)]
+        for start in range(0, len(named), batch_size):
+            names, raws = zip(*named[start : start + batch_size], strict=True)
+            outputs = predictor.run(task.preprocess(pre, list(raws)))
+            predictions += [{"input": n, **p} for n, p in zip(names, task.postprocess(post, outputs), strict=True)]
         if hasattr(task, "visualize"):
             stems = unique_stems(files)
             for f, p in zip(files, predictions, strict=True):

@@ -53,16 +53,6 @@ def _check_targets(json_out: Path | None, vis_dir: Path | None) -> None:
         raise DataError(f"--vis {str(vis_dir)!r} is a file; give a directory")
 
 
-def _picture_name(path: Path, used: set[str]) -> str:
-    """``name.png``, or ``name_2.png`` ... when two inputs share a name."""
-    name, n = f"{path.stem}.png", 1
-    while name in used:
-        n += 1
-        name = f"{path.stem}_{n}.png"
-    used.add(name)
-    return name
-
-
 @app.command("predict")
 def predict_command(
     images: Annotated[list[Path], typer.Argument(help="Image files (PNG, JPEG, BMP...).")],
@@ -83,6 +73,7 @@ def predict_command(
     if models not in MODELS:
         print_error(f"--models {models!r} is not known; choose one of {', '.join(MODELS)}")
         raise typer.Exit(USAGE_ERROR)
+    from paddlectl.framework.utils.fileio import unique_stem
     from paddlectl.framework.vision.image_io import read_image
 
     from .layout import LayoutDetector
@@ -104,7 +95,7 @@ def predict_command(
                 image = read_image(path, "RGB")
                 records.append(record(path, detector(image), detector.labels))
                 if vis_dir is not None:
-                    write_picture(vis_dir / _picture_name(path, used), image, records[-1])
+                    write_picture(vis_dir / f"{unique_stem(path.stem, used)}.png", image, records[-1])
                 progress.advance(task)
         if json_out is not None:
             write_json(json_out, records)

@@ -10,6 +10,7 @@ from importlib.metadata import version
 from . import (
     _blas_env,  # noqa: F401, I001 - first, before anything loads NumPy (and OpenBLAS)
     amp,  # noqa: F401 - paddle.amp
+    audio,  # noqa: F401 - paddle.audio (soundfile/soxr imported only by its file I/O)
     autograd,  # noqa: F401 - paddle.autograd
     device,  # noqa: F401 - paddle.device
     distributed,  # noqa: F401 - paddle.distributed (mpi4py imported only when a process communicates)

@@ -2,17 +2,30 @@
 (ops/products.py) Paddle lists here, plus matmul, diagonal and matrix_transpose."""
 
 from .ops import lapack as _lapack
+from .ops import lu as _lu
+from .ops import matrix_functions as _matrix_functions
 from .ops import norms as _norms
 from .ops import products as _products
 from .ops.diagonal import diagonal  # noqa: F401
 from .ops.linalg import matmul  # noqa: F401
+from .ops.numeric_api import matrix_transpose  # noqa: F401
 
-globals().update({_n: getattr(_family, _n) for _family in (_lapack, _norms, _products) for _n in _family.LINALG})
+globals().update(
+    {
+        _n: getattr(_family, _n)
+        for _family in (_lapack, _lu, _matrix_functions, _norms, _products)
+        for _n in _family.LINALG
+    }
+)
 
 
-def matrix_transpose(x, name=None):
-    """Swap the last two dims."""
-    return x.mT
-
-
-__all__ = [*_lapack.LINALG, *_norms.LINALG, *_products.LINALG, "matmul", "diagonal", "matrix_transpose"]
+__all__ = [
+    *_lapack.LINALG,
+    *_lu.LINALG,
+    *_matrix_functions.LINALG,
+    *_norms.LINALG,
+    *_products.LINALG,
+    "matmul",
+    "diagonal",
+    "matrix_transpose",
+]

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from paddlectl.framework.errors import DataError
-from paddlectl.framework.utils.fileio import atomic_write
+from paddlectl.framework.utils.fileio import atomic_write, unique_stem
 
 from . import vis
 from .pipeline import TextSystem
@@ -48,12 +48,7 @@ def vis_name(source: Source, used: set[str]) -> str:
     """``name.png`` for an image, ``name_page3.png`` for a PDF page; ``_2``, ``_3`` ... when two
     inputs share a name."""
     stem = source.path.stem if source.page_index is None else f"{source.path.stem}_page{source.page_index}"
-    name, n = f"{stem}.png", 1
-    while name in used:
-        n += 1
-        name = f"{stem}_{n}.png"
-    used.add(name)
-    return name
+    return f"{unique_stem(stem, used)}.png"
 
 
 @contextlib.contextmanager

@@ -76,18 +76,34 @@ def accuracy_pass(task: EvalTask, runner: Runner, settings: HarnessSettings, sta
             result.failures.add(f"{type(exc).__name__}: {exc}", len(chunk))
             continue
         problems = batch_problems(task, outputs, predictions, len(chunk))
-        keep = [i for i in range(len(chunk)) if i not in problems]
+        keep = _scored_rows(outputs, len(chunk), problems)
         if not result.output_rows:
             result.output_rows = [[] for _ in outputs]
         for rows, out in zip(result.output_rows, outputs, strict=True):
-            rows.append(np.asarray(out)[keep])
+            out = np.asarray(out)
+            if keep:
+                rows.append(out[keep] if _batch_major(out, len(chunk)) else np.atleast_1d(out))
         for i, (prediction, label) in enumerate(zip(predictions, labels, strict=False)):
             if i in problems:
                 result.failures.add(problems[i])
-            else:
+            elif i in keep:
                 result.predictions.append(prediction)
                 result.labels.append(label)
     return result
+
+
+def _batch_major(output: np.ndarray, batch: int) -> bool:
+    return output.ndim > 0 and output.shape[0] == batch
+
+
+def _scored_rows(outputs: Sequence[np.ndarray], batch: int, problems: dict[int, str]) -> list[int]:
+    """The batch rows whose outputs go to the metrics. An output that is not one row per input (a
+    detector's NMS rows [N, 6] beside per-image counts) cannot be cut per input: it is kept whole,
+    so a batch holding such an output is scored whole or, when one of its inputs failed, not at all."""
+    rows = [i for i in range(batch) if i not in problems]
+    if problems and not all(_batch_major(np.asarray(out), batch) for out in outputs):
+        return []
+    return rows
 
 
 def _raw_pool(task: EvalTask, settings: HarnessSettings) -> list[Any]:

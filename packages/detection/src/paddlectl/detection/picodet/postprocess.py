@@ -3,7 +3,8 @@ source pixels, from either form of the outputs:
 
 - the raw head output ``[B, A, K]`` (training's forward; needs each image's label row for its
   input size and scale), decoded here and put through multi-class NMS;
-- ``(boxes [B, A, 4], scores [B, C, A])``, the exported model's: NMS here.
+- ``(boxes [B, A, 4], scores [B, C, A])``, the exported model's: NMS here;
+- ``(rows [N, 6], counts [B])``, the model exported with NMS inside: split per image.
 
 NMS is the framework's ``vision.ops.multiclass_nms`` (PaddleDetection's ``multiclass_nms3``), the
 same op the exported model runs, so the eager and exported paths keep the same boxes.
@@ -73,7 +74,10 @@ def detections(outputs, params: NMSParams, num_classes: int, reg_max: int, strid
         return nms(np.stack(boxes), np.stack(scores), params)
     if len(outputs) == 2 and outputs[0].ndim == 3:
         return nms(outputs[0], outputs[1], params)
+    if len(outputs) == 2 and outputs[0].ndim == 2 and outputs[0].shape[1] == 6 and outputs[1].ndim == 1:
+        return split(*outputs)
     raise DataError(
-        f"a PicoDet's outputs must be raw [B, A, K] or (boxes [B, A, 4], scores [B, C, A]); "
+        f"a PicoDet's outputs must be raw [B, A, K], (boxes [B, A, 4], scores [B, C, A]) or, with NMS inside, "
+        f"(rows [N, 6], counts [B]); "
         f"got shapes {[list(o.shape) for o in outputs]}"
     )

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .dtype import is_floating
+from .selected_rows import accumulate, dense, is_sparse
 from .state import STATE
 from .tensor import Tensor, _apply_hooks
 
@@ -195,9 +196,9 @@ def _propagate(roots, root_grads, retain_graph, capture):
             if tensor.stop_gradient:
                 return
             if capture is None:
-                tensor._accumulate_grad(grad)
+                accumulate(tensor, grad)
             elif id(tensor) in wanted_leaf:
-                i = wanted_leaf[id(tensor)]
+                i, grad = wanted_leaf[id(tensor)], dense(grad)  # paddle.grad returns table-shaped gradients
                 results[i] = grad if results[i] is None else results[i] + grad
             return
         buf = buffers.get(node)
@@ -255,8 +256,8 @@ def _vjp(node: Node, buf: list) -> tuple:
 def _fit(grad, tensor, edge: tuple):
     """Gradients arrive in the input's own shape and dtype, whatever a vjp computed in."""
     data = tensor._data
-    if grad._data.dtype == data.dtype and grad._data.shape == data.shape:
-        return grad
+    if is_sparse(grad) or (grad._data.dtype == data.dtype and grad._data.shape == data.shape):
+        return grad  # a row-sparse gradient carries the table's rows, not its shape
     if edge[0] is not tensor._node or edge[1] != tensor._out_index:
         return grad  # rebound in place since (``x.reshape_``): its value now is not the one this op read
     if grad._data.dtype != data.dtype:

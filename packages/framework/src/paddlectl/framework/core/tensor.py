@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .dtype import as_array
+from .printing import array_options
 from .state import STATE
 
 _names = itertools.count()
@@ -130,15 +131,21 @@ class Tensor:
             STATE.tracer.on_python_value(self, "bool()")
         return bool(self._data)
 
-    def __float__(self) -> float:
+    def _one_value(self, what: str):
+        """The element of a one-element tensor of any rank ([1] as well as [], as Paddle's)."""
         if STATE.tracer is not None:
-            STATE.tracer.on_python_value(self, "float()")
-        return float(self._data)
+            STATE.tracer.on_python_value(self, what)
+        if self._data.size != 1:
+            raise TypeError(
+                f"{what} of a tensor of shape {self.shape}: only one-element tensors convert to Python scalars"
+            )
+        return self._data.item()
+
+    def __float__(self) -> float:
+        return float(self._one_value("float()"))
 
     def __int__(self) -> int:
-        if STATE.tracer is not None:
-            STATE.tracer.on_python_value(self, "int()")
-        return int(self._data)
+        return int(self._one_value("int()"))
 
     def __index__(self) -> int:
         if STATE.tracer is not None:
@@ -148,7 +155,7 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="       ")
+        body = np.array2string(self._data, separator=", ", prefix="       ", **array_options())
         return (
             f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
             f"stop_gradient={self.stop_gradient},\n       {body})"
@@ -171,10 +178,11 @@ class Tensor:
             np.add(self._grad._data, grad._data, out=self._grad._data)
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
-        """Zero the gradient in place (Paddle's default) or drop it; the array is always our own copy."""
+        """Zero the gradient in place (Paddle's default) or drop it; the array is always our own copy.
+        A row-sparse gradient is dropped, as Paddle's: its rows are the next backward's to choose."""
         if self._grad is None:
             return
-        if set_to_zero:
+        if set_to_zero and not self._grad.is_selected_rows():
             self._grad._data.fill(0)
         else:
             self._grad = None
@@ -195,6 +203,11 @@ class Tensor:
             hooks = self._node.hooks.setdefault(self._out_index, [])
         hooks.append(hook)
         return _HookHandle(hooks, hook)
+
+    def retain_grads(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves keep theirs anyway)."""
+        if self._node is not None and not self.stop_gradient:
+            self.register_hook(lambda grad: self._accumulate_grad(grad))
 
     def detach_(self) -> Tensor:
         self._node = None

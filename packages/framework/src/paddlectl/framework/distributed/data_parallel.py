@@ -224,6 +224,18 @@ class Reducer:
         self.active = False
 
 
+def _refuse_sparse_tables(layers: Layer) -> None:
+    """A row-sparse gradient has no place in a bucket: Paddle all-gathers its rows, which this
+    reducer does not do; densifying it would silently turn lazy Adam into dense Adam."""
+    for name, layer in layers.named_sublayers(include_self=True):
+        if getattr(layer, "_sparse", False):
+            raise DistributedError(
+                f"DataParallel: embedding {name or type(layer).__name__!r} has sparse=True, and row-sparse "
+                "gradients are not reduced across ranks yet; build it with sparse=False under DataParallel "
+                "(its gradient is then all-reduced densely)"
+            )
+
+
 class DataParallel(Layer):
     """Paddle's ``paddle.DataParallel(layers, strategy=None, comm_buffer_size=25,
     last_comm_buffer_size=1, find_unused_parameters=False, group=None)``.
@@ -258,6 +270,7 @@ class DataParallel(Layer):
         params = [p for p in layers.parameters() if not p.stop_gradient]
         self._reducer = None
         if self.group.nranks > 1:
+            _refuse_sparse_tables(layers)
             self._check_same_model(params)
             self._sync_params_buffers()
             self._reducer = Reducer(params, self.group, self._buckets(params, comm_buffer_size, last_comm_buffer_size))

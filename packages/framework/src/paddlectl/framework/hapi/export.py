@@ -141,6 +141,8 @@ def export(task: Task, config: dict, weights, out, verify: bool = False, format:
         )
         save_config(config, target / CONFIG_FILE)
         os.chmod(target / CONFIG_FILE, 0o644)
+        if format == "native" and hasattr(task, "export_extras"):
+            task.export_extras(config, model, target)  # files served beside the program (an item index)
         saved = read_model_dir(target)
         if verify:
             with no_grad():

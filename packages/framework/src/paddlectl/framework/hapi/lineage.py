@@ -28,7 +28,7 @@ from . import checkpoint_dir
 
 LINEAGE_VERSION = 1
 SPLITS = ("Train", "Eval")
-PATH_KEYS = ("root", "data_file", "data_dir", "dataset_dir", "dataset_root")
+PATH_KEYS = ("root", "data_file", "data_dir", "dataset_dir", "dataset_root", "manifest")  # manifest: speech
 """Where a dataset section names its files: our readers, PaddleOCR (data_dir), PaddleDetection
 (dataset_dir) and PaddleSeg (dataset_root)."""
 CARD = "README.md"
@@ -44,6 +44,13 @@ READER_DATASETS = {
     # The CIFAR page states no licence; an unknown licence is recorded as such, never guessed.
     "Cifar10": {"name": "cifar-10", "license": None, "source": CIFAR},
     "Cifar100": {"name": "cifar-100", "license": None, "source": CIFAR},
+    # paddlectl-rec's readers (research-use-only MovieLens: a commercial audit must deny its models)
+    "MovieLens100K": {
+        "name": "movielens-100k",
+        "license": "LicenseRef-paddlectl-grouplens-movielens",
+        "source": "https://grouplens.org/datasets/movielens/100k/",
+    },
+    "Adult": {"name": "uci-adult", "license": "CC-BY-4.0", "source": "https://archive.ics.uci.edu/dataset/2/adult"},
 }
 """The shipped dataset readers (config ``dataset.name``) and the licence of the data they read."""
 

@@ -11,6 +11,7 @@ Life of a model through the protocol::
     check_config(config)                      # refuse typos in the task's own sections
     build_model / build_datasets / build_loss / build_metrics / build_optimizer   # train
     input_spec(config), preprocess_config(config), postprocess_config(config)      # export
+    export_extras(config, model, directory)   # optional: files served beside the program (an ANN index)
     preprocess(pre, raw_inputs) -> arrays -> model -> postprocess(post, outputs)  # predict
     eval_samples(config) + compute_metrics(task, config, outputs, labels)         # evaluate
 

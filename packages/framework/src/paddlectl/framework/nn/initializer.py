@@ -129,5 +129,23 @@ class Assign(Initializer):
         return self.value.astype(dtype, copy=True)
 
 
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain`` over [rows, prod(other dims)] (Paddle: the Q of
+    the QR of a standard normal draw, column signs fixed by R's diagonal, transposed when wide)."""
+
+    def __init__(self, gain: float = 1.0, name=None) -> None:
+        self.gain = gain
+
+    def sample(self, shape, dtype):
+        if len(shape) < 2:
+            raise ShapeError(f"Orthogonal initializer: the parameter needs at least 2 dims, got {list(shape)}")
+        rows, cols = shape[0], int(np.prod(shape[1:]))
+        draw = random.normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, "float32").astype(np.float64)
+        q, r = np.linalg.qr(draw)
+        q = q * np.sign(np.diagonal(r))
+        q = q.T if rows < cols else q
+        return (q.reshape(shape) * self.gain).astype(dtype)
+
+
 def calculate_gain(nonlinearity: str, param=None) -> float:
     return _gain(nonlinearity, 0.01 if param is None else param)

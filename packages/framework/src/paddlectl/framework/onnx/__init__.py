@@ -11,4 +11,4 @@ Only the emitters load with the framework (they need no ``onnx`` package); the r
 (an optional extra) when first used.
 """
 
-from . import emitters  # noqa: F401 - fills each op record's onnx_export
+from . import emitters, more_emitters, rnn_emitter  # noqa: F401 - fill each op record's onnx_export

@@ -18,6 +18,10 @@ from .import_rules import FAMILY_RULES
 from .import_rules.base import INT_BIG, LEGACY_BROADCAST, Rule, attrs_of, binary, dtype_of, operands, unary
 from .import_rules.base import axis_of as _axis
 from .import_rules.base import rank as _rank
+from .import_rules.control_flow import rules as control_flow_rules
+from .import_rules.conv3d import lift_conv_3d
+from .import_rules.dilated_pool import dilated_max_pool
+from .import_rules.pool3d import lift_3d
 from .import_rules.resize import resize_by_matrices
 from .validate import DTYPES, tensor_array, type_name
 
@@ -37,10 +41,12 @@ def _pads2d(node_attrs: dict) -> list | str:
     return [p[0], p[2], p[1], p[3]]  # ONNX (h_begin, w_begin, h_end, w_end) -> (top, bottom, left, right)
 
 
-def _check_2d(a, opset):
+def _check_2d(a, opset, ranks=(1, 2)):
     problems = []
-    if "kernel_shape" in a and len(a["kernel_shape"]) not in (1, 2):
-        problems.append(f"kernel_shape {a['kernel_shape']}: only 1-D and 2-D windows (NCL/NCHW inputs) are supported")
+    if "kernel_shape" in a and len(a["kernel_shape"]) not in ranks:
+        sizes = " and ".join(f"{r}-D" for r in ranks)
+        layouts = "/".join({1: "NCL", 2: "NCHW", 3: "NCDHW"}[r] for r in ranks)
+        problems.append(f"kernel_shape {a['kernel_shape']}: only {sizes} windows ({layouts} inputs) are supported")
     if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID", "SAME_UPPER"):
         problems.append(f"auto_pad={a['auto_pad']!r}: only NOTSET, VALID and SAME_UPPER are supported")
     return problems
@@ -256,27 +262,32 @@ def _lp_pool(b, node, a, opset):
     return b.op("elementwise_pow", [total, np.asarray(1.0 / p, dt)])
 
 
+def _check_up_to_3d(a, opset):
+    return _check_2d(a, opset, ranks=(1, 2, 3))
+
+
 def _check_lp_pool(a, opset):
     dilated = any(d != 1 for d in a.get("dilations", [1, 1]))
-    return _check_2d(a, opset) + (
+    return _check_up_to_3d(a, opset) + (
         [f"dilations={a['dilations']}: dilated Lp pooling is not supported"] if dilated else []
     )
 
 
 def _max_pool(b, node, a, opset):
-    """Integer inputs pool in float64 (exact for every int8-32/uint8-32 value) and are cast back."""
+    """Integer inputs pool in float64 (exact for every int8-32/uint8-32 value) and are cast back;
+    dilated windows through ``import_rules.dilated_pool``."""
     x = node.input[0]
-    if dtype_of(b, x).kind not in "iu":
-        return b.op("max_pool2d", [x], n_outputs=1, **_pool_attrs(a, exclusive=True))
-    (wide,) = b.op("cast", [x], dtype="float64")
-    (out,) = b.op("max_pool2d", [wide], n_outputs=1, **_pool_attrs(a, exclusive=True))
-    return b.op("cast", [out], dtype=dtype_of(b, x).name)
+    integer = dtype_of(b, x).kind in "iu"
+    source = b.op("cast", [x], dtype="float64")[0] if integer else x
+    if any(d != 1 for d in a.get("dilations", [1, 1])):
+        (out,) = dilated_max_pool(b, source, a)
+    else:
+        (out,) = b.op("max_pool2d", [source], n_outputs=1, **_pool_attrs(a, exclusive=True))
+    return b.op("cast", [out], dtype=dtype_of(b, x).name) if integer else [out]
 
 
 def _check_max_pool(a, opset):
-    problems = _check_2d(a, opset)
-    if any(d != 1 for d in a.get("dilations", [1, 1])):
-        problems.append(f"dilations={a['dilations']}: dilated max pooling is not supported")
+    problems = _check_up_to_3d(a, opset)
     if a.get("storage_order", 0) != 0:
         problems.append("storage_order=1 is not supported")
     return problems
@@ -503,9 +514,9 @@ RULES: dict[str, Rule] = {
     "MatMul": Rule(_matmul),
     "Gemm": Rule(_gemm, frozenset({"alpha", "beta", "transA", "transB", "broadcast"})),  # C broadcasts anyway
     "Conv": Rule(
-        _lift_1d(_conv, 2),
+        lift_conv_3d(_lift_1d(_conv, 2)),
         _CONV_ATTRS,
-        check=_check_2d,
+        check=_check_up_to_3d,
     ),  # fmt: skip
     "ConvInteger": Rule(_conv_integer, _CONV_ATTRS, since=10, check=_check_2d),
     "QLinearConv": Rule(_qlinear_conv, _CONV_ATTRS, since=10, check=_check_2d),
@@ -520,19 +531,19 @@ RULES: dict[str, Rule] = {
         _batch_norm, frozenset({"epsilon", "momentum", "spatial", "training_mode", "is_test"}), check=_check_batch_norm
     ),  # fmt: skip
     "MaxPool": Rule(
-        _lift_1d(_max_pool),
+        lift_3d(_lift_1d(_max_pool)),
         frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}),
         check=_check_max_pool,
     ),  # fmt: skip
     "LpPool": Rule(
-        _lift_1d(_lp_pool),
+        lift_3d(_lift_1d(_lp_pool)),
         frozenset({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"}),
         check=_check_lp_pool,
     ),
     "AveragePool": Rule(
-        _lift_1d(_avg_pool),
+        lift_3d(_lift_1d(_avg_pool)),
         frozenset({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}),
-        check=_check_2d,
+        check=_check_up_to_3d,
     ),  # fmt: skip
     "Resize": Rule(
         _resize,
@@ -573,6 +584,7 @@ RULES: dict[str, Rule] = {
     "Identity": Rule(_identity),
     **FAMILY_RULES,
 }
+RULES.update(control_flow_rules(RULES))  # If/Scan convert their subgraphs' nodes by this same table
 
 
 def check_graph(graph, opsets: list[int]) -> list[str]:

@@ -259,6 +259,16 @@ def _transpose(e, op, ins, out, perm):
     e.node("Transpose", ins, out, perm=[int(p) for p in perm])
 
 
+@emits("squeeze", "unsqueeze")
+def _squeeze(e, op, ins, out, axes):
+    """Both ops store sorted non-negative axes (squeeze: of the input, unsqueeze: of the output), as
+    ONNX's axes input reads them; no axes is a no-op (ONNX's Squeeze would drop every unit dim)."""
+    if not axes:
+        e.node("Identity", ins, out)
+        return
+    e.node("Squeeze" if op.name == "squeeze" else "Unsqueeze", [ins[0], e.const(np.array(axes, np.int64), "axes")], out)
+
+
 @emits("concat")
 def _concat(e, op, ins, out, axis):
     e.node("Concat", ins, out, axis=int(axis))

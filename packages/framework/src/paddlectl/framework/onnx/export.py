@@ -122,7 +122,14 @@ def program_to_onnx(program: Program, input_names=None, output_names=None, metad
     model.ir_version = 8
     for key, value in (metadata or {}).items():
         model.metadata_props.add(key=str(key), value=str(value))
-    onnx.checker.check_model(model, full_check=True)
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise ConversionError(
+            f"export to ONNX: the written model fails onnx.checker ({first}); an op above has no ONNX opset-{OPSET} "
+            "form for these dtypes: cast to float32 before it, or export the paddlectl format"
+        ) from None
     return model
 
 

@@ -123,8 +123,11 @@ def arange(start=0, end=None, step=1, dtype=None, name=None) -> Tensor:
     return constant(np.arange(start, end, step, dtype=convert_dtype(dtype)))
 
 
-def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
-    return constant(np.linspace(_scalar(start), _scalar(stop), int(_scalar(num)), dtype=convert_dtype(dtype)))
+def linspace(start, stop, num, dtype=None, name=None, *, device=None, requires_grad=False) -> Tensor:
+    """``num`` evenly spaced values; ``device`` is accepted for Paddle 3.3's signature (CPU only here)."""
+    out = constant(np.linspace(_scalar(start), _scalar(stop), int(_scalar(num)), dtype=convert_dtype(dtype)))
+    out.stop_gradient = not requires_grad
+    return out
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None) -> Tensor:

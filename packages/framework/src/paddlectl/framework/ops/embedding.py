@@ -1,5 +1,6 @@
 """Embedding lookup: rows of a weight table gathered by integer ids; the padding row reads as
-zeros and receives no gradient, as in Paddle."""
+zeros and receives no gradient, as in Paddle. With ``sparse=True`` the table's gradient is a
+SelectedRows (the looked-up rows and their gradients), never a table-sized array."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import numpy as np
 
 from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Sample, Spec
+from ..core.selected_rows import SelectedRows
+from ..core.state import STATE
 from ..errors import DTypeError, ShapeError
 from .shape import reshape
 
 
-def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=False, max_norm=None, norm_type=2.0):
+def _embedding_forward(
+    ctx, ids, weight, padding_idx=None, scale_grad_by_freq=False, max_norm=None, norm_type=2.0, sparse=False
+):
     if ids.dtype.kind not in "iu":
         raise DTypeError(f"embedding: ids must be an integer tensor (int32/int64), got {ids.dtype}")
     if weight.ndim != 2:
@@ -32,7 +37,18 @@ def _embedding_forward(ctx, ids, weight, padding_idx=None, scale_grad_by_freq=Fa
 def _embedding_vjp(ctx, g):
     ids = ctx.input(0)
     weight = ctx.input(1)
-    return None, embedding_grad_op(ids, g, rows=weight.shape[0], **ctx.attrs)
+    attrs = {k: v for k, v in ctx.attrs.items() if k != "sparse"}
+    if ctx.attrs.get("sparse") and _sparse_ok(weight):
+        rows, values = embedding_rows_grad_op(ids, g, **attrs)
+        return None, SelectedRows._of(rows._data, values._data, weight.shape[0])
+    return None, embedding_grad_op(ids, g, rows=weight.shape[0], **attrs)
+
+
+def _sparse_ok(weight) -> bool:
+    """A row-sparse gradient only goes where it is the end of the road: into a leaf table's ``.grad``
+    in an eager backward. A traced backward, a differentiable one (``create_graph``) or a table
+    computed by other ops gets the dense gradient every op understands."""
+    return weight._node is None and STATE.tracer is None and not STATE.grad_enabled
 
 
 def _embedding_infer(ids: Spec, weight: Spec, **attrs) -> Spec:
@@ -56,6 +72,24 @@ def _embedding_grad_forward(ctx, ids, g, rows, padding_idx=None, scale_grad_by_f
     if padding_idx is not None:
         grad[padding_idx] = 0
     return grad
+
+
+def _embedding_rows_grad_forward(ctx, ids, g, padding_idx=None, scale_grad_by_freq=False, **renorm):
+    """The sparse form of ``embedding_grad``: each looked-up id and its output gradient row, in lookup
+    order (repeated ids repeat, as Paddle's); the padding row's entries are zeros."""
+    rows = ids.reshape(-1).astype(np.int64)
+    values = np.array(g.reshape(-1, g.shape[-1]), copy=True)
+    if scale_grad_by_freq:
+        _, inverse, counts = np.unique(rows, return_inverse=True, return_counts=True)
+        values /= counts[inverse.reshape(-1)].astype(values.dtype)[:, None]
+    if padding_idx is not None:
+        values[rows == padding_idx] = 0
+    return rows, values
+
+
+def _embedding_rows_grad_infer(ids: Spec, g: Spec, **attrs):
+    n = symbolic.product(ids.shape)
+    return Spec((n,), np.dtype(np.int64)), Spec((n, g.shape[-1]), g.dtype)
 
 
 def _embedding_grad_vjp(ctx, gg):
@@ -97,6 +131,21 @@ embedding_grad_op = OpDef(
     OPAQUE,
     samples=_grad_samples,
 )
+embedding_rows_grad_op = OpDef(
+    "embedding_rows_grad",
+    _embedding_rows_grad_forward,
+    None,
+    _embedding_rows_grad_infer,
+    OPAQUE,
+    samples=lambda rng: [
+        Sample((np.array([[0, 2], [2, 3]]), rng.standard_normal((2, 2, 3)))),
+        Sample(
+            (np.array([[0, 2], [2, 3]]), rng.standard_normal((2, 2, 3))), {"padding_idx": 2, "scale_grad_by_freq": True}
+        ),
+    ],
+)
+"""``embedding_grad`` as (rows, values): a ``sparse=True`` table's gradient. It has no gradient of
+its own: a differentiable backward uses the dense form."""
 embedding_freq_op = OpDef(
     "embedding_freq",
     lambda ctx, ids, rows, dtype: _freq(ids, rows, np.dtype(dtype)),
@@ -121,15 +170,23 @@ def _renorm_(data: np.ndarray, ids: np.ndarray, max_norm: float, norm_type: floa
 def embedding(
     x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False, scale_grad_by_freq=False, name=None
 ):
-    """``weight[x]``. ``padding_idx`` may be negative (counted from the end); ``sparse`` is accepted
-    and the gradient is dense."""
+    """``weight[x]``. ``padding_idx`` may be negative (counted from the end); ``sparse=True`` makes
+    the table's ``.grad`` a SelectedRows of the looked-up rows (core/selected_rows.py)."""
     num = weight.shape[0]
     if padding_idx is not None:
         if not -num <= padding_idx < num:
             raise ValueError(f"embedding: padding_idx must be in [{-num}, {num}), got {padding_idx}")
         padding_idx = int(padding_idx) % num
     renorm = {} if max_norm is None else {"max_norm": float(max_norm), "norm_type": float(norm_type)}
+    if sparse:
+        renorm["sparse"] = True  # only when set: a dense table's recorded op is unchanged
     return embedding_op(x, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq), **renorm)
 
 
+def is_selected_rows(x) -> bool:
+    """Whether ``x`` is a row-sparse gradient (Paddle's ``Tensor.is_selected_rows``)."""
+    return isinstance(x, SelectedRows)
+
+
 FUNCTIONAL = ["embedding"]
+TENSOR_METHODS = ["is_selected_rows"]

@@ -98,11 +98,13 @@ def tensordot(x, y, axes=2, name=None):
         axes = axes.tolist()
     if isinstance(axes, int):
         ax_x, ax_y = list(range(x.ndim - axes, x.ndim)), list(range(axes))
+    elif all(isinstance(a, int) for a in axes):  # one list of axes names the same dims of both
+        ax_x, ax_y = list(axes), list(axes)
     else:
-        ax_x, ax_y = (
-            ([axes[0]] if isinstance(axes[0], int) else list(axes[0])),
-            ([axes[1]] if len(axes) > 1 and isinstance(axes[1], int) else list(axes[1] if len(axes) > 1 else axes[0])),
-        )
+        ax_x = [axes[0]] if isinstance(axes[0], int) else list(axes[0])
+        ax_y = list(axes[1]) if len(axes) > 1 else list(ax_x)
+        # Paddle completes the shorter list with the longer one's entries at the same positions
+        ax_x, ax_y = ax_x + ax_y[len(ax_x) :], ax_y + ax_x[len(ax_y) :]
     ax_x = [a % x.ndim for a in ax_x]
     ax_y = [a % y.ndim for a in ax_y]
     free_x = [a for a in range(x.ndim) if a not in ax_x]

@@ -234,7 +234,12 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     )
 
 
-def mean(x, axis=None, keepdim=False, name=None):
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None):
+    """The mean over ``axis``; ``dtype`` casts ``x`` first, so the sum accumulates in it (Paddle 3.3's keyword)."""
+    from ..core.dtype import convert_dtype
+
+    if dtype is not None and convert_dtype(dtype) != x.dtype:
+        x = ew.cast(x, convert_dtype(dtype))
     return mean_op(x, axis=reduce_axes("mean", x, axis), keepdim=keepdim)
 
 

@@ -31,9 +31,9 @@ def _slots(t: int, reverse: bool) -> tuple[int, int]:
 
 def _reserve_parts(cell: str, B: int, T: int, G: int, H: int) -> list[tuple[str, tuple]]:
     """The forward intermediates BPTT reads, in their order inside the flat ``reserve`` output."""
-    parts = [("hs", (B, T + 1, H))]
+    parts = [("hs", (B, symbolic.add(T, 1), H))]
     if cell == "lstm":
-        parts.append(("cs", (B, T + 1, H)))
+        parts.append(("cs", (B, symbolic.add(T, 1), H)))
     parts.append(("gates", (B, T, G)))
     if cell in ("lstm", "gru"):
         parts.append(("aux", (B, T, H)))

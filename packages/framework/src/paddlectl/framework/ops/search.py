@@ -17,6 +17,7 @@ from . import reduce
 from ._util import constant
 from .creation import full_like
 from .index import take_along_axis
+from .index import where as where_
 from .shape import flatten, reshape, squeeze, stack, transpose
 from .sorting import argsort, sort
 
@@ -115,9 +116,8 @@ def _median(x, axis, keepdim, mode, ignore_nan, op):
         return _quantile(x, [0.5], axis, keepdim, "linear", ignore_nan, op)[0]
     if mode != "min":
         raise ValueError(f"{op}: mode must be 'avg' or 'min', got {mode!r}")
-    if axis is None:
-        values = _quantile(x, [0.5], None, keepdim, "lower", ignore_nan, op)[0]
-        return values
+    if axis is None or isinstance(axis, list | tuple):  # over several axes: the value only, as Paddle
+        return _quantile(x, [0.5], axis, keepdim, "lower", ignore_nan, op)[0]
     axis = normalize_axis(op, int(axis), x.ndim)
     if ignore_nan:
         n = reduce.sum(ew.UNARY["logical_not"](ew.UNARY["isnan"](x)).astype("int64"), axis, keepdim=True)
@@ -127,6 +127,11 @@ def _median(x, axis, keepdim, mode, ignore_nan, op):
         k = full_like(first, (max(x.shape[axis], 1) - 1) // 2, "int64")
     index = take_along_axis(argsort(x, axis), k, axis)
     values = take_along_axis(x, index, axis)
+    if not ignore_nan and x.dtype.kind == "f":  # a slice holding NaN has median NaN, at its first NaN
+        nan = ew.UNARY["isnan"](x).astype("int64")
+        has_nan = ew.BINARY["greater_than"](reduce.max(nan, axis, keepdim=True), 0)
+        index = where_(has_nan, reduce.argmax(nan, axis, keepdim=True), index)
+        values = where_(has_nan, take_along_axis(x, index, axis), values)
     if not keepdim:
         values, index = squeeze(values, axis), squeeze(index, axis)
     return values, index
@@ -134,7 +139,11 @@ def _median(x, axis, keepdim, mode, ignore_nan, op):
 
 def median(x, axis=None, keepdim=False, mode="avg", name=None, *, out=None):
     """The middle value; for an even count the mean of the two middle values (mode 'avg'), or the
-    lower one with its index (mode 'min', which returns ``(values, indices)`` when ``axis`` is given)."""
+    lower one with its index (mode 'min', which returns ``(values, indices)`` when ``axis`` is given).
+    Integer input: 'avg' gives float32 as Paddle's, 'min' keeps the dtype."""
+    if x.dtype.kind in "iu" and (mode == "avg" or axis is None):
+        out = _median(x.astype("float64" if mode == "min" else "float32"), axis, keepdim, mode, False, "median")
+        return out.astype(x.dtype) if mode == "min" else out
     return _median(x, axis, keepdim, mode, False, "median")
 
 

@@ -160,8 +160,10 @@ def view_as(x, other, name=None) -> Tensor:
     return reshape(x, other.shape)
 
 
-def _new(fill):
+def _new(fill, valued=False):
     def method(self, size, *args, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        if args and not valued:  # sizes as separate ints: x.new_ones(3, 3)
+            size, args = (size, *args), ()
         out = fill(self, creation._shape(size), *args, dtype=convert_dtype(dtype) if dtype else self.dtype)
         out.stop_gradient = not requires_grad
         return out
@@ -169,7 +171,7 @@ def _new(fill):
     return method
 
 
-new_full = _new(lambda self, shape, value, dtype: creation.full(shape, value, dtype))
+new_full = _new(lambda self, shape, value, dtype: creation.full(shape, value, dtype), valued=True)
 new_zeros = _new(lambda self, shape, dtype: creation.zeros(shape, dtype))
 new_ones = _new(lambda self, shape, dtype: creation.ones(shape, dtype))
 new_empty = _new(lambda self, shape, dtype: creation.empty(shape, dtype))

@@ -1,9 +1,10 @@
-"""``paddle.optimizer.Adagrad``: ``m += g^2; p -= lr*g / (sqrt(m) + epsilon)``."""
+"""``paddle.optimizer.Adagrad``: ``m += g^2; p -= lr*g / (sqrt(m) + epsilon)``; a sparse gradient
+updates only its rows' moments and values (Paddle's sparse kernel)."""
 
 from __future__ import annotations
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, attr, flat
+from .optimizer import Optimizer, attr, flat, update_rows
 
 __all__ = ["Adagrad"]
 
@@ -30,5 +31,12 @@ class Adagrad(Optimizer):
         self._setup_groups({"epsilon": epsilon, "initial_accumulator_value": initial_accumulator_value})
 
     def _update(self, param, grad, lr, group) -> None:
-        moment = self._accumulator("moment", param, fill_value=self._hyper(group, "initial_accumulator_value"))
+        moment = self._moment(param, group)
         kernels.adagrad(flat(param), grad, moment, attr(grad.dtype.type, self._hyper(group, "epsilon")), lr)
+
+    def _sparse_update(self, param, grad, lr, group) -> None:
+        epsilon = attr(param._data.dtype.type, self._hyper(group, "epsilon"))
+        update_rows(param, grad, [self._moment(param, group)], lambda p, g, m: kernels.adagrad(p, g, m, epsilon, lr))
+
+    def _moment(self, param, group):
+        return self._accumulator("moment", param, fill_value=self._hyper(group, "initial_accumulator_value"))

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, attr, flat
+from .optimizer import Optimizer, attr, flat, update_rows
 
 __all__ = ["Adam", "AdamW"]
 
@@ -42,7 +43,7 @@ class Adam(Optimizer):
 
     @staticmethod
     def _adam_defaults(beta1, beta2, epsilon, lazy_mode) -> dict:
-        # lazy_mode only changes sparse (SelectedRows) updates; every gradient here is dense.
+        # lazy_mode only changes sparse (SelectedRows) updates: a dense gradient updates every row.
         return {"beta1": _scalar(beta1), "beta2": _scalar(beta2), "epsilon": _scalar(epsilon), "lazy_mode": lazy_mode}
 
     def _decay(self, param, lr, group):
@@ -50,32 +51,63 @@ class Adam(Optimizer):
         return param._data.dtype.type(0)
 
     def _update(self, param, grad, lr, group) -> None:
-        kind = grad.dtype.type
-        beta1, beta2 = kind(self._hyper(group, "beta1")), kind(self._hyper(group, "beta2"))
-        epsilon = kind(self._hyper(group, "epsilon"))
+        moments = self._moments(param)
+        self._step(param, group, lambda kernel: kernel(flat(param), grad, *moments), lr)
+
+    def _sparse_update(self, param, grad, lr, group) -> None:
+        """``lazy_mode``: only the touched rows' moments and values move (Paddle's lazy Adam); else
+        every row moves, as the dense update of the densified gradient. Both as Paddle 3.3.1's
+        SelectedRows kernels compute them: the bias correction of step t uses ``beta^(t+1)`` (the
+        powers advance before they are read), so even non-lazy sparse Adam differs from dense Adam."""
+        if self._hyper(group, "lazy_mode"):
+            m1, m2, m2_max = self._moments(param)
+            states = [m1, m2] + ([m2_max] if self._amsgrad else [])
+
+            def run(kernel):
+                update_rows(param, grad, states, lambda p, g, a, b, c=m2_max: kernel(p, g, a, b, c))
+        else:
+            table = np.ascontiguousarray(grad.to_dense()._data).reshape(-1)
+            moments = self._moments(param)
+
+            def run(kernel):
+                kernel(flat(param), table, *moments)
+
+        self._step(param, group, run, lr, ahead=True)
+
+    def _check_sparse(self, param, grad) -> None:
+        super()._check_sparse(param, grad)
+        if self.regularization is not None:
+            raise ConfigError(
+                f"{type(self).__name__} does not support weight_decay with sparse parameters ({param.name} has a "
+                "sparse gradient), as Paddle; set weight_decay=None, or use sparse=False for that table"
+            )
+
+    def _moments(self, param) -> tuple:
         moment1 = self._accumulator("moment1", param)
         moment2 = self._accumulator("moment2", param)
-        moment2_max = self._accumulator("moment2_max", param) if self._amsgrad else np.empty(0, grad.dtype)
-        beta1_pow = self._accumulator("beta1_pow_acc", param, fill_value=beta1, shape=[1], dtype=grad.dtype)
-        beta2_pow = self._accumulator("beta2_pow_acc", param, fill_value=beta2, shape=[1], dtype=grad.dtype)
+        moment2_max = self._accumulator("moment2_max", param) if self._amsgrad else np.empty(0, param._data.dtype)
+        return moment1, moment2, moment2_max
+
+    def _step(self, param, group, run, lr, ahead: bool = False) -> None:
+        """One Adam step: the bias-corrected scalars (from the powers one step ``ahead`` for sparse
+        gradients, as Paddle's), then ``run(kernel)`` applies the kernel to the arrays it chooses
+        (the whole table, or the touched rows), then the beta powers advance."""
+        kind = param._data.dtype.type
+        beta1, beta2 = kind(self._hyper(group, "beta1")), kind(self._hyper(group, "beta2"))
+        epsilon = kind(self._hyper(group, "epsilon"))
+        beta1_pow = self._accumulator("beta1_pow_acc", param, fill_value=beta1, shape=[1], dtype=param._data.dtype)
+        beta2_pow = self._accumulator("beta2_pow_acc", param, fill_value=beta2, shape=[1], dtype=param._data.dtype)
         one = kind(1)
-        correction = np.sqrt(one - beta2_pow[0])
+        pow1, pow2 = (beta1 * beta1_pow[0], beta2 * beta2_pow[0]) if ahead else (beta1_pow[0], beta2_pow[0])
+        correction = np.sqrt(one - pow2)
         decay = self._decay(param, lr, group)
-        lr_t = self._corrected_lr(param, lr, group) * (correction / (one - beta1_pow[0]))
-        kernels.adam(
-            flat(param),
-            grad,
-            moment1,
-            moment2,
-            moment2_max,
-            self._amsgrad,
-            beta1,
-            one - beta1,
-            beta2,
-            one - beta2,
-            kind(lr_t),
-            kind(epsilon * correction),
-            decay,
+        lr_t = kind(self._corrected_lr(param, lr, group) * (correction / (one - pow1)))
+        eps_t = kind(epsilon * correction)
+        amsgrad = self._amsgrad
+        run(
+            lambda p, g, m1, m2, m2_max: kernels.adam(
+                p, g, m1, m2, m2_max, amsgrad, beta1, one - beta1, beta2, one - beta2, lr_t, eps_t, decay
+            )
         )
         beta1_pow[0] = beta1 * beta1_pow[0]
         beta2_pow[0] = beta2 * beta2_pow[0]
@@ -134,7 +166,7 @@ class AdamW(Adam):
 
 
 def _scalar(value):
-    return float(value._data) if hasattr(value, "_data") else value
+    return float(value) if hasattr(value, "_data") else value  # a [1] Tensor too, as Paddle takes it
 
 
 def _check_betas(beta1, beta2, epsilon) -> None:

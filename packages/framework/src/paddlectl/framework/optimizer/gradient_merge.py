@@ -9,7 +9,6 @@ batch, k steps of batch b then equal one step of batch k*b, as if memory for k*b
 
 from __future__ import annotations
 
-from ..core.tensor import Tensor
 from ..errors import ConfigError
 from .optimizer import Optimizer
 
@@ -39,8 +38,9 @@ class GradientMergeOptimizer:
         if self._updated and self.avg and self.k_steps > 1:
             for param in self.inner_optimizer._parameter_list:
                 for p in param["params"] if isinstance(param, dict) else [param]:
-                    if p.grad is not None:
-                        p.grad = Tensor(p.grad.numpy() / p.grad.dtype.type(self.k_steps))
+                    grad = p.grad
+                    if grad is not None:  # rebinding the data keeps a sparse gradient's rows
+                        grad._data = grad._data / grad.dtype.type(self.k_steps)
         return self._updated
 
     def step(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.autograd import enable_grad, no_grad
+from ..core.selected_rows import dense
 from ..core.tensor import Tensor
 from ..errors import CheckpointError
 from .optimizer import Optimizer, flat
@@ -49,7 +50,7 @@ class LBFGS(Optimizer):
     def _flat_grad(self) -> np.ndarray:
         return np.concatenate(
             [
-                np.zeros(p._data.size, p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
+                np.zeros(p._data.size, p._data.dtype) if p.grad is None else dense(p.grad)._data.reshape(-1)
                 for p in self._params
             ]
         )

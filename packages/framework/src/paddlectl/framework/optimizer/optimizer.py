@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.autograd import no_grad
+from ..core.selected_rows import dense, is_sparse
 from ..core.tensor import Parameter, Tensor
 from ..errors import CheckpointError, ShapeError
 from ..modes import in_dynamic_mode, recording
@@ -50,6 +51,19 @@ def flat(tensor: Tensor) -> np.ndarray:
     if not (data.flags.c_contiguous and data.flags.writeable):
         data = tensor._data = np.array(data, order="C", copy=True)
     return data.reshape(-1)
+
+
+def update_rows(param: Tensor, grad, states: list, kernel) -> None:
+    """Row-wise update from a merged SelectedRows: gather the touched rows of the parameter and of
+    its table-shaped flat ``states``, run ``kernel(param_rows, grad_rows, *state_rows)`` (the dense
+    kernel, on flat copies) and write them back; untouched rows are not read or written."""
+    shape, rows = param._data.shape, grad._rows
+    tables = [flat(param).reshape(shape)] + [state.reshape(shape) for state in states]
+    gathered = [table[rows] for table in tables]
+    values = np.ascontiguousarray(grad._data, dtype=param._data.dtype).reshape(-1)
+    kernel(gathered[0].reshape(-1), values, *(g.reshape(-1) for g in gathered[1:]))
+    for table, g in zip(tables, gathered, strict=True):
+        table[rows] = g
 
 
 class Optimizer:
@@ -200,11 +214,18 @@ class Optimizer:
             ]
             if not pairs:
                 continue
+            pairs = [(p, g.merged() if is_sparse(g) else g) for p, g in pairs]
             clip = group.get("grad_clip", self._grad_clip)
             if clip is not None:
-                pairs = clip(pairs)
+                pairs = _clipped(clip, pairs)
             for param, grad in pairs:
-                array = self._regularized(param, grad._data if isinstance(grad, Tensor) else np.asarray(grad))
+                if is_sparse(grad):
+                    self._check_sparse(param, grad)
+                    if self._regularizer(param) is None:
+                        self._sparse_update(param, grad, self._param_lr(param, lr), group)
+                        applied.append((param, grad))
+                        continue
+                array = self._regularized(param, dense(grad)._data if isinstance(grad, Tensor) else np.asarray(grad))
                 if array.shape != param._data.shape:
                     raise ShapeError(
                         f"{type(self).__name__}.step: gradient of {param.name} has shape {list(array.shape)}, "
@@ -215,9 +236,26 @@ class Optimizer:
                 applied.append((param, Tensor._wrap(array)))
         return applied
 
+    def _regularizer(self, param):
+        return getattr(param, "regularizer", None) or self.regularization
+
     def _regularized(self, param, grad: np.ndarray) -> np.ndarray:
-        regularizer = getattr(param, "regularizer", None) or self.regularization
+        """Weight decay on the whole table: a sparse gradient meeting it is densified first, as
+        Paddle's ``add_n(grad, decay)`` does."""
+        regularizer = self._regularizer(param)
         return grad if regularizer is None else grad + regularizer.term(param._data)
+
+    def _check_sparse(self, param, grad) -> None:
+        if grad._height != param._data.shape[0] or grad._data.shape[1:] != param._data.shape[1:]:
+            raise ShapeError(
+                f"{type(self).__name__}.step: sparse gradient of {param.name} is for a table of "
+                f"[{grad._height}, {grad._data.shape[1]}], the parameter has {param.shape}"
+            )
+
+    def _sparse_update(self, param, grad, lr, group: dict) -> None:
+        """Update ``param`` from a merged SelectedRows. Optimizers without a row-wise rule apply the
+        dense update to the densified gradient (Paddle's sparse kernels of these give the same)."""
+        self._update(param, np.ascontiguousarray(grad.to_dense()._data).reshape(-1), lr, group)
 
     def _hyper(self, group: dict, key: str):
         return group.get(key, self._default_dict[key])
@@ -243,7 +281,9 @@ class Optimizer:
             shape = tuple(param._data.shape) if shape is None else tuple(shape)
             dtype = param._data.dtype if dtype is None else np.dtype(dtype)
             var_name = f"{param.name}_{key}_0"
-            data = np.full(shape, fill_value, dtype=dtype)
+            # zeros come from calloc: the OS maps a page when a row is first written, so a sparse
+            # table's moments cost memory for the rows updates touch (and no time to fill)
+            data = np.zeros(shape, dtype=dtype) if fill_value == 0 else np.full(shape, fill_value, dtype=dtype)
             if var_name in self._accumulators_holder:
                 _load_into(data, self._accumulators_holder[var_name], var_name)
             tensor = Tensor._wrap(data)
@@ -291,6 +331,17 @@ class Optimizer:
         self._accumulators_holder = state
 
     load_state_dict = set_state_dict
+
+
+def _clipped(clip, pairs: list) -> list:
+    """Run ``clip`` on the (merged) gradients; a sparse one comes back as plain values (clips work on
+    arrays) and gets its rows back, so the update stays row-wise."""
+    sparse = {id(p): g for p, g in pairs if is_sparse(g)}
+    out = []
+    for param, grad in clip(pairs):
+        held = sparse.get(id(param))
+        out.append((param, held.with_values(grad._data) if held is not None and not is_sparse(grad) else grad))
+    return out
 
 
 def _optimize_attr(param) -> dict:

@@ -1,9 +1,9 @@
-"""``paddle.optimizer.SGD``: ``p -= lr * g``."""
+"""``paddle.optimizer.SGD``: ``p -= lr * g``; a sparse gradient moves only its rows."""
 
 from __future__ import annotations
 
 from ..kernels import optimizer as kernels
-from .optimizer import Optimizer, flat
+from .optimizer import Optimizer, flat, update_rows
 
 __all__ = ["SGD"]
 
@@ -18,3 +18,6 @@ class SGD(Optimizer):
 
     def _update(self, param, grad, lr, group) -> None:
         kernels.sgd(flat(param), grad, lr)
+
+    def _sparse_update(self, param, grad, lr, group) -> None:
+        update_rows(param, grad, [], lambda p, g: kernels.sgd(p, g, lr))

@@ -4,11 +4,12 @@ and data-dependent control flow (``cond``, ``while_loop``) that also runs eagerl
 
 from types import SimpleNamespace
 
+from ..ops.hashing import hash as _hash
 from .control_flow import cond, while_loop
 from .executor import run_program, specialize
 from .input_spec import InputSpec
 from .ir import Block, Operation, Value
-from .layers import fc
+from .layers import fc, sparse_embedding
 from .parser import ParseError, parse_program
 from .printer import print_program
 from .static_mode import (
@@ -22,7 +23,7 @@ from .static_mode import (
 )
 from .verifier import VerifyError, verify
 
-nn = SimpleNamespace(cond=cond, while_loop=while_loop, fc=fc)
+nn = SimpleNamespace(cond=cond, while_loop=while_loop, fc=fc, sparse_embedding=sparse_embedding, hash=_hash)
 """Paddle's ``paddle.static.nn``: layers that create their parameters in the main program, and control flow."""
 
 

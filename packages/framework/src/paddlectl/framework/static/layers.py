@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ..errors import ConfigError, DTypeError, ShapeError
 from ..nn import functional as F
 from ..nn.layer.common import Linear
+from ..nn.layer.embedding import Embedding
 from ..ops.shape import flatten, reshape
 
 
@@ -24,3 +28,46 @@ def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None
     if inputs[0].ndim > num_flatten_dims + 1:
         out = reshape(out, [0] * num_flatten_dims + [size])
     return getattr(F, activation)(out) if activation else out
+
+
+_TABLE_CLASSES = ("CommonSparseTable", "MemorySparseTable")
+
+
+def sparse_embedding(
+    input, size, padding_idx=None, is_test=False, entry=None, table_class="MemorySparseTable",
+    param_attr=None, dtype="float32", slot=None,
+):  # fmt: skip
+    """A new [size[0], size[1]] table looked up by int64 ids (Paddle's ``lookup_table``: ids of
+    shape [..., 1] give [..., dim]). It is an in-memory table with a row-sparse gradient
+    (``nn.Embedding(sparse=True)``); eagerly its ``.grad`` is a SelectedRows, in a static program
+    the traced backward computes the table-shaped gradient. Parameter-server options (an ``entry``
+    admission policy, an SSD table) are refused: there is no parameter server here.
+    ``is_test=True`` looks up without training the table; ``slot`` is a feature-slot tag, kept for
+    Paddle's signature only."""
+    if not (isinstance(size, list | tuple) and len(size) == 2 and all(isinstance(d, int) and d > 0 for d in size)):
+        raise ConfigError(f"sparse_embedding: size must be [vocab_size, emb_size] of positive ints, got {size!r}")
+    if entry is not None:
+        raise ConfigError(
+            "sparse_embedding: entry admission policies (ProbabilityEntry, CountFilterEntry, ShowClickEntry) "
+            "need a parameter server, which paddlectl has not; pass entry=None"
+        )
+    if table_class not in _TABLE_CLASSES:
+        raise ConfigError(
+            f"sparse_embedding: table_class {table_class!r} is not available; the in-memory tables "
+            f"{list(_TABLE_CLASSES)} are (SSDSparseTable needs a parameter server)"
+        )
+    if str(dtype) not in ("float32", "float64"):
+        raise DTypeError(f"sparse_embedding: dtype must be float32 or float64, got {dtype}")
+    if slot is not None and (isinstance(slot, bool) or not isinstance(slot, int)):
+        raise ConfigError(f"sparse_embedding: slot must be an int or None, got {slot!r}")
+    if input.dtype != np.int64:
+        raise DTypeError(
+            f"sparse_embedding: input ids must be int64, got {input.dtype}; cast them with .astype('int64')"
+        )
+    if input.size == 0:
+        raise ShapeError("sparse_embedding: input is empty; pass at least one id")
+    table = Embedding(size[0], size[1], padding_idx, sparse=True, weight_attr=param_attr, dtype=str(dtype))
+    if is_test:
+        table.weight.stop_gradient = True
+    ids = reshape(input, [0] * (input.ndim - 1)) if input.ndim > 1 and input.shape[-1] == 1 else input
+    return table(ids)

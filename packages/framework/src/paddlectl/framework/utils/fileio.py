@@ -34,3 +34,14 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", encoding: str | None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def unique_stem(stem: str, used: set[str]) -> str:
+    """``stem``, or ``stem_2``, ``stem_3`` ... when an earlier output of the same run took it (two inputs
+    named alike in different folders must not overwrite each other's pictures); records the one returned."""
+    name, n = stem, 1
+    while name in used:
+        n += 1
+        name = f"{stem}_{n}"
+    used.add(name)
+    return name

@@ -2,7 +2,7 @@
 resize and layout rules the PP-OCR models need). Each family module maps ONNX op types onto
 framework ops; ``base`` holds the ``Rule`` record and the helpers they share."""
 
-from . import detection, elementwise, nn, quant, reductions, tensors
+from . import detection, dft, elementwise, grid_sample, nn, quant, recurrent, reductions, tensors
 
 FAMILY_RULES = {
     **elementwise.RULES,
@@ -11,4 +11,7 @@ FAMILY_RULES = {
     **tensors.RULES,
     **quant.RULES,
     **detection.RULES,
+    **recurrent.RULES,
+    **grid_sample.RULES,
+    **dft.RULES,
 }

@@ -1,0 +1,89 @@
+"""The CTR models: Wide&Deep, DeepFM and DCN, each returning the click probability ``[N, 1]``.
+
+Semantics follow the papers as PaddleRec implements them (models/rank/wide_deep, deepfm, dcn):
+a first-order term over one-hot features, a second-order or cross term, and an MLP tower.
+"""
+
+from __future__ import annotations
+
+import paddlectl.framework as paddle
+from paddlectl.framework import nn
+from paddlectl.framework.nn import functional as F
+
+from .layers import FieldEmbedding, Linear1, mlp
+
+__all__ = ["DCN", "MODELS", "DeepFM", "WideDeep"]
+
+
+class _CtrModel(nn.Layer):
+    def __init__(self, field_sizes, num_dense, embedding_dim=8, hidden_sizes=(64, 32), dropout=0.0, sparse=False):
+        super().__init__()
+        self.embedder = FieldEmbedding(list(field_sizes), int(num_dense), int(embedding_dim), bool(sparse))
+        self.num_fields = len(field_sizes) + int(num_dense)
+        self.hidden_sizes, self.dropout = [int(h) for h in hidden_sizes], float(dropout)
+
+    def tower(self, in_features: int) -> tuple[nn.Sequential, int]:
+        out = self.hidden_sizes[-1] if self.hidden_sizes else in_features
+        return mlp(in_features, self.hidden_sizes, self.dropout), out
+
+
+class WideDeep(_CtrModel):
+    """Wide (linear over one-hot sparse and dense features) + deep (MLP over embeddings and dense values)."""
+
+    def __init__(self, field_sizes, num_dense, embedding_dim=8, hidden_sizes=(64, 32), dropout=0.0, sparse=False):
+        super().__init__(field_sizes, num_dense, embedding_dim, hidden_sizes, dropout, sparse)
+        self.wide = Linear1(self.embedder, bool(sparse))
+        width = len(field_sizes) * int(embedding_dim) + int(num_dense)
+        self.deep, out = self.tower(width)
+        self.head = nn.Linear(out, 1)
+
+    def forward(self, x):
+        rows, dense = self.embedder.split(x)
+        embedded = paddle.flatten(self.embedder.table(rows), start_axis=1)
+        deep_in = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
+        return F.sigmoid(self.wide(x) + self.head(self.deep(deep_in)))
+
+
+class DeepFM(_CtrModel):
+    """FM (first order + pairwise interactions of field embeddings) + an MLP on the same embeddings."""
+
+    def __init__(self, field_sizes, num_dense, embedding_dim=8, hidden_sizes=(64, 32), dropout=0.0, sparse=False):
+        super().__init__(field_sizes, num_dense, embedding_dim, hidden_sizes, dropout, sparse)
+        self.first = Linear1(self.embedder, bool(sparse))
+        self.deep, out = self.tower(self.num_fields * int(embedding_dim))
+        self.head = nn.Linear(out, 1)
+
+    def forward(self, x):
+        fields, _ = self.embedder(x)
+        summed = paddle.sum(fields, axis=1)
+        second = 0.5 * paddle.sum(summed * summed - paddle.sum(fields * fields, axis=1), axis=1, keepdim=True)
+        deep = self.head(self.deep(paddle.flatten(fields, start_axis=1)))
+        return F.sigmoid(self.first(x) + second + deep)
+
+
+class DCN(_CtrModel):
+    """Deep & Cross: ``x_{l+1} = x0 * (x_l . w_l) + b_l + x_l`` beside an MLP, both on [embeddings, dense]."""
+
+    def __init__(
+        self, field_sizes, num_dense, embedding_dim=8, hidden_sizes=(64, 32), dropout=0.0, sparse=False, cross_layers=2
+    ):
+        super().__init__(field_sizes, num_dense, embedding_dim, hidden_sizes, dropout, sparse)
+        width = len(field_sizes) * int(embedding_dim) + int(num_dense)
+        self.cross_w = nn.LayerList([nn.Linear(width, 1, bias_attr=False) for _ in range(int(cross_layers))])
+        self.cross_b = nn.ParameterList(
+            [self.create_parameter([width], is_bias=True) for _ in range(int(cross_layers))]
+        )
+        self.deep, out = self.tower(width)
+        self.head = nn.Linear(width + out, 1)
+
+    def forward(self, x):
+        rows, dense = self.embedder.split(x)
+        embedded = paddle.flatten(self.embedder.table(rows), start_axis=1)
+        x0 = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
+        crossed = x0
+        for w, b in zip(self.cross_w, self.cross_b, strict=True):
+            crossed = x0 * w(crossed) + b + crossed
+        return F.sigmoid(self.head(paddle.concat([crossed, self.deep(x0)], axis=1)))
+
+
+MODELS = {"WideDeep": WideDeep, "DeepFM": DeepFM, "DCN": DCN}

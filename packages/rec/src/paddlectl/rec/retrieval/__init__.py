@@ -1,0 +1,1 @@
+"""Two-tower (DSSM) retrieval on MovieLens-100k: data, model, in-batch softmax loss, metric, task."""

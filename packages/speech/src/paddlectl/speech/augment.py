@@ -1,0 +1,136 @@
+"""Training-time augmentation, as PaddleSpeech's augmentors do it, every draw from a seeded generator.
+
+On waveforms: speed perturbation (resampled with soxr, so pitch moves with speed as in Kaldi's and
+PaddleSpeech's recipes) and additive noise at a drawn signal-to-noise ratio. On features
+``(frames, bins)``: SpecAugment's time warp, frequency masks and time masks (Park et al., 2019).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from paddlectl.framework import audio
+from paddlectl.framework.errors import ConfigError
+
+
+def _check_range(name: str, low: float, high: float, floor: float = 0.0) -> None:
+    if not floor <= low <= high:
+        raise ConfigError(f"{name} must satisfy {floor} <= low <= high, got ({low}, {high})")
+
+
+def speed_perturb(
+    wave: np.ndarray, rng: np.random.Generator, speeds: Sequence[float] = (0.9, 1.0, 1.1), sample_rate: int = 16000
+) -> np.ndarray:
+    """``wave`` played at one of ``speeds`` (drawn uniformly): 1.1 is 10 % shorter and higher."""
+    if not speeds or any(s <= 0 for s in speeds):
+        raise ConfigError(f"speeds must be positive factors, got {list(speeds)}")
+    speed = float(speeds[rng.integers(len(speeds))])
+    if speed == 1.0:
+        return wave
+    return audio.resample(np.asarray(wave, np.float32), int(round(sample_rate * speed)), sample_rate)
+
+
+def noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` samples of white, pink (1/f power) or brown (1/f^2) noise with unit RMS."""
+    spectrum_slope = {"white": 0.0, "pink": 0.5, "brown": 1.0}
+    if kind not in spectrum_slope:
+        raise ConfigError(f"noise kind must be one of {sorted(spectrum_slope)}, got {kind!r}")
+    white = rng.standard_normal(n)
+    if kind != "white":
+        spectrum = np.fft.rfft(white)
+        freqs = np.maximum(np.arange(len(spectrum)), 1)
+        white = np.fft.irfft(spectrum / freqs ** spectrum_slope[kind], n)
+    return (white / max(np.sqrt(np.mean(white**2)), 1e-12)).astype(np.float32)
+
+
+def add_noise(
+    wave: np.ndarray,
+    rng: np.random.Generator,
+    snr_db: tuple[float, float] = (10.0, 30.0),
+    noise_wave: np.ndarray | None = None,
+    kind: str = "white",
+) -> np.ndarray:
+    """``wave`` plus noise scaled to a signal-to-noise ratio drawn from ``snr_db`` (a clip's noise is
+    tiled or cut to length from a drawn offset; otherwise coloured noise of ``kind`` is generated)."""
+    _check_range("snr_db", *snr_db, floor=-np.inf)
+    wave = np.asarray(wave, np.float32)
+    if noise_wave is None:
+        added = noise(kind, len(wave), rng)
+    else:
+        source = np.asarray(noise_wave, np.float32)
+        if source.size == 0 or not np.any(source):
+            raise ConfigError("the noise clip is empty or silent: give one with some signal")
+        start = int(rng.integers(len(source)))
+        added = np.resize(np.roll(source, -start), len(wave))
+    signal_power = float(np.mean(wave.astype(np.float64) ** 2))
+    noise_power = float(np.mean(added.astype(np.float64) ** 2))
+    if signal_power == 0.0:
+        return wave
+    snr = rng.uniform(*snr_db)
+    scale = np.sqrt(signal_power / (noise_power * 10 ** (snr / 10)))
+    return (wave + scale * added).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class SpecAugment:
+    """SpecAugment on ``(frames, bins)`` features: time warp up to ``max_time_warp`` frames, then
+    ``n_freq_masks`` masks of up to ``max_freq_width`` bins and ``n_time_masks`` masks of up to
+    ``max_time_width`` frames (and at most ``max_time_ratio`` of the utterance), filled with ``fill``
+    (0 for normalised features, as PaddleSpeech)."""
+
+    max_time_warp: int = 5
+    n_freq_masks: int = 2
+    max_freq_width: int = 10
+    n_time_masks: int = 2
+    max_time_width: int = 40
+    max_time_ratio: float = 0.2
+    fill: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_time_warp", "n_freq_masks", "max_freq_width", "n_time_masks", "max_time_width"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"SpecAugment.{name} must be an int >= 0, got {value!r}")
+        if not 0.0 <= self.max_time_ratio <= 1.0:
+            raise ConfigError(f"SpecAugment.max_time_ratio must be in [0, 1], got {self.max_time_ratio}")
+
+    def __call__(self, features: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        x = np.array(features, dtype=np.float32, copy=True)
+        if x.ndim != 2:
+            raise ConfigError(f"SpecAugment takes (frames, bins) features, got shape {list(x.shape)}")
+        x = self.time_warp(x, rng)
+        frames, bins = x.shape
+        for _ in range(self.n_freq_masks):
+            width = int(rng.integers(0, min(self.max_freq_width, bins) + 1))
+            start = int(rng.integers(0, bins - width + 1))
+            x[:, start : start + width] = self.fill
+        longest = min(self.max_time_width, int(self.max_time_ratio * frames))
+        for _ in range(self.n_time_masks):
+            width = int(rng.integers(0, longest + 1))
+            start = int(rng.integers(0, frames - width + 1))
+            x[start : start + width, :] = self.fill
+        return x
+
+    def time_warp(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Move a drawn centre frame by up to ``max_time_warp`` frames, stretching one side and
+        squeezing the other (linear interpolation along time, as the image resize in PaddleSpeech)."""
+        frames = x.shape[0]
+        w = self.max_time_warp
+        if w == 0 or frames <= 2 * w + 1:
+            return x
+        centre = int(rng.integers(w, frames - w))
+        target = int(rng.integers(centre - w, centre + w + 1))
+        if target == centre or target <= 0 or target >= frames:
+            return x
+        # output frame t samples input position p(t): [0, target] -> [0, centre], [target, T-1] -> [centre, T-1]
+        t = np.arange(frames, dtype=np.float64)
+        positions = np.where(
+            t <= target, t * centre / target, centre + (t - target) * (frames - 1 - centre) / (frames - 1 - target)
+        )
+        left = np.clip(np.floor(positions).astype(int), 0, frames - 1)
+        right = np.clip(left + 1, 0, frames - 1)
+        frac = (positions - left)[:, None].astype(np.float32)
+        return x[left] * (1 - frac) + x[right] * frac

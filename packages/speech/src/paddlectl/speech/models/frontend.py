@@ -1,0 +1,72 @@
+"""The recognisers' front-end, inside the model so training and serving compute the same features
+and an exported model takes raw 16 kHz audio: log-mel filter banks (``paddle.audio``'s
+``LogMelSpectrogram``, 25 ms windows every 10 ms) and a per-band normalisation whose statistics
+are learnt over the training set (BatchNorm running means and variances, i.e. global CMVN). In
+training, ``spec_augment`` settings apply SpecAugment to the normalised features (nothing before it
+is trained, so the augmented features enter the graph as data).
+
+Every clip gets ``RECEPTIVE_FIELD - 1`` hops of silence appended, so even the shortest clip fills
+the encoder's subsampling window (one encoder frame, not an error) and a program traced at any
+length is valid."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import paddlectl.framework as paddle
+from paddlectl.framework import nn
+from paddlectl.framework.audio.features import LogMelSpectrogram
+from paddlectl.framework.nn import functional as F
+
+from ..augment import SpecAugment
+from .layers import RECEPTIVE_FIELD
+
+SAMPLE_RATE = 16000
+
+
+class Frontend(nn.Layer):
+    """[B, S] waveforms in [-1, 1] -> [B, S // hop_length + 7, n_mels] normalised log-mel features."""
+
+    def __init__(
+        self,
+        n_mels: int = 80,
+        n_fft: int = 512,
+        win_length: int = 400,
+        hop_length: int = 160,
+        f_min: float = 20.0,
+        f_max: float = 7600.0,
+        amin: float = 1e-5,
+        spec_augment: dict | None = None,
+    ) -> None:
+        super().__init__()
+        self.logmel = LogMelSpectrogram(
+            sr=SAMPLE_RATE,
+            n_fft=n_fft,
+            hop_length=hop_length,
+            win_length=win_length,
+            n_mels=n_mels,
+            f_min=f_min,
+            f_max=f_max,
+            amin=amin,  # a floor at -50 dB: digital silence stays near quiet speech, not at -100 dB
+        )
+        self.cmvn = nn.BatchNorm1D(n_mels, weight_attr=False, bias_attr=False)
+        self.spec_augment = SpecAugment(**spec_augment) if spec_augment else None
+        self.n_mels, self.hop_length = n_mels, hop_length
+
+    def log_mel(self, audio):
+        """[B, S] waveforms -> [B, n_mels, frames] log-mel features, before normalisation. Nothing in
+        it is trained, so a training set may compute these once (``cache_features``)."""
+        return self.logmel(F.pad(audio, [0, (RECEPTIVE_FIELD - 1) * self.hop_length]))
+
+    def normalise(self, log_mel):
+        """[B, n_mels, frames] -> [B, frames, n_mels]: CMVN, then SpecAugment when training."""
+        features = paddle.transpose(self.cmvn(log_mel), [0, 2, 1])
+        if self.training and self.spec_augment is not None:
+            # masks (and warps) drawn from NumPy's global stream, which the trainer seeds and checkpoints
+            rng = np.random.default_rng(np.random.randint(2**31))
+            features = paddle.to_tensor(np.stack([self.spec_augment(f, rng) for f in features.numpy()]))
+        return features
+
+    def forward(self, inputs):
+        """Waveforms [B, S], or log-mel features [B, n_mels, frames] a dataset computed with ``log_mel``."""
+        return self.normalise(inputs if inputs.ndim == 3 else self.log_mel(inputs))

@@ -1,0 +1,73 @@
+"""Augmentation: seeded draws repeat, masks and warps do what they say, noise lands at its SNR."""
+
+import numpy as np
+import pytest
+
+from paddlectl.framework.errors import ConfigError
+from paddlectl.speech.augment import SpecAugment, add_noise, noise, speed_perturb
+
+
+def _tone(n=16000, freq=400.0):
+    return (0.5 * np.sin(2 * np.pi * freq * np.arange(n) / 16000)).astype(np.float32)
+
+
+def test_speed_perturbation_changes_length_and_pitch_together():
+    fast = speed_perturb(_tone(), np.random.default_rng(0), speeds=(1.25,))
+    assert len(fast) == 12800  # 1 s at 1.25x lasts 0.8 s
+    assert np.argmax(np.abs(np.fft.rfft(fast))) * 16000 / len(fast) == pytest.approx(500.0, abs=2)
+    np.testing.assert_array_equal(speed_perturb(_tone(), np.random.default_rng(0), speeds=(1.0,)), _tone())
+    with pytest.raises(ConfigError, match="positive"):
+        speed_perturb(_tone(), np.random.default_rng(0), speeds=(0.0,))
+
+
+@pytest.mark.parametrize("kind", ["white", "pink", "brown"])
+def test_noise_is_added_at_the_drawn_snr(kind):
+    wave = _tone()
+    noisy = add_noise(wave, np.random.default_rng(1), snr_db=(12.0, 12.0), kind=kind)
+    snr = 10 * np.log10(np.mean(wave.astype(float) ** 2) / np.mean((noisy - wave).astype(float) ** 2))
+    assert snr == pytest.approx(12.0, abs=1e-3)
+    again = add_noise(wave, np.random.default_rng(1), snr_db=(12.0, 12.0), kind=kind)
+    np.testing.assert_array_equal(noisy, again)
+
+
+def test_coloured_noise_has_its_slope():
+    def low_to_high(kind):
+        power = np.abs(np.fft.rfft(noise(kind, 1 << 15, np.random.default_rng(2)))) ** 2
+        return power[100:1000].mean() / power[10000:16000].mean()
+
+    assert low_to_high("white") < 2 < low_to_high("pink") < low_to_high("brown")
+
+
+def test_a_noise_clip_is_tiled_and_a_silent_one_refused():
+    clip = noise("white", 1000, np.random.default_rng(3))
+    noisy = add_noise(_tone(), np.random.default_rng(4), snr_db=(0.0, 0.0), noise_wave=clip)
+    assert noisy.shape == (16000,)
+    with pytest.raises(ConfigError, match="silent"):
+        add_noise(_tone(), np.random.default_rng(4), noise_wave=np.zeros(10))
+
+
+def test_spec_augment_masks_within_bounds_and_repeats_with_the_seed():
+    features = np.random.default_rng(5).standard_normal((200, 80)).astype(np.float32) + 10
+    aug = SpecAugment(max_time_warp=0, n_freq_masks=2, max_freq_width=10, n_time_masks=2, max_time_width=40)
+    out = aug(features, np.random.default_rng(6))
+    masked_bins = np.all(out == 0.0, axis=0).sum()
+    masked_frames = np.all(out == 0.0, axis=1).sum()
+    assert 0 < masked_bins <= 20 and 0 < masked_frames <= 80
+    kept = out != 0.0
+    np.testing.assert_array_equal(out[kept], features[kept])
+    np.testing.assert_array_equal(out, aug(features, np.random.default_rng(6)))
+    assert not np.array_equal(out, aug(features, np.random.default_rng(7)))
+
+
+def test_time_warp_moves_a_frame_and_keeps_the_ends():
+    ramp = np.repeat(np.arange(100, dtype=np.float32)[:, None], 3, axis=1)
+    warped = SpecAugment(max_time_warp=10).time_warp(ramp, np.random.default_rng(8))
+    assert warped.shape == ramp.shape and warped[0, 0] == 0 and warped[-1, 0] == 99
+    assert np.all(np.diff(warped[:, 0]) > 0) and not np.allclose(warped, ramp)
+
+
+def test_bad_settings():
+    with pytest.raises(ConfigError, match="max_freq_width"):
+        SpecAugment(max_freq_width=-1)
+    with pytest.raises(ConfigError, match=r"\(frames, bins\)"):
+        SpecAugment()(np.zeros(10), np.random.default_rng(0))
