@@ -86,7 +86,10 @@ class Builder:
 
     # ----- writing ---------------------------------------------------------------------------------
     def set(self, name: str, item) -> None:
+        """Bind ``name``; a name bound again (a Loop or Scan body's, per iteration) drops the Value
+        its earlier known array was materialized as."""
         self.env[name] = item
+        self._materialized.pop(name, None)
 
     def source(self, op_name: str, attrs: dict, shape, dtype, name: str | None = None) -> Value:
         value = self.program.new_value(shape, dtype, name)
