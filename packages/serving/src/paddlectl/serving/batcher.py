@@ -1,9 +1,11 @@
 """Dynamic batching per model: requests wait in a bounded queue and run stacked, each with a deadline.
 
 At most ``queue_size`` requests wait (queued, or in the batch being collected) before a new one is
-refused. A collector takes the first waiting request, then more while the batch is under
-``max_batch_size`` and ``max_delay_ms`` has not passed, and hands the stack to a worker thread
-(at most ``workers`` batches run at once, one predictor clone each). A request whose deadline
+refused. A collector takes the first waiting request, waits for a free worker (at most ``workers``
+batches run at once, one predictor clone each), then takes every request queued meanwhile, up to
+``max_batch_size``: under load the batch fills while the workers are busy, instead of closing
+before a worker is free. Then it waits for more while the batch is under ``max_batch_size`` and
+``max_delay_ms`` has not passed since the worker became free (Triton's max_queue_delay). A request whose deadline
 passes is answered 504 by its own handler and dropped from any batch not yet started, so a slow
 batch never holds others past their deadlines; a full queue is a 503 with Retry-After at once.
 Requests stack only with requests of the same per-row shape (a sequence model's lengths differ).
@@ -85,14 +87,17 @@ class Batcher:
             ) from None
 
     async def _next(self, timeout: float | None) -> Pending | None:
+        """The held request, else the next queued one: waiting at most ``timeout`` seconds (None: for
+        ever, 0: only what is queued now)."""
         if self._held is not None:
             held, self._held = self._held, None
             return held
+        if timeout == 0:
+            return None if self._queue.empty() else self._queue.get_nowait()
         try:
-            item = await (asyncio.wait_for(self._queue.get(), timeout) if timeout is not None else self._queue.get())
+            return await (asyncio.wait_for(self._queue.get(), timeout) if timeout is not None else self._queue.get())
         except TimeoutError:
             return None
-        return item
 
     def _waited(self, change: int) -> None:
         self._waiting += change
@@ -104,6 +109,7 @@ class Batcher:
             if first.future.done():
                 self._waited(-1)
                 continue
+            await self._slots.acquire()
             model = self._model()
             batch, rows = [first], first.rows
             close_at = time.monotonic() + self.settings.max_delay_ms / 1000.0
@@ -119,7 +125,6 @@ class Batcher:
                     break
                 batch.append(item)
                 rows += item.rows
-            await self._slots.acquire()
             self._waited(-len(batch))
             task = asyncio.get_running_loop().create_task(self._run(model, batch))
             self._running.add(task)
