@@ -42,7 +42,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"kernels"},
     {"ops"},
     {"compiler"},
-    {"optimizer", "linalg", "serialization", "distribution", "autograd"},
+    {"optimizer", "linalg", "fft", "signal", "serialization", "distribution", "autograd"},
     {"nn", "io", "metric", "amp"},
     {"distributed"},
     {"static"},

@@ -15,6 +15,7 @@ from . import (
     device,  # noqa: F401 - paddle.device
     distributed,  # noqa: F401 - paddle.distributed (mpi4py imported only when a process communicates)
     distribution,  # noqa: F401 - paddle.distribution
+    fft,  # noqa: F401 - paddle.fft
     hapi,
     inference,
     io,
@@ -24,6 +25,7 @@ from . import (
     nn,
     onnx,  # noqa: F401 - fills each op record's ONNX export rule
     optimizer,
+    signal,  # noqa: F401 - paddle.signal
     static,
     text,  # noqa: F401 - paddle.text
     utils,
@@ -34,6 +36,8 @@ from .core.allocator import retain_freed_memory as _retain_freed_memory
 from .core.autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (
     bfloat16,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,

@@ -17,8 +17,13 @@ int16 = np.dtype("int16")
 int32 = np.dtype("int32")
 int64 = np.dtype("int64")
 bool_ = np.dtype("bool")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
 
-SUPPORTED = {d.name: d for d in (float16, bfloat16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
+SUPPORTED = {
+    d.name: d
+    for d in (float16, bfloat16, float32, float64, int8, uint8, int16, int32, int64, bool_, complex64, complex128)
+}
 LOW_PRECISION = frozenset((float16, bfloat16))
 """The 16-bit floats: stored in 16 bits, computed in float32 by the kernels (``core.dispatch``)."""
 
@@ -63,13 +68,25 @@ def is_floating(dtype: np.dtype) -> bool:
     return dtype.kind == "f" or dtype == bfloat16  # ml_dtypes' bfloat16 is NumPy kind "V"
 
 
+def complex_of(dtype: np.dtype) -> np.dtype:
+    """The complex dtype holding ``dtype``'s values: complex128 for float64, else complex64 (Paddle's pairing)."""
+    return complex128 if dtype in (float64, complex128) else complex64
+
+
+def real_of(dtype: np.dtype) -> np.dtype:
+    """The float dtype of a complex dtype's parts (a real dtype is its own)."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
 def as_array(value, dtype=None) -> np.ndarray:
-    """A Python scalar, list or array as an ndarray, with Paddle's default float dtype for floats."""
+    """A Python scalar, list or array as an ndarray, with Paddle's default float dtype for floats
+    (and its complex partner for Python complex numbers)."""
     if dtype is not None:
         return np.asarray(value, dtype=convert_dtype(dtype))
     array = np.asarray(value)
-    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
-        array = array.astype(convert_dtype(None))
+    if not isinstance(value, np.ndarray) and array.dtype in (float64, complex128):
+        target = convert_dtype(None)
+        array = array.astype(target if array.dtype == float64 else complex_of(target))
     return array
 
 

@@ -155,7 +155,7 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="       ", **array_options())
+        body = np.array2string(self._data, separator=", ", prefix="       ", **array_options(self._data))
         return (
             f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
             f"stop_gradient={self.stop_gradient},\n       {body})"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dtype import as_array, is_floating
+from ..core.dtype import as_array, complex_of, is_floating
 from ..core.tensor import Tensor
 
 
@@ -40,6 +40,8 @@ def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
         elif isinstance(value, bool) or (isinstance(value, int) and dtype.kind == "b"):
             dtype = dtype if dtype.kind != "b" else np.dtype("int64")
         return constant(value, dtype)
+    if like is not None and isinstance(value, complex):  # x * 1j: complex at x's precision, as in Paddle
+        return constant(value, complex_of(like.dtype))
     return constant(value)
 
 
@@ -48,8 +50,8 @@ def tensor_args(*values):
     tensors meeting a float tensor become that float dtype (Paddle's promotion, not NumPy's float64)."""
     like = next((v for v in values if isinstance(v, Tensor)), None)
     tensors = tuple(to_tensor_like(v, like) for v in values)
-    floats = [t.dtype for t in tensors if is_floating(t.dtype)]
+    floats = [t.dtype for t in tensors if is_floating(t.dtype) or t.dtype.kind == "c"]
     if floats and len(floats) < len(tensors):
         target = np.result_type(*floats)
-        tensors = tuple(t if is_floating(t.dtype) else t.astype(target) for t in tensors)
+        tensors = tuple(t if is_floating(t.dtype) or t.dtype.kind == "c" else t.astype(target) for t in tensors)
     return tensors

@@ -44,15 +44,39 @@ def _needed(ctx, ga, gb):
     return (ga() if n[0] else None, gb() if n[1] else None)
 
 
+def _complex_sample(rng):
+    return Sample((rng.uniform(-2, 2, (3, 4)) + 1j * rng.uniform(-2, 2, (3, 4)),))
+
+
+conj_op = OpDef(
+    "conj",
+    lambda ctx, x: np.conj(x),
+    lambda ctx, g: conj_op(g),
+    same_as_first,
+    ELEMENTWISE,
+    exempt={"compile": "its input is complex, and fused kernels compute in one float type"},
+    samples=lambda rng: [_complex_sample(rng)],
+)
+
+
+def conj_if_complex(t: Tensor) -> Tensor:
+    """``t`` conjugated where complex: a holomorphic op's vjp multiplies ``g`` by the conjugate of its
+    derivative, so that a real loss's gradient comes back as ``dL/dRe + i dL/dIm`` (Paddle's convention)."""
+    return conj_op(t) if t.dtype.kind == "c" else t
+
+
 add = _binary("add", np.add, lambda g, a, b, ctx: (g, g), "{x} + {y}")
 subtract = _binary("subtract", np.subtract, lambda g, a, b, ctx: _needed(ctx, lambda: g, lambda: -g), "{x} - {y}")
 multiply = _binary(
-    "multiply", np.multiply, lambda g, a, b, ctx: _needed(ctx, lambda: g * b, lambda: g * a), "{x} * {y}"
+    "multiply",
+    np.multiply,
+    lambda g, a, b, ctx: _needed(ctx, lambda: g * conj_if_complex(b), lambda: g * conj_if_complex(a)),
+    "{x} * {y}",
 )
 divide = _binary(
     "divide",
     np.divide,
-    lambda g, a, b, ctx: _needed(ctx, lambda: g / b, lambda: -g * ctx.output(0) / b),
+    lambda g, a, b, ctx: _needed(ctx, lambda: g / conj_if_complex(b), lambda: -g * conj_if_complex(ctx.output(0) / b)),
     "{x} / {y}",
 )
 
@@ -114,7 +138,10 @@ def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, **record) -> 
         x = ctx.input(0)
         if derivative is None:
             return constant(np.zeros(x._data.shape, dtype=g.dtype))
-        return g * derivative(x, lambda: ctx.output(0))
+        local = derivative(x, lambda: ctx.output(0))
+        # holomorphic on a complex input (a complex output): the conjugate derivative; a real-valued
+        # function of z (abs) already gives dL/dRe + i dL/dIm
+        return g * (conj_if_complex(local) if g.dtype.kind == "c" else local)
 
     return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, **record)
 
@@ -203,9 +230,15 @@ def _cast_infer(x, dtype):
     return Spec(x.shape, np.dtype(dtype))
 
 
+def _cast_forward(ctx, x, dtype):
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = x.real  # Paddle keeps the real part (and so does a real input's gradient from a complex one)
+    return x.astype(dtype, copy=False)
+
+
 cast_op = OpDef(
     "cast",
-    lambda ctx, x, dtype: x.astype(dtype, copy=False),
+    _cast_forward,
     lambda ctx, g: cast_op(g, dtype=ctx.input(0).dtype.name),
     _cast_infer,
     ELEMENTWISE,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtype import real_of
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
@@ -334,7 +335,7 @@ svd_op = OpDef("svd", _svd_forward, _svd_vjp, _svd_infer, OPAQUE, samples=_recta
 def _eigh_forward(ctx, x, UPLO="L"):  # noqa: N803 - Paddle's name
     _square("eigh", x.shape)
     w, v = np.linalg.eigh(x, UPLO=UPLO)
-    return w.astype(x.dtype, copy=False), v.astype(x.dtype, copy=False)
+    return w.astype(real_of(x.dtype), copy=False), v.astype(x.dtype, copy=False)  # Hermitian: real eigenvalues
 
 
 def _eigh_vjp(ctx, gw, gv):
@@ -351,7 +352,7 @@ def _eigh_vjp(ctx, gw, gv):
 
 def _eigh_infer(x: Spec, UPLO="L"):  # noqa: N803
     _square("eigh", x.shape)
-    return Spec(tuple(x.shape[:-1]), x.dtype), x
+    return Spec(tuple(x.shape[:-1]), real_of(np.dtype(x.dtype))), x
 
 
 eigh_op = OpDef(

@@ -10,6 +10,7 @@ from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from .broadcast import sum_to
+from .elementwise import conj_if_complex
 from .reduce import sum as reduce_sum
 from .shape import reshape, transpose
 
@@ -55,7 +56,7 @@ def _matmul_vjp(ctx, g):
     x, y = ctx.input(0), ctx.input(1)
     tx = ctx.attrs.get("transpose_x", False) and x.ndim > 1
     ty = ctx.attrs.get("transpose_y", False) and y.ndim > 1
-    x2, y2 = _as_matrix(x, True), _as_matrix(y, False)
+    x2, y2 = conj_if_complex(_as_matrix(x, True)), conj_if_complex(_as_matrix(y, False))
     if x.ndim == 1 or y.ndim == 1:  # give g the rows/columns a vector operand dropped
         batch = g.shape[: g.ndim - (x.ndim > 1) - (y.ndim > 1)]
         g = reshape(g, [*batch, x2.shape[-1] if tx else x2.shape[-2], y2.shape[-2] if ty else y2.shape[-1]])
