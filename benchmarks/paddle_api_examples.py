@@ -48,6 +48,7 @@ MODULES = [
     "paddle.signal",
     "paddle.sparse",
     "paddle.sparse.nn",
+    "paddle.sparse.nn.functional",
     "paddle.distribution",
 ]
 WORKER = Path(__file__).resolve().parent / "_api_examples" / "worker.py"

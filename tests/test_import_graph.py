@@ -43,7 +43,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"ops"},
     {"compiler"},
     {"optimizer", "linalg", "fft", "signal", "serialization", "distribution", "autograd"},
-    {"nn", "io", "metric", "amp"},
+    {"nn", "io", "metric", "amp", "sparse"},
     {"distributed"},
     {"static"},
     {"onnx.export", "onnx.emitters", "onnx.dependency"},

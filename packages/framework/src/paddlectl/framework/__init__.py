@@ -26,6 +26,7 @@ from . import (
     onnx,  # noqa: F401 - fills each op record's ONNX export rule
     optimizer,
     signal,  # noqa: F401 - paddle.signal
+    sparse,  # noqa: F401 - paddle.sparse (also attaches Tensor.to_sparse_coo/to_sparse_csr)
     static,
     text,  # noqa: F401 - paddle.text
     utils,

@@ -42,3 +42,8 @@ class OnnxImportError(ConversionError):
 class ResourceError(PaddlectlError, MemoryError):
     """A run needs more memory than the machine gives (inputs too large for the model, or a model that
     declares huge intermediate values); the message says which inputs."""
+
+
+class LayoutError(PaddlectlError, TypeError):
+    """A sparse (COO/CSR) tensor reached an op that reads dense arrays only, or a sparse op received a
+    layout it does not take; the message names the conversion (``to_dense``, ``to_sparse_coo``)."""

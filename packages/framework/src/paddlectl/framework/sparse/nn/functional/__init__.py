@@ -1,0 +1,9 @@
+"""``paddle.sparse.nn.functional``."""
+
+from .activation import leaky_relu, relu, relu6, softmax
+from .conv import conv2d, conv3d, subm_conv2d, subm_conv3d
+from .pooling import max_pool3d
+
+__all__ = [
+    "conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "max_pool3d", "relu", "relu6", "leaky_relu", "softmax",
+]  # fmt: skip
