@@ -1,11 +1,11 @@
-"""ONNX's DFT (opsets 17 and 20: forward/inverse, one-sided, ``dft_length``) as matmuls with
-constant cosine/sine matrices.
+"""ONNX's DFT (opsets 17 and 20: forward/inverse, one-sided, ``dft_length``) on the framework's
+FFT ops (ops/fft.py), the ones ``paddle.fft`` and ``paddle.signal`` run.
 
-The framework has no complex dtype, and ONNX carries complex values as a trailing (real, imag)
-axis anyway, so a DFT along a fixed-length axis is two real matrix products per output part:
-``(re + i im) e^(+-i theta)``. Zero padding or truncation to ``dft_length`` and the one-sided forms
-(rfft; irfft with its doubled weights for the bins that stand for two) are folded into the
-matrices, built in float64 and cast to the input's dtype."""
+ONNX carries complex values as a trailing (real, imag) axis, so the signal is ``as_complex``'d (or,
+with one component, taken as real), zero-padded or truncated to ``dft_length`` along the axis, sent
+through ``fft_c2c`` (``fft_r2c`` for a real one-sided forward, ``fft_c2r`` for a one-sided inverse,
+whose result is real) with the unscaled forward and ``1/n`` inverse ONNX specifies, and turned back
+into pairs (``as_real``) or one component."""
 
 from __future__ import annotations
 
@@ -15,23 +15,6 @@ from ...errors import ConversionError
 from .base import Rule, arg, dtype_of, item, known_list
 
 _ALL = ["slice", None, None, None]
-
-
-def _matrices(n_in: int, length: int, inverse: bool, onesided: bool) -> tuple:
-    """(A_re, B_re, A_im, B_im): out_re = re @ A_re + im @ B_re, out_im = re @ A_im + im @ B_im
-    (A_im None for the real-output irfft)."""
-    if inverse and onesided:
-        k, t = np.arange(n_in)[:, None], np.arange(length)[None, :]
-        theta = 2 * np.pi * k * t / length
-        weight = np.where((k == 0) | (2 * k == length), 1.0, 2.0) * (k <= length // 2)
-        return weight * np.cos(theta) / length, -weight * np.sin(theta) / length, None, None
-    m = length // 2 + 1 if onesided else length
-    t, k = np.arange(n_in)[:, None], np.arange(m)[None, :]
-    theta = 2 * np.pi * t * k / length
-    inside = t < length  # samples past dft_length are truncated away
-    c, s = np.cos(theta) * inside, np.sin(theta) * inside
-    sign, scale = (1.0, 1.0 / length) if inverse else (-1.0, 1.0)
-    return c * scale, -sign * s * scale, sign * s * scale, c * scale
 
 
 def _axis(b, node, a, opset: int, r: int) -> int:
@@ -46,6 +29,15 @@ def _axis(b, node, a, opset: int, r: int) -> int:
     return axis
 
 
+def _resized(b, x, axis: int, r: int, size: int, now: int):
+    """``x`` zero-padded or truncated to ``size`` entries along ``axis`` (``dft_length``)."""
+    if size == now:
+        return x
+    pads = [[0, 0]] * r
+    pads[axis] = [0, size - now]
+    return b.op("pad", [x], pads=pads, mode="constant", value=0.0)[0]
+
+
 def _dft(b, node, a, opset):
     x = node.input[0]
     shape = item(b, x).shape
@@ -57,26 +49,28 @@ def _dft(b, node, a, opset):
     inverse, onesided = bool(a.get("inverse", 0)), bool(a.get("onesided", 0))
     given = known_list(b, node, 1, "the DFT dft_length") if arg(node, 1) else None
     length = int(given[0]) if given else (2 * (n_in - 1) if inverse and onesided else n_in)
-    dt = dtype_of(b, x)
-    perm = [i for i in range(r - 1) if i != axis] + [axis]
-    back = list(np.argsort(perm))
-
-    def part(i: int):
-        (p,) = b.op("getitem", [x], spec=[_ALL] * (r - 1) + [["int", i]])
-        return b.op("transpose", [p], perm=perm)[0]
-
-    parts = [part(0)] + ([part(1)] if shape[-1] == 2 else [])
-    mats = _matrices(n_in, length, inverse, onesided)
-
-    def combine(a_mat, b_mat):
-        out = b.op("matmul", [parts[0], a_mat.astype(dt)])[0]
-        if len(parts) == 2:
-            out = b.op("add", [out, b.op("matmul", [parts[1], b_mat.astype(dt)])[0]])[0]
-        (out,) = b.op("transpose", [out], perm=back)
-        return b.op("getitem", [out], spec=[_ALL] * (r - 1) + [["none"]])[0]
-
-    outs = [combine(mats[0], mats[1])] + ([] if mats[2] is None else [combine(mats[2], mats[3])])
-    return outs if len(outs) == 1 else b.op("concat", outs, axis=r - 1)
+    if shape[-1] == 2:
+        (signal,) = b.op("as_complex", [x])
+    else:
+        (signal,) = b.op("getitem", [x], spec=[_ALL] * (r - 1) + [["int", 0]])
+    axes, norm = [axis], "backward"  # ONNX: the forward unscaled, the inverse by 1/n
+    complex_dtype = "complex128" if np.dtype(dtype_of(b, x)) == np.float64 else "complex64"
+    if inverse and onesided:
+        if shape[-1] == 1:
+            (signal,) = b.op("cast", [signal], dtype=complex_dtype)
+        signal = _resized(b, signal, axis, r - 1, length // 2 + 1, n_in)
+        (out,) = b.op("fft_c2r", [signal], axes=axes, norm=norm, forward=False, last_dim_size=length)
+        return b.op("unsqueeze", [out], axes=[r - 1])
+    signal = _resized(b, signal, axis, r - 1, length, n_in)
+    if shape[-1] == 1 and onesided:
+        (out,) = b.op("fft_r2c", [signal], axes=axes, norm=norm, forward=True, onesided=True)
+    else:
+        if shape[-1] == 1:
+            (signal,) = b.op("cast", [signal], dtype=complex_dtype)
+        (out,) = b.op("fft_c2c", [signal], axes=axes, norm=norm, forward=not inverse)
+        if onesided:
+            out = _resized(b, out, axis, r - 1, length // 2 + 1, length)
+    return b.op("as_real", [out])
 
 
 RULES = {"DFT": Rule(_dft, frozenset({"axis", "inverse", "onesided"}), since=17)}
