@@ -35,6 +35,7 @@ def run_body(b, graph, bindings: dict, opset: int, table: dict) -> list:
     try:
         for node in graph.node:
             if node.op_type not in table:
+                b.node = outer  # named by the node that holds the subgraph
                 raise ConversionError(f"{b.where()}: its subgraph holds {node.op_type}, which has no import rule")
             b.node = node
             outs = table[node.op_type].convert(b, node, attrs_of(node), opset)
