@@ -11,6 +11,7 @@ import numpy as np
 from ..core.op import OPAQUE, REDUCE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axes, normalize_axis
 from ..core.tensor import Tensor
+from ..errors import ShapeError
 from . import elementwise as ew
 from ._util import constant
 from .elementwise import exp, sqrt
@@ -117,10 +118,23 @@ def _mean_vjp(ctx, g):
 mean_op = OpDef("mean", _mean_forward, _mean_vjp, reduce_infer(), REDUCE, expr=("0.0", "{acc} + {v}", "{acc} / {n}"))
 
 
+def _refuse_empty(name: str, x: np.ndarray, axes) -> None:
+    """An extremum (or its index) of no elements does not exist: Paddle refuses max/min so, and
+    returns uninitialised memory for amax/argmax; every one of them is refused here."""
+    sizes = x.shape if axes is None else [x.shape[a] for a in np.atleast_1d(axes)]
+    if 0 in sizes:
+        where = "all axes" if axes is None else f"axis {', '.join(str(a) for a in np.atleast_1d(axes))}"
+        raise ShapeError(
+            f"{name}: cannot reduce an input of shape {list(x.shape)} over {where}, which has no elements; "
+            "check that the input is not empty, or reduce over non-empty axes"
+        )
+
+
 def _extremum(name: str, fn, keep: str):
     """max/min; ``keep`` is the comparison under which the accumulator stays (NaN stays too)."""
 
     def forward(ctx, x, axis=None, keepdim=False):
+        _refuse_empty(name, x, axis)
         return np.asarray(fn(x, axis=axis, keepdims=keepdim))
 
     def vjp(ctx, g):
@@ -171,10 +185,12 @@ var_op = OpDef("var", _var_forward, _var_vjp, reduce_infer(), REDUCE, exempt=UNF
 
 
 def _logsumexp_forward(ctx, x, axis=None, keepdim=False):
-    m = np.max(x, axis=axis, keepdims=True)
+    """Over no elements the sum is 0 and its log -inf, as Paddle gives."""
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0)
     s = np.sum(np.exp(x - m), axis=axis, keepdims=True)
-    out_k = np.log(s) + m
+    with np.errstate(divide="ignore"):
+        out_k = np.log(s) + m
     out = out_k if keepdim else (out_k.reshape(()) if axis is None else np.squeeze(out_k, axis=axis))
     return out.astype(x.dtype, copy=False)
 
@@ -196,6 +212,7 @@ def _arg_infer(x: Spec, axis=None, keepdim=False, dtype="int64") -> Spec:
 
 def _argext(name: str, fn):
     def forward(ctx, x, axis=None, keepdim=False, dtype="int64"):
+        _refuse_empty(name, x, axis)
         if axis is None:
             out = np.asarray(fn(x.reshape(-1)))
             return out.reshape((1,) * x.ndim if keepdim else ()).astype(dtype)
