@@ -87,3 +87,24 @@ def test_eigh_of_hermitian_input_has_real_eigenvalues(real_paddle):
     assert w.dtype == ours.float32 and str(theirs.dtype) == "paddle.float32"
     np.testing.assert_allclose(w.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
     assert ours.linalg.eigvalsh(ours.to_tensor(h)).dtype == ours.float64
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda z: ours.maximum(z, z),
+        lambda z: ours.max(z),
+        lambda z: ours.argmin(z),
+        lambda z: ours.sort(z),
+        lambda z: ours.argsort(z),
+        lambda z: ours.topk(z, 1),
+        lambda z: ours.clip(z, 0.0, 1.0),
+        lambda z: ours.floor(z),
+        lambda z: ours.nn.functional.relu(z),
+        lambda z: ours.nn.functional.softmax(z),
+    ],
+)
+def test_ops_without_complex_kernels_refuse_complex_input_by_type(call):
+    # Paddle 3.3.1 has no complex kernel for these either (its error is a kernel-not-found RuntimeError)
+    with pytest.raises(DTypeError, match="complex64|floating-point"):
+        call(ours.to_tensor(Z.astype("complex64")))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.dtype import as_array, complex_of, is_floating
 from ..core.tensor import Tensor
+from ..errors import DTypeError
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
@@ -19,6 +20,27 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
     return grad
+
+
+def refuse_complex(op: str, *arrays) -> None:
+    """A typed error for a complex input to an op that orders or rounds values (max, sort, clip,
+    floor, remainder...): complex numbers have no order, and Paddle has no complex kernel for these."""
+    for a in arrays:
+        if a is not None and a.dtype.kind == "c":
+            raise DTypeError(
+                f"{op} does not take complex tensors (got {a.dtype.name}): complex numbers have no order; "
+                "apply it to paddle.abs(x), paddle.real(x) or paddle.imag(x)"
+            )
+
+
+def real_only(op: str, fn):
+    """``fn`` on arrays, refusing complex ones (``refuse_complex``)."""
+
+    def run(*arrays, **kwargs):
+        refuse_complex(op, *arrays)
+        return fn(*arrays, **kwargs)
+
+    return run
 
 
 def constant(value, dtype=None) -> Tensor:

@@ -9,7 +9,7 @@ from ..core.shapes import broadcast_shapes, compare, elementwise, same_as_first
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from ..kernels.codegen import lit
-from ._util import constant, tensor_args
+from ._util import constant, real_only, refuse_complex, tensor_args
 from .broadcast import sum_to
 
 # ----- binary arithmetic ---------------------------------------------------------------------
@@ -92,13 +92,13 @@ def _pow_grads(g, a, b, ctx):
 elementwise_pow = _binary("elementwise_pow", np.power, _pow_grads, "{x} ** {y}")
 maximum = _binary(
     "maximum",
-    np.maximum,
+    real_only("maximum", np.maximum),
     lambda g, a, b, ctx: _needed(ctx, lambda: g * (a >= b), lambda: g * (a < b)),
     "max({x}, {y}) if {y} == {y} else {y}",  # NaN in either propagates, as np.maximum
 )
 minimum = _binary(
     "minimum",
-    np.minimum,
+    real_only("minimum", np.minimum),
     lambda g, a, b, ctx: _needed(ctx, lambda: g * (a <= b), lambda: g * (a > b)),
     "min({x}, {y}) if {y} == {y} else {y}",
 )
@@ -113,8 +113,8 @@ def _integers(rng):
 
 
 _FLOORED = {"compile": "no NaN-safe floor in the kernel grammar: Numba's math.floor returns an integer"}
-floor_divide = _nondiff_binary("floor_divide", np.floor_divide, exempt=_FLOORED)
-remainder = _nondiff_binary("remainder", np.mod, exempt=_FLOORED)
+floor_divide = _nondiff_binary("floor_divide", real_only("floor_divide", np.floor_divide), exempt=_FLOORED)
+remainder = _nondiff_binary("remainder", real_only("remainder", np.mod), exempt=_FLOORED)
 equal = _nondiff_binary("equal", np.equal, compare)
 not_equal = _nondiff_binary("not_equal", np.not_equal, compare)
 less_than = _nondiff_binary("less_than", np.less, compare)
@@ -173,10 +173,10 @@ sinh = unary("sinh", np.sinh, lambda x, o: cosh(x), expr="math.sinh({x})")
 cosh = unary("cosh", np.cosh, lambda x, o: sinh(x), expr="math.cosh({x})")
 tanh = unary("tanh", np.tanh, lambda x, o: 1 - o() * o(), expr="math.tanh({x})")
 _INTEGRAL = {"compile": "no NaN-safe scalar form: Numba's math.floor/ceil/trunc return integers"}
-floor = unary("floor", np.floor, exempt=_INTEGRAL)
-ceil = unary("ceil", np.ceil, exempt=_INTEGRAL)
+floor = unary("floor", real_only("floor", np.floor), exempt=_INTEGRAL)
+ceil = unary("ceil", real_only("ceil", np.ceil), exempt=_INTEGRAL)
 round = unary("round", np.round, exempt={"compile": "NumPy rounds halves to even; no such scalar function"})  # noqa: A001
-trunc = unary("trunc", np.trunc, exempt=_INTEGRAL)
+trunc = unary("trunc", real_only("trunc", np.trunc), exempt=_INTEGRAL)
 sign = unary("sign", np.sign, expr="T(1.0) if {x} > T(0.0) else (T(-1.0) if {x} < T(0.0) else {x})")
 
 
@@ -276,6 +276,11 @@ where_op = OpDef(
 )
 
 
+def _clip_forward(ctx, x, min=None, max=None):  # noqa: A002 - Paddle's names
+    refuse_complex("clip", x)
+    return np.clip(x, min, max).astype(x.dtype, copy=False)
+
+
 def _clip_vjp(ctx, g):
     """``g`` where ``min <= x <= max`` (Paddle's convention at the bounds), else 0."""
     x = ctx.input(0)
@@ -305,7 +310,7 @@ def _clip_samples(rng):
 
 clip_op = OpDef(
     "clip",
-    lambda ctx, x, min=None, max=None: np.clip(x, min, max).astype(x.dtype, copy=False),  # noqa: A006
+    _clip_forward,
     _clip_vjp,
     same_as_first,
     ELEMENTWISE,

@@ -13,7 +13,7 @@ from ..core.shapes import normalize_axes, normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from . import elementwise as ew
-from ._util import constant
+from ._util import constant, refuse_complex
 from .elementwise import exp, sqrt
 from .shape import reshape
 
@@ -135,6 +135,7 @@ def _extremum(name: str, fn, keep: str):
 
     def forward(ctx, x, axis=None, keepdim=False):
         _refuse_empty(name, x, axis)
+        refuse_complex(name, x)
         return np.asarray(fn(x, axis=axis, keepdims=keepdim))
 
     def vjp(ctx, g):
@@ -213,6 +214,7 @@ def _arg_infer(x: Spec, axis=None, keepdim=False, dtype="int64") -> Spec:
 def _argext(name: str, fn):
     def forward(ctx, x, axis=None, keepdim=False, dtype="int64"):
         _refuse_empty(name, x, axis)
+        refuse_complex(name, x)
         if axis is None:
             out = np.asarray(fn(x.reshape(-1)))
             return out.reshape((1,) * x.ndim if keepdim else ()).astype(dtype)

@@ -9,11 +9,13 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axis
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ._util import refuse_complex
 from .index import _along_grad
 
 
 def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable sort order along ``axis``; descending keeps equal entries in their original order too."""
+    refuse_complex("sort", x)
     if not descending:
         return np.argsort(x, axis=axis, kind="stable")
     n = x.shape[axis]
@@ -82,6 +84,7 @@ def _topk_order(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
 
 
 def _topk_forward(ctx, x, k, axis, largest):
+    refuse_complex("topk", x)
     order = _topk_order(x, k, axis, largest)
     return np.take_along_axis(x, order, axis), order.astype(np.int64)
 
