@@ -11,4 +11,11 @@ Only the emitters load with the framework (they need no ``onnx`` package); the r
 (an optional extra) when first used.
 """
 
-from . import emitters, more_emitters, rnn_emitter  # noqa: F401 - fill each op record's onnx_export
+from . import (  # noqa: F401 - fill each op record's onnx_export
+    emitters,
+    index_emitters,
+    integer_emitters,
+    more_emitters,
+    norm_emitters,
+    rnn_emitter,
+)

@@ -171,11 +171,7 @@ def _reduce(onnx_op: str):
         if rest.get("dtype") is not None:
             raise ConversionError(f"{op.name}: dtype= has no ONNX form here")
         axes = None if axis is None else [int(a) for a in (axis if isinstance(axis, tuple | list) else (axis,))]
-        if onnx_op == "ReduceSum":
-            e.node(onnx_op, [ins[0]] + ([e.const(np.array(axes, np.int64), "axes")] if axes else []), out,
-                   keepdims=int(keepdim))  # fmt: skip
-        else:
-            e.node(onnx_op, ins, out, keepdims=int(keepdim), **({"axes": axes} if axes else {}))
+        e.reduce(onnx_op, ins[0], axes or None, out, keepdim)
 
     return emit
 

@@ -1,5 +1,5 @@
-"""Program -> ONNX (opset 17): ``program_to_onnx`` and ``export_onnx`` (what ``jit.save(format="onnx")``
-and ``paddlectl export --format onnx`` call).
+"""Program -> ONNX (opset 17, or the newer one an op needs): ``program_to_onnx`` and ``export_onnx``
+(what ``jit.save(format="onnx")`` and ``paddlectl export --format onnx`` call).
 
 Every op of the program is mapped onto standard ONNX nodes by the emitter in its record
 (``REGISTRY[name].onnx_export``, written in ``emitters.py``); weights
@@ -24,17 +24,46 @@ from .dependency import onnx
 helper, numpy_helper = onnx.helper, onnx.numpy_helper
 
 OPSET = 17
+"""The opset written unless an op needs a newer one (``Emitter.require``): runtimes deployed today
+all read 17."""
+
+
+class _NewerOpset(Exception):
+    """Internal: an emitter needs ``opset``; the program is emitted again at it."""
+
+    def __init__(self, opset: int) -> None:
+        self.opset = opset
 
 
 class Emitter:
     """What an emitter writes through: collects nodes and initializers; ``name(value)`` is a value's
-    ONNX tensor name."""
+    ONNX tensor name, ``opset`` the default-domain opset being written."""
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, opset: int = OPSET) -> None:
         self.program = program
+        self.opset = opset
         self.nodes: list = []
         self.initializers: list = []
         self._count = 0
+
+    def require(self, opset: int) -> None:
+        """The op being emitted exists from ``opset`` on (BitwiseAnd 18, CumProd 26): the whole model
+        is then written at that opset."""
+        if opset > self.opset:
+            raise _NewerOpset(opset)
+
+    def reduce(self, op_type: str, x: str, axes, outputs: list | None = None, keepdims: bool = False) -> list[str]:
+        """A ``Reduce*`` node over ``axes`` (None: all), which take them as an attribute before opset
+        18 (ReduceSum: 13) and as an input from it."""
+        as_input = self.opset >= (13 if op_type == "ReduceSum" else 18)
+        if axes is None:
+            return self.node(op_type, [x], outputs, keepdims=int(keepdims))
+        axes = [int(a) for a in axes]
+        if as_input:
+            return self.node(
+                op_type, [x, self.const(np.array(axes, np.int64), "axes")], outputs, keepdims=int(keepdims)
+            )
+        return self.node(op_type, [x], outputs, axes=axes, keepdims=int(keepdims))
 
     @staticmethod
     def name(value) -> str:
@@ -59,6 +88,13 @@ class Emitter:
         """The ONNX element type of a NumPy dtype."""
         return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
+    def as_type(self, name: str, value, *dtypes) -> str:
+        """``name`` (the tensor of IR value ``value``) cast to ``dtypes[0]`` unless its dtype is one of
+        ``dtypes`` (the types an ONNX op takes there)."""
+        if np.dtype(value.dtype) in [np.dtype(d) for d in dtypes]:
+            return name
+        return self.node("Cast", [name], to=self.dtype_code(dtypes[0]))[0]
+
     def node(self, op_type: str, inputs: list, outputs: list | None = None, **attrs) -> list[str]:
         outputs = outputs or [self.fresh(op_type.lower())]
         self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs), name=self.fresh(op_type), **attrs))
@@ -77,8 +113,8 @@ def _value_info(name: str, value):
 
 
 def program_to_onnx(program: Program, input_names=None, output_names=None, metadata=None) -> onnx.ModelProto:
-    """The ONNX model of ``program`` (checked with ``onnx.checker``); ConversionError names every op
-    that has no ONNX form."""
+    """The ONNX model of ``program`` (checked with ``onnx.checker``) at opset 17 or the newest opset
+    one of its ops needs; ConversionError names every op that has no ONNX form."""
     missing = sorted({op.name for op in program.walk() if op.name not in ("input", "param", "constant")
                       and _emitter(op.name) is None})  # fmt: skip
     if missing:
@@ -89,7 +125,32 @@ def program_to_onnx(program: Program, input_names=None, output_names=None, metad
             f"export to ONNX: op(s) {missing} have no ONNX form ({where}); keep them out of the exported "
             f"function or export the paddlectl format instead (jit.save(..., format='paddlectl'))"
         )
-    e = Emitter(program)
+    opset = OPSET
+    while True:
+        try:
+            e, inputs, outputs = _emit(program, opset, input_names, output_names)
+            break
+        except _NewerOpset as newer:
+            opset = newer.opset
+    graph = helper.make_graph(e.nodes, "paddlectl", inputs, outputs, initializer=e.initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="paddlectl")
+    model.ir_version = max(8, helper.find_min_ir_version_for([helper.make_opsetid("", opset)]))
+    for key, value in (metadata or {}).items():
+        model.metadata_props.add(key=str(key), value=str(value))
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise ConversionError(
+            f"export to ONNX: the written model fails onnx.checker ({first}); an op above has no ONNX opset-{opset} "
+            "form for these dtypes: cast to float32 before it, or export the paddlectl format"
+        ) from None
+    return model
+
+
+def _emit(program: Program, opset: int, input_names, output_names) -> tuple:
+    """(Emitter holding every node and initializer, graph inputs, graph outputs) at ``opset``."""
+    e = Emitter(program, opset)
     inputs = []
     feeds = dict(zip(program.input_names, input_names or program.input_names, strict=True))
     renamed = {}
@@ -117,20 +178,7 @@ def program_to_onnx(program: Program, input_names=None, output_names=None, metad
     for name, v in zip(names, program.outputs, strict=True):
         e.node("Identity", [v.name], [name])
         outputs.append(_value_info(name, v))
-    graph = helper.make_graph(e.nodes, "paddlectl", inputs, outputs, initializer=e.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="paddlectl")
-    model.ir_version = 8
-    for key, value in (metadata or {}).items():
-        model.metadata_props.add(key=str(key), value=str(value))
-    try:
-        onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise ConversionError(
-            f"export to ONNX: the written model fails onnx.checker ({first}); an op above has no ONNX opset-{OPSET} "
-            "form for these dtypes: cast to float32 before it, or export the paddlectl format"
-        ) from None
-    return model
+    return e, inputs, outputs
 
 
 def export_onnx(program: Program, path, input_names=None, output_names=None, metadata=None) -> str:

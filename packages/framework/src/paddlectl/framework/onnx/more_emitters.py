@@ -1,7 +1,7 @@
 """Export rules for ops the importer maps onto and ``emitters.py`` did not cover: trigonometric and
 test functions, comparisons and logic, the exponential-linear activations, arg-reductions, flips,
-triangles, ``einsum``/``det``/``prod``, gathers and splits; each one ONNX opset-17 node or a short
-composition. With them an imported model exports back (``round_trip.py`` checks each op type).
+triangles, ``einsum``/``det``/``prod``, gathers and splits, cumulative sums and products; each one
+ONNX opset-17 node or a short composition (CumProd: opset 26). With them an imported model exports back (``round_trip.py`` checks each op type).
 """
 
 from __future__ import annotations
@@ -129,8 +129,8 @@ def _einsum(e, op, ins, out, equation):
 
 @emits("prod")
 def _prod(e, op, ins, out, axis=None, keepdim=False):
-    axes = {} if axis is None else {"axes": [int(a) for a in (axis if isinstance(axis, list | tuple) else [axis])]}
-    e.node("ReduceProd", ins, out, keepdims=int(keepdim), **axes)
+    axes = None if axis is None else [int(a) for a in (axis if isinstance(axis, list | tuple) else [axis])]
+    e.reduce("ReduceProd", ins[0], axes, out, keepdim)
 
 
 @emits("gather")
@@ -158,13 +158,17 @@ def _log_base(e, op, ins, out):
     e.node("Div", [e.node("Log", ins)[0], e.const(np.array(np.log(base), op.inputs[0].dtype), "log_base")], out)
 
 
-@emits("cumsum")
-def _cumsum(e, op, ins, out, axis):
-    """Integers sum in int64 here (NumPy's rule), in their own type in ONNX: cast to the output's first."""
+@emits("cumsum", "cumprod")
+def _cumulative(e, op, ins, out, axis):
+    """Integers sum in int64 here (NumPy's rule), in their own type in ONNX: cast to the output's
+    first. ONNX has CumProd from opset 26 on."""
+    if op.name == "cumprod":
+        e.require(26)
     x = ins[0]
     if op.outputs[0].dtype != op.inputs[0].dtype:
         x = e.node("Cast", [x], to=e.dtype_code(op.outputs[0].dtype))[0]
-    e.node("CumSum", [x, e.const(np.array(int(axis), np.int64), "axis")], out)
+    theirs = "CumSum" if op.name == "cumsum" else "CumProd"
+    e.node(theirs, [x, e.const(np.array(int(axis), np.int64), "axis")], out)
 
 
 @emits("tile")
@@ -185,13 +189,16 @@ def _expand(e, op, ins, out, shape):
     e.node("Expand", [ins[0], e.const(np.array(target, np.int64), "shape")], out)
 
 
-_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 @emits("pad")
 def _pad(e, op, ins, out, pads, mode, value):
+    """Circular padding is ONNX's ``wrap`` mode, opset 19's."""
     if mode not in _PAD_MODES:
-        raise ConversionError(f"pad: mode {mode!r} has no ONNX opset-17 form (wrap is opset 19)")
+        raise ConversionError(f"pad: mode {mode!r} has no ONNX form; one of {sorted(_PAD_MODES)} does")
+    if mode == "circular":
+        e.require(19)
     pairs = [(int(p[0]), int(p[1])) for p in pads]
     flat = np.array([p[0] for p in pairs] + [p[1] for p in pairs], np.int64)
     args = [ins[0], e.const(flat, "pads")]

@@ -34,7 +34,8 @@ def _onnx_gates(e, name: str, cell: str) -> str:
     order = GATE_ORDER[cell]
     if len(order) == 1:
         return name
-    parts = e.node("Split", [name], [e.fresh("gate") for _ in order], axis=0)
+    counted = {"num_outputs": len(order)} if e.opset >= 18 else {}  # opset 18: Split says how many parts
+    parts = e.node("Split", [name], [e.fresh("gate") for _ in order], axis=0, **counted)
     return e.node("Concat", [parts[k] for k in order], axis=0)[0]
 
 
