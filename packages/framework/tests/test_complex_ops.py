@@ -21,6 +21,7 @@ CASES = {
     "angle": (lambda L, z: L.angle(z), Z),
     "abs": (lambda L, z: L.abs(z), Z),
     "as_real": (lambda L, z: L.as_real(z), Z),
+    "polar": (lambda L, r, t: L.polar(r, t), RNG.uniform(0.5, 2, (3, 4)), RNG.uniform(-3, 3, (3, 4))),
     "as_complex": (lambda L, x: L.as_complex(x), RNG.uniform(-1, 1, (3, 2))),
     "complex": (lambda L, x, y: L.complex(x, y), RNG.uniform(-1, 1, (3, 4)), RNG.uniform(-1, 1, (4,))),
     "add": (lambda L, z, w: z + w, Z, W),

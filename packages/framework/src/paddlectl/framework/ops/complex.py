@@ -14,7 +14,7 @@ from ..core.op import ELEMENTWISE, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..errors import DTypeError, ShapeError
 from .broadcast import sum_to
-from .elementwise import cast_op, conj_op, where_op
+from .elementwise import cast_op, conj_op, cos, sin, where_op
 
 
 def _complex_sample(rng, shape=(3, 4)):
@@ -168,6 +168,15 @@ def complex(real, imag, name=None):  # noqa: A001 - Paddle's name
     return complex_op(real, imag)
 
 
+def polar(abs, angle, name=None):  # noqa: A002 - Paddle's names
+    """``abs * (cos(angle) + i sin(angle))``: the complex numbers of given magnitudes and arguments."""
+    _need_float("polar", abs, "abs")
+    _need_float("polar", angle, "angle")
+    if abs.dtype != angle.dtype:
+        raise DTypeError(f"polar: abs ({abs.dtype.name}) and angle ({angle.dtype.name}) must share a dtype")
+    return complex_op(abs * cos(angle), abs * sin(angle))
+
+
 def as_complex(x, name=None):
     """A float tensor whose last axis holds (real, imag) pairs as the complex tensor they stand for."""
     _need_float("as_complex", x)
@@ -183,4 +192,4 @@ def as_real(x, name=None):
 
 
 TENSOR_METHODS = ["real", "imag", "conj", "angle", "as_complex", "as_real"]
-TOP_LEVEL = [*TENSOR_METHODS, "complex"]
+TOP_LEVEL = [*TENSOR_METHODS, "complex", "polar"]
