@@ -30,6 +30,7 @@ CASES = {
     "divide": (lambda L, z, w: z / w, Z, W),
     "matmul": (lambda L, z, w: L.matmul(z, w, transpose_y=True), Z, W),
     "exp": (lambda L, z: L.exp(z), Z),
+    "pow_sqrt_square": (lambda L, z: z**3 + L.sqrt(z) * L.square(z), Z),
     "sum": (lambda L, z: L.sum(z, axis=1), Z),
     "mean": (lambda L, z: L.mean(z), Z),
     "times_1j": (lambda L, x: x * 1j + x, RNG.uniform(-1, 1, (4,))),

@@ -84,7 +84,7 @@ divide = _binary(
 def _pow_grads(g, a, b, ctx):
     return _needed(
         ctx,
-        lambda: g * b * a ** (b - 1),
+        lambda: g * conj_if_complex(b * a ** (b - 1)),
         lambda: g * ctx.output(0) * log(where_op(a > 0, a, constant(1, a.dtype))),
     )
 
