@@ -30,7 +30,7 @@ def _spread(x: SparseCooTensor, at: np.ndarray, size: int) -> Tensor:
     return index_add(zeros([size, *values.shape[1:]], values.dtype), Tensor(at), 0, values)
 
 
-def _elementwise(op: str, fn, x, y):
+def _elementwise(op: str, fn, x, y, every_entry: bool = False):
     require_sparse(x)
     require_sparse(y)
     if x.shape != y.shape:
@@ -39,7 +39,7 @@ def _elementwise(op: str, fn, x, y):
     if a.sparse_dim() != b.sparse_dim():
         raise ShapeError(f"sparse.{op}: x and y index {a.sparse_dim()} and {b.sparse_dim()} dims; make them equal")
     la, lb = _linear(a), _linear(b)
-    union = np.union1d(la, lb)
+    union = np.arange(int(np.prod(a.shape[: a.sparse_dim()]))) if every_entry else np.union1d(la, lb)
     values = fn(_spread(a, np.searchsorted(union, la), union.size), _spread(b, np.searchsorted(union, lb), union.size))
     indices = np.stack(np.unravel_index(union, a.shape[: a.sparse_dim()])).astype(INDEX).reshape(a.sparse_dim(), -1)
     return like(x, SparseCooTensor(indices, values, a.shape, coalesced=True))
@@ -59,8 +59,8 @@ def multiply(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """Over the union: where only x stores a value it is divided by 0, as Paddle's kernel does."""
-    return _elementwise("divide", ew.BINARY["divide"], x, y)
+    """Over every entry, as Paddle's kernel: the quotient of two absent zeros is a stored NaN."""
+    return _elementwise("divide", ew.BINARY["divide"], x, y, every_entry=True)
 
 
 def is_same_shape(x, y) -> bool:

@@ -9,7 +9,8 @@ from ..core.tensor import Tensor
 from ..errors import LayoutError, ShapeError
 from ..ops.creation import zeros
 from ..ops.gather_scatter import index_add
-from ..ops.index import gather_nd, scatter_nd_add
+from ..ops.index import gather_nd, scatter
+from ..ops.shape import reshape
 from .tensor import INDEX, SparseCooTensor, SparseCsrTensor, require_sparse
 
 
@@ -32,8 +33,11 @@ def dense_to_coo(x: Tensor, sparse_dim=None) -> SparseCooTensor:
 
 
 def coo_to_dense(x: SparseCooTensor) -> Tensor:
-    """The stored values scattered into zeros (duplicates add up)."""
-    return scatter_nd_add(zeros(x.shape, x.dtype), Tensor(np.ascontiguousarray(x._indices.T)), x.values())
+    """The stored values written into zeros; of duplicated indices the last one wins, as in Paddle."""
+    sparse_shape = x.shape[: x.sparse_dim()]
+    linear = np.ravel_multi_index(tuple(x._indices), sparse_shape) if x.nnz() else np.zeros(0, INDEX)
+    rows = zeros([int(np.prod(sparse_shape)), *x.shape[x.sparse_dim() :]], x.dtype)
+    return reshape(scatter(rows, Tensor(linear.astype(INDEX)), x.values()), x.shape)
 
 
 def coalesce(x: SparseCooTensor) -> SparseCooTensor:

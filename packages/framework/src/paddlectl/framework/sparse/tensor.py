@@ -32,7 +32,7 @@ def _refuse_set(self, value):
 
 def _print(label: str, array: np.ndarray) -> str:
     text = f"{label}="
-    return text + np.array2string(array, separator=", ", prefix="       " + text, **array_options())
+    return text + np.array2string(array, separator=", ", prefix="       " + text, **array_options(array))
 
 
 def require_sparse(x) -> None:
