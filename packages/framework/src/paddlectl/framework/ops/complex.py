@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtype import complex_of, is_floating, real_of
-from ..core.op import ELEMENTWISE, OPAQUE, OpDef, Sample, Spec
+from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..errors import DTypeError, ShapeError
 from .broadcast import sum_to
@@ -35,8 +35,7 @@ real_op = OpDef(
     lambda ctx, x: np.real(x).copy(),
     lambda ctx, g: _as_complex_grad(g, ctx.input(0)),
     _parts_infer,
-    ELEMENTWISE,
-    exempt={"compile": "its input is complex, and fused kernels compute in one float type"},
+    OPAQUE,  # complex values: the fused kernels compute in one float type
     samples=lambda rng: [Sample((_complex_sample(rng),))],
 )
 
@@ -51,8 +50,7 @@ imag_op = OpDef(
     lambda ctx, x: np.imag(x).copy(),
     _imag_vjp,
     _parts_infer,
-    ELEMENTWISE,
-    exempt={"compile": "its input is complex, and fused kernels compute in one float type"},
+    OPAQUE,  # complex values: the fused kernels compute in one float type
     samples=lambda rng: [Sample((_complex_sample(rng),))],
 )
 
@@ -73,8 +71,7 @@ angle_op = OpDef(
     lambda ctx, x: np.angle(x).astype(real_of(x.dtype) if x.dtype.kind == "c" else x.dtype),
     _angle_vjp,
     _parts_infer,
-    ELEMENTWISE,
-    exempt={"compile": "its input is complex, and fused kernels compute in one float type"},
+    OPAQUE,  # complex values: the fused kernels compute in one float type
     samples=lambda rng: [Sample((_complex_sample(rng),))],
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import BROADCAST, ELEMENTWISE, OpDef, Sample, Spec
+from ..core.op import BROADCAST, ELEMENTWISE, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, compare, elementwise, same_as_first
 from ..core.tensor import Tensor
 from ..errors import ShapeError
@@ -53,8 +53,7 @@ conj_op = OpDef(
     lambda ctx, x: np.conj(x),
     lambda ctx, g: conj_op(g),
     same_as_first,
-    ELEMENTWISE,
-    exempt={"compile": "its input is complex, and fused kernels compute in one float type"},
+    OPAQUE,  # complex values: the fused kernels compute in one float type
     samples=lambda rng: [_complex_sample(rng)],
 )
 
