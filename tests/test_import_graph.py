@@ -37,13 +37,13 @@ FRAMEWORK = "paddlectl.framework"
 # says why each sits where it does.
 FRAMEWORK_LAYERS: list[set[str]] = [
     {"errors", "_blas_env", "device"},
-    {"utils.fileio", "config", "modes"},
+    {"utils.fileio", "config", "modes", "namespaces"},
     {"core", "dtype_info"},
     {"kernels"},
     {"ops"},
     {"compiler"},
     {"optimizer", "linalg", "fft", "signal", "serialization", "distribution", "autograd"},
-    {"nn", "io", "metric", "amp", "sparse"},
+    {"nn", "io", "metric", "amp", "flags", "sparse"},
     {"distributed"},
     {"static"},
     {"onnx.export", "onnx.emitters", "onnx.dependency"},

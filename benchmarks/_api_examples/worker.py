@@ -74,6 +74,8 @@ def _reset(paddle) -> None:
         paddle.set_default_dtype("float32")
     with contextlib.suppress(Exception):
         paddle.set_grad_enabled(True)  # an example may switch gradients off with a bare call
+    with contextlib.suppress(Exception):  # Paddle's defaults: a set_printoptions example changes them
+        paddle.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False, linewidth=80)
 
 
 def main() -> None:

@@ -5,6 +5,7 @@
 
 import importlib as _importlib
 import pkgutil as _pkgutil
+import sys as _sys
 from importlib.metadata import version
 
 from . import (
@@ -73,12 +74,16 @@ from .device import (  # noqa: F401 - Paddle's public names
 )
 from .distributed import DataParallel  # noqa: F401 - paddle.DataParallel
 from .dtype_info import finfo, iinfo  # noqa: F401
+from .flags import get_flags, set_flags  # noqa: F401
 from .hapi import Model, callbacks
 from .hapi.model_summary import flops, summary  # noqa: F401
 from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from .namespaces import Namespace as _Namespace
 from .nn.layer.base import ParamAttr
+from .nn.lazy_init import LazyGuard  # noqa: F401
 from .nn.parameter import create_parameter  # noqa: F401
 from .ops.activation import sigmoid, softmax
+from .ops.as_tensor import as_tensor
 from .ops.creation import (
     arange,
     empty,
@@ -165,6 +170,13 @@ from .ops.sorting import argsort, sort, topk  # noqa: F401 - Paddle's public nam
 from .ops.tensor_api import assign, is_tensor, numel, shape  # noqa: F401
 from .optimizer import regularizer  # noqa: F401
 from .serialization import load, save
+from .static.static_mode import dygraph_guard as _dygraph_guard
+
+_TENSOR_SUBMODULES = (
+    "array", "attribute", "creation", "einsum", "linalg", "logic", "manipulation", "math", "ops", "random",
+    "search", "stat", "to_string",
+)  # fmt: skip
+"""Paddle's modules inside ``paddle.tensor``; each name they hold is at the top too."""
 
 _retain_freed_memory()
 globals().update(_BINARY)
@@ -172,5 +184,16 @@ globals().update(_UNARY)
 for _info in _pkgutil.iter_modules(_ops.__path__):  # each op family lists its paddle.* names in TOP_LEVEL
     _family = _importlib.import_module(f"{_ops.__name__}.{_info.name}")
     globals().update({_n: getattr(_family, _n) for _n in getattr(_family, "TOP_LEVEL", ())})
+
+# Paddle's namespaces of names defined elsewhere (nothing copied); ``import paddle.tensor`` finds them too
+tensor = _Namespace(f"{__name__}.tensor", [globals()], _TENSOR_SUBMODULES, call=as_tensor)
+framework = _Namespace(f"{__name__}.framework", [globals()])
+base = _Namespace(
+    f"{__name__}.base",
+    [vars(static), globals()],
+    dygraph=_Namespace(f"{__name__}.base.dygraph", [], guard=_dygraph_guard),
+    framework=framework,
+)
+_sys.modules.update({m.__name__: m for m in (tensor, framework, base, base.dygraph)})
 
 __version__ = version("paddlectl-framework")

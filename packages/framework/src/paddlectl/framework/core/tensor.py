@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ConfigError, ShapeError
 from .dtype import as_array
 from .printing import array_options
 from .state import STATE
@@ -243,7 +243,7 @@ class _HookHandle:
 class Parameter(Tensor):
     """A trainable tensor owned by a Layer (Paddle's ``EagerParamBase``): stop_gradient=False."""
 
-    __slots__ = ("optimize_attr", "regularizer", "need_clip", "do_model_average")
+    __slots__ = ("optimize_attr", "regularizer", "need_clip", "do_model_average", "_init_func")
 
     def __init__(self, data, name: str | None = None, trainable: bool = True) -> None:
         super().__init__(data, name=name if name is not None else f"param_{next(_names)}")
@@ -253,6 +253,18 @@ class Parameter(Tensor):
         self.regularizer = None
         self.need_clip = True
         self.do_model_average = None
+        self._init_func = None  # set while a parameter made under paddle.LazyGuard awaits its values
+
+    def _is_initialized(self) -> bool:
+        return self._init_func is None
+
+    def initialize(self) -> None:
+        """Draw the values of a parameter created under ``paddle.LazyGuard`` (from the random
+        stream as it is now, as Paddle draws them)."""
+        if self._init_func is None:
+            raise ConfigError(f"initialize: {self.name} has its values already (it was not created under LazyGuard)")
+        self.set_value(self._init_func())
+        self._init_func = None
 
     @property
     def trainable(self) -> bool:

@@ -2,6 +2,10 @@
 
 from ..static.input_spec import InputSpec
 from .api import TranslatedLayer, load, save
+from .switches import enable_to_static, ignore_module, set_code_level, set_verbosity
 from .to_static import StaticFunction, to_static
 
-__all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "load", "save", "to_static"]
+__all__ = [
+    "InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "ignore_module", "load", "save",
+    "set_code_level", "set_verbosity", "to_static",
+]  # fmt: skip

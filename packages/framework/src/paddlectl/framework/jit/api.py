@@ -21,8 +21,8 @@ from ..static.executor import Executor, bind_inputs, specialize
 from ..static.input_spec import InputSpec, signatures
 from ..static.parser import parse_program
 from ..static.printer import print_program
+from ..static.saved_model import ONNX_METADATA_ENTRIES, SavedModel, read_model_dir, write_model_dir
 from ..static.trace import trace
-from .saved_model import ONNX_METADATA_ENTRIES, SavedModel, read_model_dir, write_model_dir
 from .to_static import StaticFunction
 
 

@@ -30,6 +30,7 @@ from ..static.input_spec import InputSpec, signatures
 from ..static.ir import Program
 from ..static.trace import param_names, trace
 from .program_op import program_op
+from .switches import to_static_enabled
 
 
 class StaticFunction:
@@ -127,7 +128,7 @@ class StaticFunction:
         return out if len(out) > 1 else out[0]
 
     def __call__(self, *args):
-        if STATE.tracer is not None:
+        if STATE.tracer is not None or not to_static_enabled():
             return self._function(*args)
         tensors = [a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a)) for a in args]
         params = self.trainable_parameters() if is_grad_enabled() else None

@@ -4,7 +4,7 @@ Each layer module lists its public names in ``__all__``; they are re-exported he
 """
 
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
-from . import functional, initializer
+from . import functional, initializer, utils
 from .layer import loss  # noqa: F401 - Paddle exposes the loss layers as paddle.nn.loss too
 from .layer.activation import *  # noqa: F403
 from .layer.base import Layer, ParamAttr
@@ -25,5 +25,6 @@ from .layer.pool3d import *  # noqa: F403
 from .layer.regularization import *  # noqa: F403
 from .layer.resize import *  # noqa: F403
 from .layer.rnn import *  # noqa: F403
+from .layer.spectral_norm import *  # noqa: F403
 from .layer.transformer import *  # noqa: F403
 from .layer.transformer_decoder import *  # noqa: F403

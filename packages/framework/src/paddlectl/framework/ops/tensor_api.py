@@ -211,3 +211,4 @@ TENSOR_METHODS = [
     "cpu", "cuda", "to", "contiguous", "is_contiguous", "view", "view_as", "new_full", "new_zeros", "new_ones",
     "new_empty", "element_size", "type_as",
 ]  # fmt: skip
+TOP_LEVEL = ["view", "view_as"]

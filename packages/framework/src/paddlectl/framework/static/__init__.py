@@ -4,21 +4,38 @@ and data-dependent control flow (``cond``, ``while_loop``) that also runs eagerl
 
 from types import SimpleNamespace
 
+from ..metric.functional import accuracy
+from ..nn.parameter import create_parameter
 from ..ops.hashing import hash as _hash
+from .compiled import BuildStrategy, CompiledProgram
 from .control_flow import cond, while_loop
 from .executor import run_program, specialize
+from .inference_io import (
+    deserialize_persistables,
+    deserialize_program,
+    load_from_file,
+    load_inference_model,
+    normalize_program,
+    save_inference_model,
+    save_to_file,
+    serialize_persistables,
+    serialize_program,
+)
 from .input_spec import InputSpec
 from .ir import Block, Operation, Value
 from .layers import fc, sparse_embedding
 from .parser import ParseError, parse_program
+from .places import cpu_places, cuda_places
 from .printer import print_program
+from .program_state import load, load_program_state, save, set_program_state
+from .scope import Scope, global_scope, scope_guard
 from .static_mode import (
     Executor,
     Program,
     data,
     default_main_program,
     default_startup_program,
-    global_scope,
+    name_scope,
     program_guard,
 )
 from .verifier import VerifyError, verify
@@ -28,7 +45,11 @@ nn = SimpleNamespace(cond=cond, while_loop=while_loop, fc=fc, sparse_embedding=s
 
 
 __all__ = [
-    "Block", "Executor", "InputSpec", "Operation", "ParseError", "Program", "Value", "VerifyError", "cond", "data",
-    "default_main_program", "default_startup_program", "global_scope", "nn", "parse_program", "print_program",
-    "program_guard", "run_program", "specialize", "verify", "while_loop",
+    "Block", "BuildStrategy", "CompiledProgram", "Executor", "InputSpec", "Operation", "ParseError", "Program",
+    "Scope", "Value", "VerifyError", "accuracy", "cond", "cpu_places", "create_parameter", "cuda_places", "data",
+    "default_main_program", "default_startup_program", "deserialize_persistables", "deserialize_program",
+    "global_scope", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope", "nn",
+    "normalize_program", "parse_program", "print_program", "program_guard", "run_program", "save",
+    "save_inference_model", "save_to_file", "scope_guard", "serialize_persistables", "serialize_program",
+    "set_program_state", "specialize", "verify", "while_loop",
 ]  # fmt: skip

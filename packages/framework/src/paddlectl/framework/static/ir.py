@@ -94,6 +94,11 @@ class Operation:
         for b in self.blocks:
             b.owner = self
 
+    @property
+    def type(self) -> str:
+        """Paddle's name for an op's kind (``op.type``): the op's name here."""
+        return self.name
+
 
 class Block:
     """Ops in execution order; ``args`` (loop-carried values of a ``while``) and ``yields``."""

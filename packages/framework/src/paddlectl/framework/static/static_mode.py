@@ -31,11 +31,29 @@ from .verifier import verify
 BATCH_EXAMPLE, DIM_EXAMPLE = 3, 16
 
 
-class Program:
+class _Recorder(Tracer):
+    """The tracer of a static-mode Program: every tensor an op records gets a name unique in the
+    program (Paddle's variables all have one), so ``fetch_list=[loss.name]`` finds it."""
+
+    def bind(self, tensor: Tensor, value) -> None:
+        if tensor.name is None:
+            tensor.name = f"tmp_{value.name}"
+        super().bind(tensor, value)
+
+
+class Executable:
+    """What ``Executor.run`` runs: a Program being recorded, a ``CompiledProgram`` of one, or a
+    loaded inference program. ``_run`` gets the feeds by name and the fetch list."""
+
+    def _run(self, feed: dict, fetch_list: list, return_numpy: bool) -> list:
+        raise NotImplementedError
+
+
+class Program(Executable):
     """``paddle.static.Program``: the ops recorded while it was the main program."""
 
     def __init__(self) -> None:
-        self._tracer = Tracer({}, {})
+        self._tracer = _Recorder({}, {})
         self._feeds: dict[str, Tensor] = {}
         self._training: list[tuple] = []  # (optimizer, [(param, traced gradient)])
         self._limit: int | None = None  # a clone for test sees only the ops recorded before it
@@ -52,7 +70,30 @@ class Program:
         return twin
 
     def global_block(self) -> Program:
+        """The program's one block: the Program itself (``cond``/``while`` bodies are ops' sub-blocks)."""
         return self
+
+    current_block = global_block
+
+    def block(self, index: int) -> Program:
+        if index != 0:
+            raise ConfigError(f"Program.block({index}): a static program here has one block, block(0)")
+        return self
+
+    @property
+    def num_blocks(self) -> int:
+        return 1
+
+    @property
+    def ops(self) -> list[Operation]:
+        return list(self._ops())
+
+    def create_var(self, name=None, shape=None, dtype=None, persistable=False, **kwargs) -> Tensor:
+        """A variable nothing computes yet: an input of the program, fed by ``name`` when it runs
+        (what a Paddle variable without a producing op needs too)."""
+        if shape is None:
+            raise ConfigError(f"create_var({name!r}): give the variable's shape")
+        return self._data(name or f"var_{len(self._feeds)}", list(shape), np.dtype(convert_dtype(dtype or "float32")))
 
     def all_parameters(self) -> list[Parameter]:
         return [t for _, t in self._tracer.params.values() if isinstance(t, Parameter)]
@@ -120,23 +161,33 @@ class Program:
                     return t
             if target in self._feeds:
                 return self._feeds[target]
+            for t in self._tracer.keep:  # every tensor an op recorded, by its (unique) name
+                if getattr(t, "name", None) == target and self._tracer.is_traced(t):
+                    return t
         raise ConfigError(
             f"fetch_list: {target!r} is not a variable of this program; pass the Tensor the program built"
         )
 
+    def _weights(self) -> dict[str, np.ndarray]:
+        return {name: t._data for name, t in self._tracer.params.values()}
+
+    def _ir_program(self, outputs: list[Tensor]) -> _IRProgram:
+        """The recorded ops ``outputs`` depend on, over the parameters' current values, verified."""
+        values = [self._tracer.value_of(t) for t in outputs]
+        block = Block(ops=[copy.copy(op) for op in _needed(self._ops(), values)], yields=values)
+        return verify(_IRProgram(block, self._weights()))
+
     def _executor(self, outputs: list[Tensor]) -> tuple[_IRExecutor, list[str]]:
-        tracer = self._tracer
-        values = [tracer.value_of(t) for t in outputs]
-        weights = {name: t._data for name, t in tracer.params.values()}
-        key = (len(self._ops()), tuple(v.name for v in values), tuple(id(a) for a in weights.values()))
+        values = [self._tracer.value_of(t) for t in outputs]
+        key = (len(self._ops()), tuple(v.name for v in values), tuple(id(a) for a in self._weights().values()))
         found = self._executors.get(key)
         if found is None:
-            block = Block(ops=[copy.copy(op) for op in _needed(self._ops(), values)], yields=values)
-            program = verify(_IRProgram(block, weights))
-            found = self._executors[key] = _IRExecutor(program)
+            found = self._executors[key] = _IRExecutor(self._ir_program(outputs))
         return found, found.program.input_names
 
     def _run(self, feed: dict, fetch_list: list, return_numpy: bool) -> list:
+        if self is _Programs.startup or not self._ops():
+            return []  # parameters got their initial values when they were created
         fetches = [self._resolve(t) for t in fetch_list]
         grads = [g for _, pairs in self._training for _, g in pairs]
         executor, names = self._executor(fetches + grads)
@@ -243,10 +294,11 @@ class Executor:
         use_program_cache: bool = False,
     ) -> list:
         program = program or _Programs.main
-        if not isinstance(program, Program):
-            raise ConfigError(f"Executor.run: program must be a paddle.static.Program, got {type(program).__name__}")
-        if program is _Programs.startup or not program._ops():
-            return []  # parameters got their initial values when they were created
+        if not isinstance(program, Executable):
+            raise ConfigError(
+                "Executor.run: program must be a paddle.static.Program, a CompiledProgram or a loaded inference "
+                f"program, got {type(program).__name__}"
+            )
         if fetch_list is not None and not isinstance(fetch_list, list | tuple):
             fetch_list = [fetch_list]
         with _paused():
@@ -266,24 +318,24 @@ def _paused():
         STATE.tracer = saved
 
 
-class _Variable:
-    def __init__(self, tensor: Tensor) -> None:
-        self._tensor = tensor
-
-    def get_tensor(self) -> np.ndarray:
-        return self._tensor.numpy()
-
-
-class _Scope:
-    """``global_scope()``: the parameters of the main program, found by name."""
-
-    def find_var(self, name: str) -> _Variable | None:
-        for program in (_Programs.main, _Programs.startup):
-            for p in program.all_parameters():
-                if p.name == name:
-                    return _Variable(p)
-        return None
+@contextlib.contextmanager
+def dygraph_guard(place=None):
+    """``paddle.base.dygraph.guard``: eager mode inside the block; static mode, if it was on, resumes
+    after it (recording into the same main program)."""
+    was_static = modes.recording() is not None
+    modes.disable_static(place)
+    try:
+        yield
+    finally:
+        if was_static:
+            modes.enable_static()
 
 
-def global_scope() -> _Scope:
-    return _Scope()
+@contextlib.contextmanager
+def name_scope(prefix: str | None = None):
+    """``paddle.static.name_scope``: Paddle prefixes the names of the ops recorded inside with
+    ``prefix`` for graph visualisation. Ops here carry their source location instead
+    (``Operation.loc``), so the scope only checks its argument and nests."""
+    if prefix is not None and not isinstance(prefix, str):
+        raise ConfigError(f"name_scope: prefix must be a str, got {prefix!r}")
+    yield

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from ...core.dtype import convert_dtype, get_default_dtype, is_floating
 from ...core.tensor import Parameter, Tensor
 from ...errors import DTypeError, ShapeError
 from .. import initializer as init
+from ..lazy_init import lazy
 
 _layer_counter = collections.defaultdict(itertools.count)
 
@@ -145,7 +147,11 @@ class Layer:
             attr.name
             or f"{self._full_name}.{'b' if is_bias else 'w'}_{next(self._param_counters['b' if is_bias else 'w'])}"
         )
-        param = Parameter(initializer.sample(tuple(shape), dtype), name=name, trainable=attr.trainable)
+        if lazy():  # paddle.LazyGuard: the values are drawn by param.initialize()
+            param = Parameter(np.zeros(shape, dtype), name=name, trainable=attr.trainable)
+            param._init_func = functools.partial(initializer.sample, tuple(shape), dtype)
+        else:
+            param = Parameter(initializer.sample(tuple(shape), dtype), name=name, trainable=attr.trainable)
         param.optimize_attr = {"learning_rate": attr.learning_rate}
         param.regularizer = attr.regularizer
         param.need_clip = attr.need_clip

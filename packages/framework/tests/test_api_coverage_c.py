@@ -1,0 +1,259 @@
+"""Paddle 3.3.1 names the API replay found missing (issue 30), each against real Paddle: the
+``paddle.tensor``/``paddle.base``/``paddle.framework`` namespaces, ``set_flags``/``get_flags``,
+``Tensor.unfold``, ``paddle.view``/``view_as``, ``LazyGuard``, ``nn.SpectralNorm`` and
+``nn.utils.spectral_norm`` (Paddle's power iteration, values and gradients), and ``paddle.jit``'s
+switches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _parity import compare
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import ConfigError, ShapeError
+
+# ----- namespaces --------------------------------------------------------------------------------
+
+
+def test_namespaces_alias_the_top_level_without_copies():
+    import paddlectl.framework.base as base  # importable as modules, as Paddle's are
+    import paddlectl.framework.tensor as tensor_ns
+
+    assert tensor_ns is paddle.tensor
+    assert paddle.tensor.triu is paddle.triu
+    assert paddle.tensor.math.frexp is paddle.frexp  # Paddle's submodules resolve to the same names
+    assert paddle.tensor.search.argwhere is paddle.argwhere
+    assert base.Program is paddle.static.Program and base.set_flags is paddle.set_flags
+    assert paddle.framework.in_dynamic_mode is paddle.in_dynamic_mode
+    with pytest.raises(AttributeError):
+        paddle.tensor.no_such_function  # noqa: B018
+
+
+def test_tensor_namespace_is_callable_like_paddles(real_paddle):
+    for mod in (paddle, real_paddle):
+        x = mod.tensor(1, requires_grad=True)
+        assert x.shape == [] and str(x.dtype).endswith("int64") and not x.stop_gradient
+        y = mod.tensor([[0.1, 0.2], [0.3, 0.4]], requires_grad=False)
+        assert str(y.dtype).endswith("float32") and y.stop_gradient
+        z = mod.tensor(x)
+        assert z.stop_gradient  # a copy, with the default stop_gradient
+    with pytest.raises(ConfigError):
+        paddle.base(1)  # a namespace without a function refuses a call, typed
+
+
+def test_dygraph_guard_runs_eagerly_and_resumes_static_mode():
+    paddle.enable_static()
+    try:
+        with paddle.base.dygraph.guard():
+            assert paddle.in_dynamic_mode()
+            assert paddle.to_tensor([1.0, 2.0]).sum().item() == 3.0
+        assert not paddle.in_dynamic_mode()
+    finally:
+        paddle.disable_static()
+
+
+# ----- flags -------------------------------------------------------------------------------------
+
+
+def test_flags_read_back_with_paddles_defaults_and_types(real_paddle):
+    names = ["FLAGS_eager_delete_tensor_gb", "FLAGS_check_nan_inf", "FLAGS_use_stride_kernel", "FLAGS_call_stack_level"]
+    assert paddle.get_flags(names) == pytest.approx(real_paddle.get_flags(names))
+    paddle.set_flags({"FLAGS_eager_delete_tensor_gb": 1})
+    try:
+        assert paddle.get_flags("FLAGS_eager_delete_tensor_gb") == {"FLAGS_eager_delete_tensor_gb": 1.0}
+    finally:
+        paddle.set_flags({"FLAGS_eager_delete_tensor_gb": 0.0})
+    for bad in ({"FLAGS_no_such_flag": 1}, {"FLAGS_check_nan_inf": "yes"}):
+        with pytest.raises(ConfigError):
+            paddle.set_flags(bad)
+    with pytest.raises(ConfigError):
+        paddle.get_flags(["FLAGS_no_such_flag"])
+
+
+def test_check_nan_inf_flag_switches_the_checker_on_and_off():
+    from paddlectl.framework.amp.debugging import NumericsError
+
+    paddle.set_flags({"FLAGS_check_nan_inf": True})
+    try:
+        with pytest.raises(NumericsError):
+            paddle.log(paddle.to_tensor([-1.0]))
+    finally:
+        paddle.set_flags({"FLAGS_check_nan_inf": False})
+    assert np.isnan(paddle.log(paddle.to_tensor([-1.0])).numpy()).all()
+
+
+# ----- Tensor.unfold, view, view_as ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shape, axis, size, step",
+    [((9,), 0, 2, 4), ((2, 7, 3), 1, 3, 3), ((2, 3, 4), -1, 2, 2), ((2, 3, 4), 1, 0, 1), ((5,), 0, 5, 1)],
+)
+def test_unfold_matches_paddle(real_paddle, shape, axis, size, step):
+    x = np.random.default_rng(0).standard_normal(shape)
+    compare(real_paddle, lambda mod: lambda t: mod.unfold(t, axis, size, step), x)
+
+
+def test_unfold_gradient_sums_overlapping_windows(torch):
+    """Windows that overlap each carry a gradient to the shared element. Paddle 3.3.1 keeps only
+    the last window's ([1, 1, 1] for 3 elements, size 2, step 1); PyTorch and finite differences
+    give the sum, which is what this returns."""
+    x = np.random.default_rng(1).standard_normal((2, 7, 3))
+    cot = np.random.default_rng(2).standard_normal((2, 3, 3, 3))
+    t = paddle.to_tensor(x, stop_gradient=False)
+    (t.unfold(1, 3, 2) * paddle.to_tensor(cot)).sum().backward()
+    r = torch.tensor(x, requires_grad=True)
+    (r.unfold(1, 3, 2) * torch.tensor(cot)).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-12)
+
+
+def test_unfold_refuses_bad_windows_typed():
+    x = paddle.arange(6, dtype="float32")
+    for args in ((0, 7, 1), (0, 2, 0), (1, 1, 1), (0, 2.0, 1)):
+        with pytest.raises(ShapeError):
+            x.unfold(*args)
+
+
+def test_view_and_view_as_at_the_top_level(real_paddle):
+    x = np.random.default_rng(3).random((2, 4, 6)).astype("float32")
+    for shape in ([8, 6], [8, -1]):
+        compare(real_paddle, lambda mod, s=shape: lambda t: mod.view(t, s), x)
+    assert paddle.view(paddle.to_tensor(x), "uint8").shape == [2, 4, 24]
+    np.testing.assert_array_equal(
+        paddle.view(paddle.to_tensor(x), "uint8").numpy(), real_paddle.view(real_paddle.to_tensor(x), "uint8").numpy()
+    )
+    assert paddle.view_as(paddle.to_tensor(x), paddle.zeros([8, 6])).shape == [8, 6]
+
+
+# ----- LazyGuard ---------------------------------------------------------------------------------
+
+
+def test_lazy_parameters_draw_paddles_values_when_initialized(real_paddle):
+    drawn = []
+    for mod in (paddle, real_paddle):
+        mod.seed(11)
+        with mod.LazyGuard():
+            net = mod.nn.Linear(4, 3)
+        assert not net.weight._is_initialized()
+        mod.randn([2])  # a draw in between: lazy values come from the stream as it is at initialize()
+        for p in net.parameters():
+            p.initialize()
+        drawn.append((net.weight.numpy(), net.bias.numpy()))
+    np.testing.assert_array_equal(drawn[0][0], drawn[1][0])
+    np.testing.assert_array_equal(drawn[0][1], drawn[1][1])
+    with pytest.raises(ConfigError):
+        net_ours = paddle.nn.Linear(2, 2)
+        net_ours.weight.initialize()
+
+
+# ----- spectral norm -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, dim, iters", [((2, 8, 5, 5), 1, 2), ((6, 4), 0, 1), ((3, 4, 5), 1, 3)])
+def test_spectral_norm_layer_matches_paddle(real_paddle, shape, dim, iters):
+    x = np.random.default_rng(4).standard_normal(shape).astype("float32")
+    layers = []
+    for mod in (paddle, real_paddle):
+        mod.seed(2023)
+        layers.append(mod.nn.SpectralNorm(list(shape), dim=dim, power_iters=iters))
+    np.testing.assert_array_equal(layers[0].weight_u.numpy(), layers[1].weight_u.numpy())
+    np.testing.assert_array_equal(layers[0].weight_v.numpy(), layers[1].weight_v.numpy())
+    compare(real_paddle, lambda mod: layers[0] if mod is paddle else layers[1], x, rtol=2e-5, atol=1e-6, grads=False)
+    assert layers[0].weight_u.stop_gradient and layers[0].weight_v.stop_gradient  # constants, not trained
+    u_before = layers[0].weight_u.numpy().copy()
+    layers[0](paddle.to_tensor(x))
+    np.testing.assert_array_equal(layers[0].weight_u.numpy(), u_before)  # Paddle's kernel writes nothing back
+
+
+def test_spectral_norm_layer_gradient_against_finite_differences():
+    """With the power iteration converged, u and v are the top singular vectors and d sigma / dW is
+    u v^T, so treating them as constants is the derivative: central differences agree."""
+    shape = (4, 3, 2)
+    x = np.random.default_rng(6).standard_normal(shape)
+    layer = paddle.nn.SpectralNorm(list(shape), dim=1, power_iters=200, dtype="float64")
+    cot = np.random.default_rng(7).standard_normal(shape)
+    t = paddle.to_tensor(x, stop_gradient=False)
+    (layer(t) * paddle.to_tensor(cot)).sum().backward()
+    numeric = np.zeros(shape)
+    for idx in np.ndindex(shape):
+        plus, minus = x.copy(), x.copy()
+        plus[idx] += 1e-6
+        minus[idx] -= 1e-6
+        f = lambda a: float((layer(paddle.to_tensor(a)).numpy() * cot).sum())  # noqa: E731
+        numeric[idx] = (f(plus) - f(minus)) / 2e-6
+    np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_spectral_norm_layer_refuses_a_weight_of_another_shape():
+    with pytest.raises(ShapeError):
+        paddle.nn.SpectralNorm([3, 4])(paddle.zeros([4, 3]))
+    with pytest.raises(ShapeError):
+        paddle.nn.SpectralNorm([3, 0])
+
+
+@pytest.mark.parametrize("cls, args", [("Conv2D", (3, 2, 3)), ("Linear", (5, 4))])
+def test_spectral_norm_hook_matches_paddle(real_paddle, cls, args):
+    """Power iterations in training mode update u and v in place, in eval mode they are used as
+    they are; the weight's gradient flows through weight_orig."""
+    results = []
+    for mod in (paddle, real_paddle):
+        mod.seed(7)
+        layer = mod.nn.utils.spectral_norm(getattr(mod.nn, cls)(*args), n_power_iterations=2)
+        x = mod.to_tensor(np.random.default_rng(5).standard_normal((2, 3, 6, 6) if cls == "Conv2D" else (2, 5)))
+        x = x.astype("float32")
+        out = layer(x)
+        out2 = layer(x)  # a second training step iterates from the updated u, v
+        layer.eval()
+        out3 = layer(x)
+        (out2 * out2).sum().backward()
+        results.append([t.numpy() for t in (layer.weight_u, layer.weight_v, out, out2, out3, layer.weight_orig.grad)])
+    for got, expected in zip(*results, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-6)
+
+
+def test_spectral_norm_hook_refuses_twice_and_bad_iterations():
+    layer = paddle.nn.utils.spectral_norm(paddle.nn.Linear(3, 3))
+    with pytest.raises(ConfigError):
+        paddle.nn.utils.spectral_norm(layer)
+    with pytest.raises(ConfigError):
+        paddle.nn.utils.spectral_norm(paddle.nn.Linear(3, 3), n_power_iterations=0)
+
+
+# ----- paddle.jit switches -----------------------------------------------------------------------
+
+
+def test_enable_to_static_false_runs_python_eagerly():
+    calls = []
+
+    @paddle.jit.to_static
+    def func(x):
+        calls.append(1)
+        if paddle.mean(x) > 0:  # data-dependent Python control flow: only runs eagerly
+            return x - 1
+        return x + 1
+
+    paddle.jit.enable_to_static(False)
+    try:
+        np.testing.assert_array_equal(func(paddle.ones([1, 2])).numpy(), [[0.0, 0.0]])
+        np.testing.assert_array_equal(func(-paddle.ones([1, 2])).numpy(), [[0.0, 0.0]])
+        assert len(calls) == 2
+    finally:
+        paddle.jit.enable_to_static(True)
+    with pytest.raises(ConfigError):
+        paddle.jit.enable_to_static(1)
+
+
+def test_jit_translator_settings_are_checked_and_kept():
+    import json
+
+    from paddlectl.framework.jit import switches
+
+    paddle.jit.ignore_module([json])
+    paddle.jit.set_code_level(2)
+    paddle.jit.set_verbosity(1)
+    assert json in switches.settings()["ignored_modules"]
+    assert switches.settings()["code_level"] == 2 and switches.settings()["verbosity"] == 1
+    for call in (lambda: paddle.jit.ignore_module(["json"]), lambda: paddle.jit.set_verbosity("high")):
+        with pytest.raises(ConfigError):
+            call()
