@@ -188,5 +188,5 @@ def as_real(x, name=None):
     return as_real_op(x)
 
 
-TENSOR_METHODS = ["real", "imag", "conj", "angle", "as_complex", "as_real"]
-TOP_LEVEL = [*TENSOR_METHODS, "complex", "polar"]
+TENSOR_METHODS = ["real", "imag", "conj", "angle", "as_complex", "as_real", "polar"]
+TOP_LEVEL = [*TENSOR_METHODS, "complex"]

@@ -82,3 +82,4 @@ def eigvals(x, name=None):
 
 
 LINALG = ["eig", "eigvals"]
+TENSOR_METHODS = LINALG

@@ -182,3 +182,4 @@ def _crop(t, start: int, stop: int, total: int):
 
 
 STFT = ["stft", "istft"]
+TENSOR_METHODS = STFT
