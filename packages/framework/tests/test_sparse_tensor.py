@@ -92,3 +92,18 @@ def test_dense_ops_refuse_sparse_tensors():
 def test_bad_patterns_raise_shape_errors(bad):
     with pytest.raises(ShapeError):
         bad()
+
+
+def test_layout_questions_match_paddle(real_paddle):
+    def program(p):
+        coo = p.sparse.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], np.ones((3, 2), "float32"), [2, 3, 2])
+        csr = p.to_tensor(DENSE).to_sparse_csr()
+        dense = p.to_tensor(DENSE)
+        return [
+            coo.sparse_dim(), coo.dense_dim(), csr.sparse_dim(), csr.dense_dim(), dense.sparse_dim(),
+            dense.dense_dim(), coo.is_coalesced(), coo.coalesce().is_coalesced(),
+            dense.to_sparse_coo(1).is_coalesced(), dense.is_same_shape(csr), coo.is_same_shape(dense),
+        ]  # fmt: skip
+
+    mine, theirs = both(real_paddle, program)
+    assert mine == theirs

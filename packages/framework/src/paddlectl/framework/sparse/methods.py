@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from . import convert
+from .binary import is_same_shape
 from .tensor import SparseCooTensor, SparseCsrTensor
 
 
@@ -20,6 +21,9 @@ def _install() -> None:
         "is_sparse": _false,
         "is_sparse_coo": _false,
         "is_sparse_csr": _false,
+        "is_same_shape": is_same_shape,
+        "sparse_dim": lambda self: 0,
+        "dense_dim": lambda self: self.ndim,
     }
     for name, fn in dense.items():
         setattr(Tensor, name, fn)
@@ -36,6 +40,8 @@ def _install() -> None:
         "to_dense": lambda self: convert.coo_to_dense(convert.csr_to_coo(self)),
         "to_sparse_coo": convert.csr_to_coo,
         "to_sparse_csr": lambda self: self,
+        "sparse_dim": lambda self: self.ndim,
+        "dense_dim": lambda self: 0,
     }
     for name, fn in csr.items():
         setattr(SparseCsrTensor, name, fn)
