@@ -82,13 +82,15 @@ def test_eig_matches_paddle(real_paddle):
     compare(real_paddle, lambda L, x: L.linalg.eigvals(x), rotation, grads=False)
 
 
-def test_eigh_of_hermitian_input_has_real_eigenvalues(real_paddle):
+def test_eigh_of_hermitian_input_has_real_eigenvalues_and_paddles_gradient(real_paddle):
     h = Z[:3, :3] + Z[:3, :3].conj().T
     w, _ = ours.linalg.eigh(ours.to_tensor(h.astype("complex64")))
     theirs = real_paddle.linalg.eigvalsh(real_paddle.to_tensor(h.astype("complex64")))
     assert w.dtype == ours.float32 and str(theirs.dtype) == "paddle.float32"
     np.testing.assert_allclose(w.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
     assert ours.linalg.eigvalsh(ours.to_tensor(h)).dtype == ours.float64
+    compare(real_paddle, lambda L, x: L.linalg.eigh(x)[0], h)
+    compare(real_paddle, lambda L, x: L.abs(L.linalg.eigh(x)[1]), h)  # |V|: free of each vector's phase
 
 
 @pytest.mark.parametrize(

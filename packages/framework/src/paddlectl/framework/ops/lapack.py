@@ -15,6 +15,7 @@ from ..core.tensor import Tensor
 from ..errors import ShapeError
 from ._util import constant
 from .broadcast import sum_to
+from .elementwise import conj_if_complex
 from .linalg import matmul_op
 from .shape import reshape, transpose, unbind
 
@@ -345,9 +346,10 @@ def _eigh_vjp(ctx, gw, gv):
     n = w.shape[-1]
     eye = eye_like(w)
     diff = reshape(w, [*w.shape[:-1], 1, n]) - reshape(w, [*w.shape[:-1], n, 1]) + eye
-    inner = _mm(v, gv, ta=True) * (1 - eye) / diff + reshape(gw, [*gw.shape, 1]) * eye
-    grad = _mm(_mm(v, inner), v, tb=True)
-    return (grad + mT(grad)) * 0.5
+    vc = conj_if_complex(v)  # a complex Hermitian input: V^H in place of V^T
+    inner = _mm(vc, gv, ta=True) * (1 - eye) / diff + reshape(gw, [*gw.shape, 1]) * eye
+    grad = _mm(_mm(v, inner), vc, tb=True)
+    return (grad + conj_if_complex(mT(grad))) * 0.5
 
 
 def _eigh_infer(x: Spec, UPLO="L"):  # noqa: N803
