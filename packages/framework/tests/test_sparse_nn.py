@@ -37,6 +37,7 @@ def _conv(p, name, array, kernel, **kwargs):
         ("conv2d", IMAGE, (3, 3), {}),
         ("conv2d", IMAGE, (3, 2), {"stride": 2, "padding": 1}),
         ("conv2d", IMAGE, (2, 2), {"dilation": 2, "padding": [1, 0]}),
+        ("conv2d", IMAGE, (3, 3), {"padding": [1, 1, 0, 0]}),  # before/after pairs
         ("subm_conv2d", IMAGE, (3, 3), {}),
         ("conv3d", VOLUME, (3, 3, 3), {"padding": 1}),
         ("conv3d", VOLUME, (1, 3, 3), {"stride": [1, 2, 2]}),
@@ -89,6 +90,10 @@ def test_sparse_layers_refuse_bad_inputs():
         ours.sparse.nn.functional.conv2d(x, ours.ones([3, 3, 3, 1]), data_format="NCHW")
     with pytest.raises(ShapeError, match="C_in=3"):
         ours.sparse.nn.functional.conv2d(x, ours.ones([3, 3, 2, 1]))
+    with pytest.raises(ShapeError, match="padding as ints"):
+        ours.sparse.nn.functional.conv2d(x, ours.ones([3, 3, 3, 1]), padding="SAME")
+    with pytest.raises(ShapeError, match="both sides alike"):
+        ours.sparse.nn.functional.conv2d(x, ours.ones([3, 3, 3, 1]), padding=[1, 0, 1, 1])
     with pytest.raises(ShapeError, match="stride must be 1"):
         ours.sparse.nn.functional.subm_conv2d(x, ours.ones([3, 3, 3, 1]), stride=2)
     with pytest.raises(ShapeError, match="first 3 dims indexed"):

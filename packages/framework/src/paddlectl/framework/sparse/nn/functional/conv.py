@@ -35,6 +35,19 @@ def channels_last_coo(op: str, x, dims: int, data_format: str) -> SparseCooTenso
     return x
 
 
+def window_padding(op: str, padding, dims: int) -> tuple[int, ...]:
+    """An int, one int per spatial dim, or equal before/after pairs; Paddle's sparse kernels take
+    no 'SAME'/'VALID' algorithm (its wrapper silently drops it), so a string is refused here."""
+    if isinstance(padding, str):
+        raise ShapeError(f"{op}: give padding as ints (Paddle's sparse kernels ignore {padding!r}), e.g. padding=1")
+    if not isinstance(padding, int) and len(padding) == 2 * dims:
+        before, after = list(padding)[0::2], list(padding)[1::2]
+        if before != after:
+            raise ShapeError(f"{op}: sparse windows pad both sides alike, got before {before} and after {after}")
+        padding = before
+    return as_tuple(op, "padding", padding, dims)
+
+
 def _conv(op, x, weight, bias, stride, padding, dilation, groups, data_format, dims: int, subm: bool):
     x = channels_last_coo(op, x, dims, data_format)
     if groups != 1:
@@ -42,8 +55,8 @@ def _conv(op, x, weight, bias, stride, padding, dilation, groups, data_format, d
     if weight.ndim != dims + 2 or weight.shape[-2] != x.shape[-1]:
         raise ShapeError(f"{op}: weight must be [*kernel ({dims}), C_in={x.shape[-1]}, C_out], got {weight.shape}")
     kernel = weight.shape[:dims]
-    geometry = [as_tuple(op, name, v, dims) for name, v in (("stride", stride), ("padding", padding),
-                                                            ("dilation", dilation))]  # fmt: skip
+    geometry = [as_tuple(op, "stride", stride, dims), window_padding(op, padding, dims),
+                as_tuple(op, "dilation", dilation, dims)]  # fmt: skip
     indices, spatial = x._indices, x.shape[1:-1]
     if dims == 2:  # a 2-D convolution is a 3-D one of depth 1, as Paddle runs it
         indices = indices[[0, 0, 1, 2]] * [[1], [0], [1], [1]]
@@ -73,11 +86,12 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
 
 def subm_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NHWC", key=None,
                 name=None):  # fmt: skip
-    """Submanifold: the output keeps x's sites and shape (``padding`` is implied by the kernel)."""
+    """Submanifold: the output keeps x's sites and shape (the kernel is centred, so ``padding`` does
+    not matter); ``key`` names Paddle's rulebook cache, which is rebuilt on each call here."""
     return _conv("sparse subm_conv2d", x, weight, bias, stride, padding, dilation, groups, data_format, 2, True)
 
 
 def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NDHWC", key=None,
                 name=None):  # fmt: skip
-    """Submanifold: the output keeps x's sites and shape (``padding`` is implied by the kernel)."""
+    """As ``subm_conv2d``, over depth too."""
     return _conv("sparse subm_conv3d", x, weight, bias, stride, padding, dilation, groups, data_format, 3, True)

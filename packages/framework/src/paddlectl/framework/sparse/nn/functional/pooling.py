@@ -16,15 +16,17 @@ from ....ops.reduce import max as dense_max
 from ....ops.shape import reshape
 from ...tensor import SparseCooTensor
 from . import rulebook
-from .conv import channels_last_coo
+from .conv import channels_last_coo, window_padding
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC", name=None):
+    """``stride`` defaults to the kernel; ``ceil_mode`` is accepted and, as in Paddle's sparse
+    kernel, has no effect (output sizes round down)."""
     op = "sparse max_pool3d"
     x = channels_last_coo(op, x, 3, data_format)
     kernel = as_tuple(op, "kernel_size", kernel_size, 3)
     stride = kernel if stride is None else as_tuple(op, "stride", stride, 3)
-    book = rulebook.build(op, x._indices, x.shape[1:-1], kernel, stride, as_tuple(op, "padding", padding, 3),
+    book = rulebook.build(op, x._indices, x.shape[1:-1], kernel, stride, window_padding(op, padding, 3),
                           (1, 1, 1), subm=False)  # fmt: skip
     n_out, channels = book.out_indices.shape[1], x.shape[-1]
     slots = np.concatenate([tap * n_out + rows_out for tap, _, rows_out in book.pairs])
