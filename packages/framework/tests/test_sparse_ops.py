@@ -180,3 +180,23 @@ def test_sparse_ops_refuse_what_they_cannot_take():
     with pytest.raises(ShapeError, match="cannot reshape"):
         ours.sparse.reshape(x, [5, -1])
     assert ours.sparse.is_same_shape(x, ours.to_tensor(Y)) and not ours.sparse.is_same_shape(x, ours.to_tensor(CUBE))
+
+
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("shape", [(5, 4), (4, 7)])
+def test_pca_lowrank_reconstructs_a_low_rank_matrix(center, shape):
+    """Paddle runs pca_lowrank on CUDA only: the oracle is the factorisation itself. With q at least
+    the rank, U diag(S) V^T gives back the (centred) matrix, U and V are orthonormal, and S is sorted."""
+    rng = np.random.default_rng(5)
+    low_rank = (rng.standard_normal((shape[0], 2)) @ rng.standard_normal((2, shape[1]))).astype("float64")
+    low_rank[rng.random(shape) < 0.4] = 0.0
+    ours.seed(7)
+    u, s, v = ours.sparse.pca_lowrank(ours.to_tensor(low_rank).to_sparse_coo(2), center=center)
+    q = min(6, *shape)
+    assert (u.shape, s.shape, v.shape) == ([shape[0], q], [q], [shape[1], q])
+    target = low_rank - low_rank.mean(axis=0, keepdims=True) if center else low_rank
+    np.testing.assert_allclose((u.numpy() * s.numpy()) @ v.numpy().T, target, atol=1e-8)
+    np.testing.assert_allclose(u.numpy().T @ u.numpy(), np.eye(q), atol=1e-8)
+    assert (np.diff(s.numpy()) <= 1e-12).all()
+    with pytest.raises(ShapeError, match="q <= min"):
+        ours.sparse.pca_lowrank(ours.to_tensor(low_rank).to_sparse_coo(2), q=9)
