@@ -14,13 +14,15 @@ import json
 import numpy as np
 
 from ..core.autograd import no_grad
-from ..core.tensor import Tensor
+from ..core.tensor import Parameter, Tensor
 from ..errors import ConversionError
 from ..nn.layer.base import Layer
 from ..static.executor import Executor, bind_inputs, specialize
 from ..static.input_spec import InputSpec, signatures
+from ..static.ir import Program
 from ..static.parser import parse_program
 from ..static.printer import print_program
+from ..static.replay import replay
 from ..static.saved_model import ONNX_METADATA_ENTRIES, SavedModel, read_model_dir, write_model_dir
 from ..static.trace import trace
 from .to_static import StaticFunction
@@ -158,14 +160,33 @@ def _verify(fn, program, examples, names, atol, rtol) -> list[dict]:
 
 
 class TranslatedLayer(Layer):
-    """A loaded model: call it like the original layer (Tensors or arrays in, Tensors out)."""
+    """A loaded model: call it like the original layer (Tensors or arrays in, Tensors out).
+
+    Its weights are its parameters (float ones trainable), named as in the program with ``.`` as
+    ``_``. In eval mode (as loaded) a call runs the program through the executor; after
+    ``train()`` a call replays the program's ops through dispatch (``static.replay``), so a loss
+    computed from the output trains the loaded model, as Paddle's ``TranslatedLayer`` does."""
 
     def __init__(self, saved: SavedModel, free_dead: bool = False) -> None:
         super().__init__()
         self.saved = saved
         self.program = saved.program
-        self._executor = Executor(saved.program, free_dead=free_dead)
+        self._free_dead = free_dead
+        self._weights: dict[str, Parameter] = {}
+        for name, array in saved.program.weights.items():
+            param = Parameter(np.array(array, copy=True), name=name, trainable=array.dtype.kind == "f")
+            self._weights[name] = self.add_parameter(name.replace(".", "_"), param)
+        self._executor, self._executed = None, None
         self.training = False
+
+    def _current_executor(self) -> Executor:
+        """The executor over the parameters' arrays (made again when training has replaced one)."""
+        arrays = {name: p._data for name, p in self._weights.items()}
+        ids = tuple(id(a) for a in arrays.values())
+        if self._executed != ids:
+            self._executor = Executor(Program(self.program.block, arrays), free_dead=self._free_dead)
+            self._executed = ids
+        return self._executor
 
     @property
     def input_spec(self) -> list[InputSpec]:
@@ -176,8 +197,13 @@ class TranslatedLayer(Layer):
         return self.saved.meta
 
     def forward(self, *inputs):
-        arrays = [np.asarray(t._data if isinstance(t, Tensor) else t) for t in inputs]
-        outs = [Tensor._wrap(o) for o in self._executor.run(arrays)]
+        tensors = [t if isinstance(t, Tensor) else Tensor._wrap(np.asarray(t)) for t in inputs]
+        arrays = [t._data for t in tensors]
+        if self.training:
+            bind_inputs(self.program, arrays)  # the feeds checked as the executor checks them
+            outs = replay(self.program, tensors, self._weights)
+        else:
+            outs = [Tensor._wrap(o) for o in self._current_executor().run(arrays)]
         structure = self.saved.meta.get("output_structure", "tensor")
         if structure == "tensor":
             return outs[0]
