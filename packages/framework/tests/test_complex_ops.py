@@ -35,6 +35,9 @@ CASES = {
     "mean": (lambda L, z: L.mean(z), Z),
     "times_1j": (lambda L, x: x * 1j + x, RNG.uniform(-1, 1, (4,))),
     "methods": (lambda L, z: z.conj().real() + z.imag() * z.angle(), Z),
+    "inv": (lambda L, z: L.linalg.inv(z), Z[:3, :3] + 2 * np.eye(3)),
+    "det": (lambda L, z: L.linalg.det(z), Z[:3, :3] + 2 * np.eye(3)),
+    "norm": (lambda L, z: L.linalg.norm(z), Z),
     "complex64": (lambda L, z, w: L.abs(z * w), Z.astype("complex64"), W.astype("complex64")),
 }
 

@@ -97,7 +97,7 @@ def _inv_forward(ctx, x):
 
 
 def _inv_vjp(ctx, g):
-    out = ctx.output(0)
+    out = conj_if_complex(ctx.output(0))  # -A^-H g A^-H for a complex A (Paddle's convention)
     return -_mm(_mm(out, g, ta=True), out, tb=True)
 
 
@@ -122,7 +122,7 @@ def _matrix_scale(g: Tensor) -> Tensor:
 
 
 def _det_vjp(ctx, g):
-    return _matrix_scale(g * ctx.output(0)) * mT(inv_op(ctx.input(0)))
+    return _matrix_scale(g * conj_if_complex(ctx.output(0))) * conj_if_complex(mT(inv_op(ctx.input(0))))
 
 
 def _batch_infer(op: str, lead=()):

@@ -106,6 +106,8 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None, ou
     axes = normalize_axes("vector_norm", axis, x.ndim)
     if dtype is not None:
         x = x.astype(dtype)
+    if x.dtype.kind == "c":  # the norm of the magnitudes: a real result, as Paddle's
+        x = ew_abs(x)
     return p_norm_op(x, p=float(p), axis=axes, keepdim=bool(keepdim))
 
 
