@@ -38,6 +38,8 @@ CASES = {
     "inv": (lambda L, z: L.linalg.inv(z), Z[:3, :3] + 2 * np.eye(3)),
     "det": (lambda L, z: L.linalg.det(z), Z[:3, :3] + 2 * np.eye(3)),
     "norm": (lambda L, z: L.linalg.norm(z), Z),
+    "einsum": (lambda L, z, w: L.einsum("ij,kj->ik", z, w), Z, W),
+    "cumprod_prod": (lambda L, z: L.cumprod(z, 1) + L.prod(z, 1, keepdim=True), Z),
     "complex64": (lambda L, z, w: L.abs(z * w), Z.astype("complex64"), W.astype("complex64")),
 }
 

@@ -10,6 +10,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from ._util import constant
+from .elementwise import conj_if_complex
 from .shape import reshape
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -66,7 +67,7 @@ def _einsum_vjp(ctx, g):
         unique_target = "".join(dict.fromkeys(target))
         avail = set(out).union(*others) if others else set(out)
         missing = [c for c in unique_target if c not in avail]
-        operands = [g, *(a for j, a in enumerate(xs) if j != i)]
+        operands = [g, *(conj_if_complex(a) for j, a in enumerate(xs) if j != i)]  # Paddle's complex convention
         operands += [constant(np.ones(sizes[c], dtype=g.dtype)) for c in missing]
         subs = [out, *others, *missing]
         grad = einsum_op(*operands, equation=f"{','.join(subs)}->{unique_target}")

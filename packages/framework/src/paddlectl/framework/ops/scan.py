@@ -98,14 +98,14 @@ def _cumprod_vjp(ctx, g):
     gradient always takes the zero-safe form: the program must hold for inputs with zeros too."""
     x, axis = ctx.input(0), ctx.attrs["axis"]
     if STATE.tracer is None and not (x._data == 0).any():
-        return _reverse_cumsum(g * ctx.output(0), axis) / x
+        return _reverse_cumsum(g * ew.conj_if_complex(ctx.output(0)), axis) / ew.conj_if_complex(x)
     n, positions = x.shape[axis], np.arange(x.shape[axis])
     columns = []
     for i in range(n):
         at_i = constant(_along(axis, x.ndim, positions == i), x.dtype)
         partial = cumprod_op(x * (1 - at_i) + at_i, axis=axis)
         later = constant(_along(axis, x.ndim, positions >= i), x.dtype)
-        columns.append(reduce.sum(g * partial * later, axis, keepdim=True))
+        columns.append(reduce.sum(g * ew.conj_if_complex(partial * later), axis, keepdim=True))
     return concat(columns, axis)
 
 
