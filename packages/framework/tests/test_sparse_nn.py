@@ -102,3 +102,25 @@ def test_sparse_layers_refuse_bad_inputs():
         ours.sparse.nn.functional.conv2d(ours.to_tensor(IMAGE), ours.ones([3, 3, 3, 1]))
     with pytest.raises(LayoutError):
         ours.sparse.nn.ReLU()(ours.to_tensor(IMAGE))
+
+
+def test_signatures_are_paddles(real_paddle):
+    """Every public sparse function and layer takes Paddle's parameters in Paddle's order, so
+    positional calls mean the same thing (``attention`` is CUDA-only in Paddle and not here)."""
+    import inspect
+
+    wrong = {}
+    for module, theirs in [
+        (ours.sparse, real_paddle.sparse),
+        (ours.sparse.nn, real_paddle.sparse.nn),
+        (ours.sparse.nn.functional, real_paddle.sparse.nn.functional),
+    ]:
+        for name in set(theirs.__all__) - {"attention", "functional", "nn"}:
+            target = getattr(theirs, name)
+            mine = getattr(module, name)
+            if inspect.isclass(target):
+                target, mine = target.__init__, mine.__init__
+            expected, got = list(inspect.signature(target).parameters), list(inspect.signature(mine).parameters)
+            if got != expected:
+                wrong[name] = (got, expected)
+    assert not wrong

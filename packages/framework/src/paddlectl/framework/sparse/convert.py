@@ -40,7 +40,7 @@ def coo_to_dense(x: SparseCooTensor) -> Tensor:
     return reshape(scatter(rows, Tensor(linear.astype(INDEX)), x.values()), x.shape)
 
 
-def coalesce(x: SparseCooTensor) -> SparseCooTensor:
+def coalesce(x: SparseCooTensor, name=None) -> SparseCooTensor:
     """``paddle.sparse.coalesce``: indices sorted row-major, duplicates summed into one entry."""
     if x._coalesced:
         return x

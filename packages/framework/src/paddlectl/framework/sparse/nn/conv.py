@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ...errors import ShapeError
 from ...nn import initializer as init
 from ...nn.layer.base import Layer
 from ...ops._window import as_tuple
@@ -18,10 +19,11 @@ class _SparseConv(Layer):
     _subm = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format=None, *, key=None,
-                 backend=None):  # fmt: skip
+                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format=None):  # fmt: skip
         super().__init__()
         name = type(self).__name__
+        if padding_mode != "zeros":
+            raise ShapeError(f"{name}: sparse convolutions pad with zeros only, got padding_mode={padding_mode!r}")
         kernel = list(as_tuple(name, "kernel_size", kernel_size, self._dims))
         self._stride, self._padding, self._dilation, self._groups = stride, padding, dilation, groups
         self._data_format = data_format or ("NHWC" if self._dims == 2 else "NDHWC")
@@ -45,9 +47,24 @@ class Conv3D(_SparseConv):
     _dims = 3
 
 
-class SubmConv2D(_SparseConv):
-    _dims, _subm = 2, True
+class _SubmConv(_SparseConv):
+    """Paddle's submanifold layers take ``key`` (a rulebook cache name) before the attrs, and a
+    ``backend`` ('igemm' is a faster CUDA kernel of the same convolution)."""
+
+    _subm = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 padding_mode="zeros", key=None, weight_attr=None, bias_attr=None, data_format=None,
+                 backend=None):  # fmt: skip
+        if backend not in (None, "igemm"):
+            raise ShapeError(f"{type(self).__name__}: backend must be None or 'igemm', got {backend!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
+                         weight_attr, bias_attr, data_format)  # fmt: skip
 
 
-class SubmConv3D(_SparseConv):
-    _dims, _subm = 3, True
+class SubmConv2D(_SubmConv):
+    _dims = 2
+
+
+class SubmConv3D(_SubmConv):
+    _dims = 3

@@ -18,4 +18,9 @@ class BatchNorm(BatchNorm1D):
 
 
 class SyncBatchNorm(BatchNorm):
-    """One process here, so synchronising statistics across devices is BatchNorm itself."""
+    """One process here, so synchronising statistics across devices is BatchNorm itself (Paddle's
+    signature: no use_global_stats, and a data_format that the values' [nnz, C] layout ignores)."""
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):  # fmt: skip
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr)

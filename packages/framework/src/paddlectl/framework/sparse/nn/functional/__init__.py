@@ -1,9 +1,10 @@
 """``paddle.sparse.nn.functional``."""
 
 from .activation import leaky_relu, relu, relu6, softmax
-from .conv import conv2d, conv3d, subm_conv2d, subm_conv3d
+from .conv import conv2d, conv3d, subm_conv2d, subm_conv2d_igemm, subm_conv3d, subm_conv3d_igemm
 from .pooling import max_pool3d
 
 __all__ = [
-    "conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "max_pool3d", "relu", "relu6", "leaky_relu", "softmax",
+    "conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "subm_conv2d_igemm", "subm_conv3d_igemm", "max_pool3d",
+    "relu", "relu6", "leaky_relu", "softmax",
 ]  # fmt: skip

@@ -95,3 +95,7 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                 name=None):  # fmt: skip
     """As ``subm_conv2d``, over depth too."""
     return _conv("sparse subm_conv3d", x, weight, bias, stride, padding, dilation, groups, data_format, 3, True)
+
+
+subm_conv2d_igemm = subm_conv2d  # Paddle's implicit-GEMM CUDA kernel of the same convolution
+subm_conv3d_igemm = subm_conv3d
