@@ -161,24 +161,31 @@ def _collect(roots: list) -> dict[Node, int]:
 
 
 def run_backward(
-    roots: list, root_grads: list, retain_graph: bool, capture: list | None = None, create_graph: bool = False
+    roots: list,
+    root_grads: list,
+    retain_graph: bool,
+    capture: list | None = None,
+    create_graph: bool = False,
+    blocked: list | None = None,
 ) -> list | None:
     """Propagate ``root_grads`` (Tensors) from ``roots`` to the leaves.
 
     Without ``capture`` the leaves' ``.grad`` accumulate (``Tensor.backward``); with it, only the
     gradients of the tensors in ``capture`` are returned and no ``.grad`` changes (``paddle.grad``).
     With ``create_graph`` the vjps' own ops are recorded, so the gradients can be differentiated.
+    No gradient reaches or passes through a tensor in ``blocked`` (``paddle.grad``'s ``no_grad_vars``).
     """
     previous = STATE.grad_enabled
     STATE.grad_enabled = create_graph
     try:
-        return _propagate(roots, root_grads, retain_graph or create_graph, capture)
+        return _propagate(roots, root_grads, retain_graph or create_graph, capture, blocked or ())
     finally:
         STATE.grad_enabled = previous
 
 
-def _propagate(roots, root_grads, retain_graph, capture):
+def _propagate(roots, root_grads, retain_graph, capture, blocked=()):
     pending = _collect(roots)
+    cut = {(id(t._node), t._out_index) if t._node is not None else id(t) for t in blocked}
     buffers: dict[Node, list] = {}
     wanted_nonleaf = {}
     wanted_leaf = {}
@@ -192,6 +199,8 @@ def _propagate(roots, root_grads, retain_graph, capture):
 
     def send(tensor, grad, edge: tuple | None = None) -> None:
         node, i = edge if edge is not None else (tensor._node, tensor._out_index)
+        if cut and ((id(node), i) if node is not None else id(tensor)) in cut:
+            return
         if node is None:
             if tensor.stop_gradient:
                 return
@@ -296,7 +305,8 @@ def grad(
     allow_unused=False,
     no_grad_vars=None,
 ):
-    """Gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad`` (``paddle.grad``)."""
+    """Gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad`` (``paddle.grad``);
+    no gradient flows through the tensors in ``no_grad_vars``."""
     single = isinstance(outputs, Tensor)
     outputs = [outputs] if single else list(outputs)
     single_in = isinstance(inputs, Tensor)
@@ -313,7 +323,8 @@ def grad(
         if t.stop_gradient:
             raise RuntimeError(f"paddle.grad: input {t.name} has stop_gradient=True, so it has no gradient")
     retain = create_graph if retain_graph is None else bool(retain_graph)
-    results = run_backward(roots, root_grads, retain, capture=inputs, create_graph=bool(create_graph))
+    blocked = [no_grad_vars] if isinstance(no_grad_vars, Tensor) else list(no_grad_vars or ())
+    results = run_backward(roots, root_grads, retain, capture=inputs, create_graph=bool(create_graph), blocked=blocked)
     out = []
     for i, (t, r) in enumerate(zip(inputs, results, strict=True)):
         if r is None and not allow_unused:

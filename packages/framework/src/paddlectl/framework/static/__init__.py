@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from ..metric.functional import accuracy
 from ..nn.parameter import create_parameter
 from ..ops.hashing import hash as _hash
+from .backward import append_backward, gradients
 from .compiled import BuildStrategy, CompiledProgram
 from .control_flow import cond, while_loop
 from .executor import run_program, specialize
@@ -23,7 +24,7 @@ from .inference_io import (
 )
 from .input_spec import InputSpec
 from .ir import Block, Operation, Value
-from .layers import fc, sparse_embedding
+from .layers import embedding, fc, sparse_embedding
 from .parser import ParseError, parse_program
 from .places import cpu_places, cuda_places
 from .printer import print_program
@@ -40,15 +41,17 @@ from .static_mode import (
 )
 from .verifier import VerifyError, verify
 
-nn = SimpleNamespace(cond=cond, while_loop=while_loop, fc=fc, sparse_embedding=sparse_embedding, hash=_hash)
+nn = SimpleNamespace(
+    cond=cond, while_loop=while_loop, embedding=embedding, fc=fc, sparse_embedding=sparse_embedding, hash=_hash
+)
 """Paddle's ``paddle.static.nn``: layers that create their parameters in the main program, and control flow."""
 
 
 __all__ = [
     "Block", "BuildStrategy", "CompiledProgram", "Executor", "InputSpec", "Operation", "ParseError", "Program",
-    "Scope", "Value", "VerifyError", "accuracy", "cond", "cpu_places", "create_parameter", "cuda_places", "data",
+    "Scope", "Value", "VerifyError", "accuracy", "append_backward", "cond", "cpu_places", "create_parameter", "cuda_places", "data",
     "default_main_program", "default_startup_program", "deserialize_persistables", "deserialize_program",
-    "global_scope", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope", "nn",
+    "global_scope", "gradients", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope", "nn",
     "normalize_program", "parse_program", "print_program", "program_guard", "run_program", "save",
     "save_inference_model", "save_to_file", "scope_guard", "serialize_persistables", "serialize_program",
     "set_program_state", "specialize", "verify", "while_loop",

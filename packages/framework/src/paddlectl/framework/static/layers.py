@@ -71,3 +71,19 @@ def sparse_embedding(
         table.weight.stop_gradient = True
     ids = reshape(input, [0] * (input.ndim - 1)) if input.ndim > 1 and input.shape[-1] == 1 else input
     return table(ids)
+
+
+def embedding(
+    input, size, is_sparse: bool = False, is_distributed: bool = False, padding_idx=None, param_attr=None,
+    dtype="float32",
+):  # fmt: skip
+    """A new [size[0], size[1]] table looked up by the int ids of ``input``: the output is
+    ``input.shape + [size[1]]`` (Paddle's ``lookup_table_v2``); ``is_sparse`` gives the table a
+    row-sparse gradient. A table split over parameter servers (``is_distributed``) is refused."""
+    if not (isinstance(size, list | tuple) and len(size) == 2 and all(isinstance(d, int) and d > 0 for d in size)):
+        raise ConfigError(f"embedding: size must be [vocab_size, emb_size] of positive ints, got {size!r}")
+    if is_distributed:
+        raise ConfigError("embedding: is_distributed needs a parameter server, which paddlectl has not; pass False")
+    if str(dtype) not in ("float32", "float64"):
+        raise DTypeError(f"embedding: dtype must be float32 or float64, got {dtype}")
+    return Embedding(size[0], size[1], padding_idx, sparse=is_sparse, weight_attr=param_attr, dtype=str(dtype))(input)
