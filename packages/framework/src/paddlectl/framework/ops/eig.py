@@ -60,7 +60,6 @@ eig_op = OpDef(
     _eig_infer,
     OPAQUE,
     samples=_eig_samples,
-    exempt={"vjp2": "the vjp solves against V^H, whose own derivative is not defined here (first order only)"},
 )
 
 
