@@ -107,3 +107,15 @@ def test_layout_questions_match_paddle(real_paddle):
 
     mine, theirs = both(real_paddle, program)
     assert mine == theirs
+
+
+def test_a_tensor_with_nothing_stored_goes_through_every_kind_of_op():
+    empty = ours.zeros([2, 3]).to_sparse_coo(2)
+    assert empty.nnz() == 0 and empty.indices().shape == [2, 0]
+    np.testing.assert_array_equal(empty.to_dense().numpy(), np.zeros((2, 3)))
+    assert ours.zeros([2, 3]).to_sparse_csr().crows().tolist() == [0, 0, 0]
+    assert ours.sparse.add(empty, empty).nnz() == 0 and ours.sparse.nn.functional.softmax(empty).nnz() == 0
+    assert ours.sparse.sum(empty).values().item() == 0
+    volume = ours.zeros([1, 4, 4, 4, 2]).to_sparse_coo(4)
+    assert ours.sparse.nn.functional.max_pool3d(volume, 2).shape == [1, 2, 2, 2, 2]
+    assert ours.sparse.nn.functional.conv3d(volume, ours.ones([2, 2, 2, 2, 3])).nnz() == 0

@@ -157,7 +157,7 @@ class SparseCooTensor(SparseTensor):
     layout = "COO"
 
     def __init__(self, indices: np.ndarray, values: Tensor, shape, stop_gradient=None, coalesced=False) -> None:
-        self._indices = np.ascontiguousarray(indices, dtype=INDEX).reshape(-1, values.shape[0] if values.ndim else 1)
+        self._indices = np.ascontiguousarray(indices, dtype=INDEX)  # [sparse_dim, nnz] from every caller
         self._coalesced = coalesced
         self._init(values, shape, stop_gradient)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ....core.tensor import Tensor
 from ....ops._window import as_tuple
-from ....ops.creation import full
+from ....ops.creation import full, zeros
 from ....ops.index import index_select, scatter
 from ....ops.reduce import max as dense_max
 from ....ops.shape import reshape
@@ -29,8 +29,12 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     book = rulebook.build(op, x._indices, x.shape[1:-1], kernel, stride, window_padding(op, padding, 3),
                           (1, 1, 1), subm=False)  # fmt: skip
     n_out, channels = book.out_indices.shape[1], x.shape[-1]
+    shape = [x.shape[0], *book.out_spatial, channels]
+    if not n_out:  # nothing stored, nothing pooled (and a reshape to 0 rows would mean "keep the dim")
+        return SparseCooTensor(book.out_indices, zeros([0, channels], x.dtype), shape, coalesced=True)
     slots = np.concatenate([tap * n_out + rows_out for tap, _, rows_out in book.pairs])
     picked = index_select(x.values(), Tensor(np.concatenate([rows_in for _, rows_in, _ in book.pairs])))
-    table = scatter(full([int(np.prod(kernel)) * n_out, channels], -np.inf, x.dtype), Tensor(slots), picked)
-    out = dense_max(reshape(table, [-1, n_out, channels]), axis=0)
-    return SparseCooTensor(book.out_indices, out, [x.shape[0], *book.out_spatial, channels], coalesced=True)
+    taps = int(np.prod(kernel))
+    table = scatter(full([taps * n_out, channels], -np.inf, x.dtype), Tensor(slots), picked)
+    out = dense_max(reshape(table, [taps, n_out, channels]), axis=0)
+    return SparseCooTensor(book.out_indices, out, shape, coalesced=True)
