@@ -39,6 +39,9 @@ CASES = {
         ),
         X,
     ),
+    "istft_longer_length_not_centred": (
+        lambda L, x: L.signal.istft(L.signal.stft(x, n_fft=8, hop_length=2), 8, 2, center=False, length=40), X,
+    ),
     "istft_two_sided_normalized": (
         lambda L, x: L.signal.istft(
             L.signal.stft(x, n_fft=8, hop_length=2, onesided=False, normalized=True),

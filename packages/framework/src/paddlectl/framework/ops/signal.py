@@ -162,7 +162,7 @@ def istft(
     envelope = overlap_add_op(squares, hop_length=hop_length, length=total)
     start = n_fft // 2 if center else 0
     if length is not None:
-        stop = start + int(length)
+        stop = min(start + int(length), total)  # a longer length gets what there is, as Paddle's slice
     else:
         stop = total - n_fft // 2 if center else total
     out, envelope = _crop(out, start, stop, total), _crop(envelope, start, stop, total)
@@ -176,7 +176,7 @@ def istft(
 
 
 def _crop(t, start: int, stop: int, total: int):
-    """``t[..., start:stop]``, zero-padded when ``stop`` runs past ``total`` (a longer ``length``)."""
+    """``t[..., start:stop]`` of a last axis of ``total`` entries."""
     pads = ((0, 0),) * (t.ndim - 1) + ((-start, stop - total),)
     return pad_op(t, pads=pads, mode="constant", value=0.0)
 
