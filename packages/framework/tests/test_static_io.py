@@ -203,3 +203,26 @@ def test_a_loaded_model_fine_tunes_with_the_eager_layers_gradients(tmp_path):
     loaded.train()
     opt.step()
     assert not np.allclose(loaded.eval()(x).numpy(), before)
+
+
+def test_a_static_dataloader_feeds_the_executor(programs):
+    """feed_list with return_list=False: each batch is [{feed name: field}], which Executor.run takes."""
+    main, image, label, _, loss = programs
+    x, y = _feed(8)
+
+    class Pairs(paddle.io.Dataset):
+        def __getitem__(self, i):
+            return x[i], y[i]
+
+        def __len__(self):
+            return len(x)
+
+    loader = paddle.io.DataLoader(Pairs(), feed_list=[image, label], batch_size=4, return_list=False)
+    batches = list(loader())
+    assert len(batches) == 2 and list(batches[0][0]) == ["img", "label"]
+    exe = static.Executor()
+    (first,) = exe.run(main, feed=batches[0], fetch_list=[loss])
+    (direct,) = exe.run(main, feed={"img": x[:4], "label": y[:4]}, fetch_list=[loss])
+    np.testing.assert_array_equal(first, direct)
+    with pytest.raises(ConfigError):
+        exe.run(main, feed=batches[0] * 2, fetch_list=[loss])  # two places: one CPU here

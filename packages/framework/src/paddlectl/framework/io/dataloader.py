@@ -10,6 +10,7 @@ import queue
 import signal
 import time
 
+from ..errors import ConfigError
 from ..ops.random import generator
 from .collate import default_collate_fn, default_convert_fn, to_tensors
 from .dataset import IterableDataset
@@ -27,8 +28,8 @@ class DataLoader:
     ``num_workers > 0`` starts that many worker processes (fork where the platform has it) that
     fetch and collate ``prefetch_factor`` batches each ahead of the training loop. Shuffling and
     worker seeds come from ``paddle.seed``'s generator, so a seeded run repeats exactly. Batches
-    come back as Tensors inside the structure ``collate_fn`` built (``return_list`` and ``places``
-    are accepted as in Paddle's dynamic graph mode, where they do not change the result).
+    come back as Tensors inside the structure ``collate_fn`` built (``places`` is accepted; with a
+    static-mode ``feed_list`` and ``return_list=False`` each batch is ``[{feed name: field}]``).
     """
 
     def __init__(
@@ -113,6 +114,11 @@ class DataLoader:
         return len(self.batch_sampler if self.auto_collate else self._sampler)
 
     def __iter__(self):
+        if self.feed_list is not None and not self.return_list:
+            return self._feeds(self._batches())
+        return self._batches()
+
+    def _batches(self):
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         self._epoch += 1
@@ -120,6 +126,16 @@ class DataLoader:
             self._pool = _WorkerPool(self)
         pool, self._pool = self._pool, (self._pool if self.persistent_workers else None)
         return _MultiProcessIter(self, pool, self._epoch)
+
+    def _feeds(self, batches):
+        """Static mode's form (``feed_list`` given, ``return_list=False``): each batch as
+        ``[{feed name: field}]``, one dict per place, which ``Executor.run(feed=...)`` takes."""
+        names = [v.name for v in self.feed_list]
+        for batch in batches:
+            fields = list(batch) if isinstance(batch, list | tuple) else [batch]
+            if len(fields) != len(names):
+                raise ConfigError(f"DataLoader: a batch has {len(fields)} fields for the feed_list {names}")
+            yield [dict(zip(names, fields, strict=True))]
 
     __call__ = __iter__
 

@@ -87,7 +87,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     ``path_prefix`` (``program=`` picks another program than the default main one)."""
     _check_executor(executor)
     program = kwargs.pop("program", None)
-    kwargs.pop("clip_extra", None), kwargs.pop("legacy_format", None)  # Paddle's file-format switches
+    for switch in ("clip_extra", "legacy_format"):  # Paddle's protobuf-format switches: one format here
+        kwargs.pop(switch, None)
     if kwargs:
         raise ConfigError(f"save_inference_model: unknown options {sorted(kwargs)}")
     if not isinstance(path_prefix, str | os.PathLike) or not os.fspath(path_prefix):

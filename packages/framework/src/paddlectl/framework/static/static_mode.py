@@ -301,6 +301,12 @@ class Executor:
             )
         if fetch_list is not None and not isinstance(fetch_list, list | tuple):
             fetch_list = [fetch_list]
+        if isinstance(feed, list | tuple):  # one dict per place (a static-mode DataLoader's batches)
+            if len(feed) != 1 or not isinstance(feed[0], dict):
+                raise ConfigError(
+                    f"Executor.run: feed is a dict, or a list of one dict per place (one CPU), got {len(feed)}"
+                )
+            feed = feed[0]
         with _paused():
             return program._run(dict(feed or {}), list(fetch_list or []), return_numpy)
 
