@@ -8,7 +8,9 @@ run on an op, ``exemptions`` lists every exemption in the registry so reviewers 
 
 - ``vjp``: the engine's gradient of ``<outputs, random cotangent>`` against central finite
   differences, float64. An input the vjp gives None is held constant, as not differentiable by
-  design (running statistics, class weights, labels).
+  design (running statistics, class weights, labels). Complex inputs and outputs are checked in
+  Paddle's convention: the loss is ``Re(sum(conj(cotangent) * output))`` and a complex input's
+  gradient is ``dL/dRe + i dL/dIm`` (each part perturbed on its own).
 - ``vjp2``: the gradient taken with ``create_graph=True`` differentiated again
   (a Hessian-vector product) against finite differences of the first gradient along the vector.
 - ``infer``: the shape rule on Specs against the shapes and dtypes ``forward`` produces.
@@ -173,11 +175,19 @@ def _run(op: OpDef, arrays, attrs) -> tuple:
 
 
 def _float64(arrays) -> list:
-    return [a.astype(np.float64) if a is not None and a.dtype.kind == "f" else a for a in arrays]
+    wide = {"f": np.float64, "c": np.complex128}
+    return [a.astype(wide[a.dtype.kind]) if a is not None and a.dtype.kind in wide else a for a in arrays]
 
 
 def _floats(arrays) -> list[int]:
-    return [i for i, a in enumerate(arrays) if a is not None and a.dtype.kind == "f"]
+    """The slots holding float or complex arrays: the ones gradients flow through."""
+    return [i for i, a in enumerate(arrays) if a is not None and a.dtype.kind in "fc"]
+
+
+def _normal(rng, like: np.ndarray) -> np.ndarray:
+    """A random array of ``like``'s shape, complex where ``like`` is."""
+    out = rng.standard_normal(like.shape)
+    return out + 1j * rng.standard_normal(like.shape) if like.dtype.kind == "c" else out
 
 
 def _close(got, want, what: str, tol: dict) -> None:
@@ -249,7 +259,7 @@ def _differentiable(op, samples, rng) -> list[_Differentiable]:
         scored = _floats(outs)
         if not wrt or not scored:
             continue
-        cotangents = [rng.standard_normal(outs[j].shape) for j in scored]
+        cotangents = [_normal(rng, outs[j]) for j in scored]
         grads = _gradients(op, arrays, s.attrs, wrt, scored, cotangents)[1]
         kept = [(i, g) for i, g in zip(wrt, grads, strict=True) if g is not None]
         if not kept:
@@ -268,16 +278,17 @@ def _check_vjp(op, samples, rng):
 
         def objective(xs, d=d):
             outs = _run(op, xs, d.attrs)
-            return sum(float(np.sum(outs[j] * c)) for j, c in zip(d.scored, d.cotangents, strict=True))
+            return sum(float(np.sum(np.conj(c) * outs[j]).real) for j, c in zip(d.scored, d.cotangents, strict=True))
 
         for i, got in zip(d.wrt, _values(d.grads, d.arrays, d.wrt), strict=True):
             want = np.zeros_like(d.arrays[i])
             for e in range(d.arrays[i].size):
-                plus, minus = list(d.arrays), list(d.arrays)
-                plus[i], minus[i] = d.arrays[i].copy(), d.arrays[i].copy()
-                plus[i].reshape(-1)[e] += _EPS
-                minus[i].reshape(-1)[e] -= _EPS
-                want.reshape(-1)[e] = (objective(plus) - objective(minus)) / (2 * _EPS)
+                for step in (1.0, 1j) if want.dtype.kind == "c" else (1.0,):
+                    plus, minus = list(d.arrays), list(d.arrays)
+                    plus[i], minus[i] = d.arrays[i].copy(), d.arrays[i].copy()
+                    plus[i].reshape(-1)[e] += step * _EPS
+                    minus[i].reshape(-1)[e] -= step * _EPS
+                    want.reshape(-1)[e] += step * (objective(plus) - objective(minus)) / (2 * _EPS)
             what = f"op {op.name}: gradient of input {i} vs central finite differences (sample {d.k})"
             _close(got, want, what, _GRAD_TOL)
     return None if found else _NOTHING_TO_DIFFERENTIATE
@@ -286,7 +297,7 @@ def _check_vjp(op, samples, rng):
 def _check_vjp2(op, samples, rng):
     found = _differentiable(op, samples, rng)
     for d in found:
-        directions = [rng.standard_normal(d.arrays[i].shape) for i in d.wrt]
+        directions = [_normal(rng, d.arrays[i]) for i in d.wrt]
         tensors, first = _gradients(op, d.arrays, d.attrs, d.wrt, d.scored, d.cotangents, create_graph=True)
         connected = [
             (g, to_tensor(v)) for g, v in zip(first, directions, strict=True) if g is not None and not g.stop_gradient
