@@ -226,3 +226,26 @@ def test_a_static_dataloader_feeds_the_executor(programs):
     np.testing.assert_array_equal(first, direct)
     with pytest.raises(ConfigError):
         exe.run(main, feed=batches[0] * 2, fetch_list=[loss])  # two places: one CPU here
+
+
+def test_exponential_moving_average_applies_bias_corrected_averages(programs):
+    main, _, _, _, loss = programs
+    paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
+    ema = static.ExponentialMovingAverage(0.9)
+    ema.update()
+    exe = static.Executor()
+    x, y = _feed()
+    weight = main.all_parameters()[0]
+    average = np.zeros(weight.shape)
+    for _ in range(4):
+        exe.run(main, feed={"img": x, "label": y}, fetch_list=[loss])
+        average = 0.9 * average + 0.1 * weight.numpy()
+    trained = weight.numpy().copy()
+    with ema.apply(exe):
+        np.testing.assert_allclose(weight.numpy(), average / (1 - 0.9**4), rtol=1e-5)
+    np.testing.assert_array_equal(weight.numpy(), trained)  # restored after the block
+    with pytest.raises(ConfigError):
+        ema.restore(exe)  # nothing applied
+    paddle.disable_static()
+    with pytest.raises(ConfigError):
+        static.ExponentialMovingAverage(0.9)  # static mode only, as in Paddle

@@ -10,6 +10,7 @@ from ..ops.hashing import hash as _hash
 from .backward import append_backward, gradients
 from .compiled import BuildStrategy, CompiledProgram
 from .control_flow import cond, while_loop
+from .ema import ExponentialMovingAverage
 from .executor import run_program, specialize
 from .inference_io import (
     deserialize_persistables,
@@ -48,7 +49,7 @@ nn = SimpleNamespace(
 
 
 __all__ = [
-    "Block", "BuildStrategy", "CompiledProgram", "Executor", "InputSpec", "Operation", "ParseError", "Program",
+    "Block", "BuildStrategy", "CompiledProgram", "Executor", "ExponentialMovingAverage", "InputSpec", "Operation", "ParseError", "Program",
     "Scope", "Value", "VerifyError", "accuracy", "append_backward", "cond", "cpu_places", "create_parameter", "cuda_places", "data",
     "default_main_program", "default_startup_program", "deserialize_persistables", "deserialize_program",
     "global_scope", "gradients", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope", "nn",

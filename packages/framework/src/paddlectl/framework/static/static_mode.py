@@ -56,6 +56,7 @@ class Program(Executable):
         self._tracer = _Recorder({}, {})
         self._feeds: dict[str, Tensor] = {}
         self._training: list[tuple] = []  # (optimizer, [(param, traced gradient)])
+        self._after_run: list = []  # updates each run applies after the optimizer steps (an EMA's)
         self._limit: int | None = None  # a clone for test sees only the ops recorded before it
         self._executors: dict[tuple, _IRExecutor] = {}
         self.random_seed = 0
@@ -65,7 +66,7 @@ class Program(Executable):
         twin = copy.copy(self)
         twin._executors = {}
         if for_test:
-            twin._training = []
+            twin._training, twin._after_run = [], []
             twin._limit = len(self._tracer.program.block.ops)
         return twin
 
@@ -201,6 +202,8 @@ class Program(Executable):
                 p.grad = Tensor._wrap(np.asarray(next(grad_arrays)))
             optimizer.step()
             optimizer.clear_grad()
+        for update in self._after_run:
+            update()
         return [np.asarray(r) if return_numpy else Tensor._wrap(np.asarray(r)) for r in results]
 
 
