@@ -83,7 +83,7 @@ from .nn.layer.base import ParamAttr
 from .nn.lazy_init import LazyGuard  # noqa: F401
 from .nn.parameter import create_parameter  # noqa: F401
 from .ops.activation import sigmoid, softmax
-from .ops.as_tensor import as_tensor
+from .ops.constructors import as_tensor
 from .ops.creation import (
     arange,
     empty,
