@@ -174,10 +174,17 @@ class TranslatedLayer(Layer):
         self._free_dead = free_dead
         self._weights: dict[str, Parameter] = {}
         for name, array in saved.program.weights.items():
-            param = Parameter(np.array(array, copy=True), name=name, trainable=array.dtype.kind == "f")
+            param = Parameter(array, name=name, trainable=array.dtype.kind == "f")  # read-only until train()
             self._weights[name] = self.add_parameter(name.replace(".", "_"), param)
         self._executor, self._executed = None, None
         self.training = False
+
+    def train(self):
+        """Training mode: each weight becomes a writable copy of the loaded (shared, read-only) array."""
+        for p in self._weights.values():
+            if not p._data.flags.writeable:
+                p.set_value(p._data)
+        return super().train()
 
     def _current_executor(self) -> Executor:
         """The executor over the parameters' arrays (made again when training has replaced one)."""
