@@ -1,6 +1,8 @@
-"""``paddle.static``: static mode (``Program``, ``program_guard``, ``data``, ``Executor``, ``nn.fc``), the
-IR it records into (``ir``: Block/Operation/Value), its text form, tracing and InputSpec, the IR executor,
-and data-dependent control flow (``cond``, ``while_loop``) that also runs eagerly."""
+"""``paddle.static``: static mode (``Program``, ``program_guard``, ``data``, ``Executor``, ``nn.fc``,
+``append_backward``, ``CompiledProgram``, ``ExponentialMovingAverage``, ``Scope``), its model files
+(``save_inference_model`` and its pieces, ``save``/``load`` of parameters), the IR it records into
+(``ir``: Block/Operation/Value), its text form, tracing and InputSpec, the IR executor, and
+data-dependent control flow (``cond``, ``while_loop``) that also runs eagerly."""
 
 from types import SimpleNamespace
 
