@@ -15,6 +15,7 @@ from paddlectl.detection.data.transforms import (
     PadGT,
     Permute,
     RandomCrop,
+    RandomDistort,
     RandomFlip,
     Resize,
 )
@@ -135,6 +136,42 @@ def test_flip_resize_and_crop_carry_boxes_with_the_pixels():
         box = data["gt_bbox"][0]
         assert (box >= 0).all() and box[2] <= data["image"].shape[1] and box[3] <= data["image"].shape[0]
         np.testing.assert_allclose(box, box_of_bright_pixels(data["image"]))
+
+
+def test_keep_ratio_resize_fits_inside_and_pad_fills_to_the_size():
+    data = Resize([80, 80], keep_ratio=True, interp=0)(sample())  # 40x60 -> 53x80 (limited by the width)
+    assert data["image"].shape == (53, 80, 3)
+    np.testing.assert_allclose(data["gt_bbox"][0], box_of_bright_pixels(data["image"]), atol=1.0)
+    data = Pad([80, 80])(data)
+    assert data["image"].shape == (80, 80, 3) and not data["image"][53:].any()
+
+
+def test_distort_changes_colours_only_and_follows_the_seed():
+    def coloured():  # mid tones, so no jitter saturates back to the original
+        data = sample()
+        data["image"] = np.where(data["image"] > 0, np.uint8([160, 120, 60]), np.uint8([40, 90, 110]))
+        return data
+
+    draws = []
+    for seed in (0, 0, 1):
+        np.random.seed(seed)
+        draws.append(RandomDistort(prob=1.0)(coloured()))
+    np.testing.assert_array_equal(draws[0]["image"], draws[1]["image"])
+    assert (draws[0]["image"] != coloured()["image"]).any() and (draws[0]["image"] != draws[2]["image"]).any()
+    assert draws[0]["image"].dtype == np.uint8 and draws[0]["image"].shape == (40, 60, 3)
+    np.testing.assert_array_equal(draws[0]["gt_bbox"], sample()["gt_bbox"])
+    unchanged = RandomDistort(prob=0.0)(coloured())
+    np.testing.assert_array_equal(unchanged["image"], coloured()["image"])
+
+
+def test_normalize_then_permute_give_chw_standardised_floats():
+    data = Permute()(NormalizeImage(mean=[0.5, 0.25, 0.0], std=[0.5, 0.25, 1.0])(sample()))
+    image = data["image"]
+    assert image.shape == (3, 40, 60) and image.dtype == np.float32 and image.flags.c_contiguous
+    np.testing.assert_allclose(image[:, 15, 10], [1.0, 3.0, 1.0])  # white: (1 - mean) / std
+    np.testing.assert_allclose(image[:, 0, 0], [-1.0, -1.0, 0.0])  # black: -mean / std
+    raw = NormalizeImage(mean=[1, 2, 3], std=[2, 2, 2], is_scale=False)(sample())["image"]
+    np.testing.assert_allclose(raw[15, 10], [127.0, 126.5, 126.0])
 
 
 def test_a_voc_eval_set_gives_the_task_voc_map_per_class(tmp_path):

@@ -5,6 +5,10 @@ the current image's pixels; ``im_shape`` and ``scale_factor`` as PaddleDetection
 predictions map back to the source image). ``PadGT`` ends every pipeline: it packs the labels into
 one table (``labels.pack``) and returns ``(image, label)``. Random transforms draw from NumPy's
 global generator, which the trainer seeds.
+
+A batch transform (``BatchTransform``: ``BatchRandomResize``) makes one random choice for a whole
+batch, so the batch's images still stack: ``draw()`` makes the choice as a per-sample transform,
+and the dataset applies it to every sample of the batch (see ``dataset.DetDataset``).
 """
 
 from __future__ import annotations
@@ -167,6 +171,47 @@ class Resize:
         return data
 
 
+class BatchTransform:
+    """A transform whose random choice is made once per batch: ``draw()`` -> a per-sample transform."""
+
+    def draw(self):
+        raise NotImplementedError
+
+    def __call__(self, samples: list[dict]) -> list[dict]:
+        """PaddleDetection's form: the whole batch through one draw."""
+        op = self.draw()
+        return [op(sample) for sample in samples]
+
+
+class BatchRandomResize(BatchTransform):
+    """Multi-scale training: each batch is resized to one ``target_size`` entry drawn at random
+    (``random_size``; else ``target_size`` is the one size), with one of the five interpolations
+    drawn at random (``random_interp``; else ``interp``), boxes scaled with the images.
+
+    As PaddleDetection's: ``keep_ratio`` as ``Resize`` takes it, ``interp`` a cv2 code (default
+    nearest), an entry an int (square) or ``[h, w]``; the draws are ``np.random.choice``."""
+
+    INTERPS = (cv2.INTER_NEAREST, cv2.INTER_LINEAR, cv2.INTER_AREA, cv2.INTER_CUBIC, cv2.INTER_LANCZOS4)
+
+    def __init__(
+        self, target_size, keep_ratio: bool, interp: int = 0, random_size: bool = True, random_interp: bool = False
+    ) -> None:
+        if random_size and (not isinstance(target_size, list | tuple) or not target_size):
+            raise ConfigError(
+                f"BatchRandomResize.target_size is {target_size!r}; with random_size it must be a list of sizes "
+                "to draw from, e.g. [160, 192, 224] or [[160, 192], [192, 224]]"
+            )
+        sizes = list(target_size) if random_size else [target_size]
+        self.resizes = [Resize(size, keep_ratio, interp) for size in sizes]  # checks every size and interp
+        self.random_size, self.random_interp = bool(random_size), bool(random_interp)
+
+    def draw(self) -> Resize:
+        resize = self.resizes[np.random.choice(len(self.resizes))] if self.random_size else self.resizes[0]
+        if not self.random_interp:
+            return resize
+        return Resize(resize.target_size, resize.keep_ratio, int(np.random.choice(self.INTERPS)))
+
+
 class NormalizeImage:
     """``(image / 255 - mean) / std`` with ``is_scale``, else ``(image - mean) / std``."""
 
@@ -222,6 +267,17 @@ class PadGT:
 
 TRANSFORMS = {
     cls.__name__: cls
-    for cls in (Decode, RandomFlip, RandomDistort, RandomCrop, Resize, NormalizeImage, Pad, Permute, PadGT)
+    for cls in (
+        Decode,
+        RandomFlip,
+        RandomDistort,
+        RandomCrop,
+        Resize,
+        BatchRandomResize,
+        NormalizeImage,
+        Pad,
+        Permute,
+        PadGT,
+    )
 }
 LABEL_OPS = ("RandomFlip", "RandomDistort", "RandomCrop", "PadGT")  # left out when serving

@@ -8,6 +8,8 @@ Config sections (PaddleDetection's names inside the framework's fixed sections):
     Loss:         {name: PicoDetLoss, loss_weights: {class, iou, dfl}, assigner: {name: TaskAlignedAssigner, topk}}
     Train/Eval:   {dataset: {name: COCODataSet | VOCDataSet, dataset_dir, ..., transforms: [{Decode: {}}, ..., {PadGT: {}}]},
                    loader: {batch_size, shuffle, drop_last, num_workers}}
+                  # Train.dataset may split them as PaddleDetection's TrainReader does: transforms (per sample),
+                  # then batch_transforms (e.g. [{BatchRandomResize: {...}}, ..., {PadGT: {}}]; drop_last: true)
     Metric:       {name: COCOMetric | VOCMetric, main_indicator: bbox_ap50}
     PostProcess:  {score_threshold, nms_threshold, nms_top_k, keep_top_k, draw_threshold}
     Export:       {nms: true}   # NMS inside: boxes [N, 6] and boxes_num [B] (PaddleDetection's default);
@@ -31,12 +33,13 @@ import numpy as np
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.hapi.builders import check_keys, instantiate, require_mapping
 from paddlectl.framework.hapi.task import TaskBase, metric_names
+from paddlectl.framework.io.world import env_rank, env_world_size
 from paddlectl.framework.static.input_spec import InputSpec
 from paddlectl.framework.vision.image_io import load_input
 from paddlectl.framework.vision.task import _transform_items as transform_items
 
 from ..data.coco import COCODataSet
-from ..data.transforms import LABEL_OPS, TRANSFORMS, Pad, PadGT, Resize
+from ..data.transforms import LABEL_OPS, TRANSFORMS, BatchTransform, Pad, PadGT, Resize
 from ..data.voc import VOCDataSet
 from ..records import record, write_picture
 from .backbone import LCNet
@@ -121,8 +124,30 @@ class PicoDetTask(TaskBase):
         require_mapping(dataset, f"{split}.dataset")
         return transform_items(dataset.get("transforms"), f"{split}.dataset.transforms")
 
+    def batch_steps(self, config: dict, split: str) -> list[tuple[str, dict]]:
+        """``Train.dataset.batch_transforms``: the transforms after the batch is formed (PaddleDetection's)."""
+        dataset = self._section(config, split).get("dataset") or {}
+        steps = transform_items(dataset.get("batch_transforms"), f"{split}.dataset.batch_transforms")
+        if steps and split != "Train":
+            raise ConfigError(
+                f"{split}.dataset.batch_transforms: evaluation and serving bring every image to one size; "
+                "list Resize (without keep_ratio, or with Pad) under transforms instead"
+            )
+        return steps
+
     def operators(self, steps: list[tuple[str, dict]], where: str) -> list:
         return [instantiate({"name": n, **a}, TRANSFORMS, f"{where}.{n}") for n, a in steps]
+
+    def pipeline(self, config: dict, split: str) -> list:
+        """The split's transforms, per-sample ones then batch ones, as the dataset runs them."""
+        ops = self.operators(self.steps(config, split), f"{split}.dataset.transforms")
+        for op in ops:
+            if isinstance(op, BatchTransform):
+                raise ConfigError(
+                    f"{split}.dataset.transforms: {type(op).__name__} acts on a whole batch; "
+                    "list it under batch_transforms"
+                )
+        return ops + self.operators(self.batch_steps(config, split), f"{split}.dataset.batch_transforms")
 
     def check_config(self, config: dict) -> None:
         arch = self._section(config, "Architecture")
@@ -130,13 +155,23 @@ class PicoDetTask(TaskBase):
         if arch.get("name", "PicoDet") != "PicoDet":
             raise ConfigError(f"Architecture.name is {arch.get('name')!r}; det.picodet trains PicoDet")
         for split in ("Train", "Eval"):
-            ops = self.operators(self.steps(config, split), f"{split}.dataset.transforms")
+            ops = self.pipeline(config, split)
             if not ops or type(ops[0]).__name__ != "Decode" or not isinstance(ops[-1], PadGT):
-                raise ConfigError(f"{split}.dataset.transforms must start with Decode and end with PadGT")
+                raise ConfigError(
+                    f"{split}.dataset.transforms (then batch_transforms) must start with Decode and end with PadGT"
+                )
             check_keys(
                 self._section(config, split).get("loader") or {},
                 f"{split}.loader",
                 ("batch_size", "shuffle", "drop_last", "num_workers"),
+            )
+        loader = self.build_loader_options(config, "train")
+        if any(isinstance(op, BatchTransform) for op in self.pipeline(config, "Train")) and not (
+            loader["drop_last"] is True and type(loader["batch_size"]) is int and loader["batch_size"] > 0
+        ):
+            raise ConfigError(
+                "Train.dataset.batch_transforms draw once per batch and need whole batches: "
+                "set Train.loader.drop_last: true and a positive integer batch_size"
             )
         self.input_size(config)
         self.nms_params(config)
@@ -215,8 +250,12 @@ class PicoDetTask(TaskBase):
     def dataset(self, config: dict, split: str):
         section = dict(self._section(config, split)["dataset"])
         section.pop("transforms", None)
-        ops = self.operators(self.steps(config, split), f"{split}.dataset.transforms")
+        section.pop("batch_transforms", None)
+        ops = self.pipeline(config, split)
         dataset = instantiate({"name": "COCODataSet", **section}, DATASETS, f"{split}.dataset", transforms=ops)
+        if any(isinstance(op, BatchTransform) for op in ops):  # this process's rows of each batch (RankShare)
+            batch = self.build_loader_options(config, "train")["batch_size"]
+            dataset.serve_batches_of(len(range(env_rank(), batch, env_world_size())))
         classes = self._head(config)["num_classes"]
         if len(dataset.label_names) != classes:
             raise ConfigError(
