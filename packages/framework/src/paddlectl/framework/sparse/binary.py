@@ -74,7 +74,7 @@ def mask_as(x: Tensor, mask, name=None):
     if list(x.shape) != mask.shape:
         raise ShapeError(f"sparse.mask_as: x{list(x.shape)} and mask{mask.shape} must have the same shape")
     coo = as_coo(mask)
-    return mask._same_pattern(gather_nd(x, Tensor(np.ascontiguousarray(coo._indices.T))))
+    return mask.with_values(gather_nd(x, Tensor(np.ascontiguousarray(coo._indices.T))))
 
 
 def _rows_and_cols(op: str, x, y: Tensor):
@@ -127,4 +127,4 @@ def masked_matmul(x: Tensor, y: Tensor, mask, name=None):
     rows = gather_nd(x, Tensor(np.ascontiguousarray(np.stack([*batch, coo._indices[-2]]).T)))
     y_t = transpose(y, [*range(y.ndim - 2), y.ndim - 1, y.ndim - 2])
     cols = gather_nd(y_t, Tensor(np.ascontiguousarray(np.stack([*batch, coo._indices[-1]]).T)))
-    return mask._same_pattern(dense_sum(rows * cols, axis=1))
+    return mask.with_values(dense_sum(rows * cols, axis=1))

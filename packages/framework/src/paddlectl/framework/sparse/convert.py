@@ -1,5 +1,5 @@
 """Dense <-> COO <-> CSR, and ``coalesce``: the patterns in NumPy, the values through ops (gather,
-scatter-add, index-add), so a conversion is differentiable in the values both ways."""
+scatter, index-add), so a conversion is differentiable in the values both ways."""
 
 from __future__ import annotations
 

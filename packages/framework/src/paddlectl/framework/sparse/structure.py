@@ -119,7 +119,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Pad
         axis = axis[0]
     coo = as_coo(x)
     if dtype is not None:
-        coo = coo._same_pattern(ew.cast(coo.values(), dtype))
+        coo = coo.with_values(ew.cast(coo.values(), dtype))
     if isinstance(x, SparseCsrTensor):
         if axis is not None and normalize_axis("sparse.sum", int(axis), x.ndim) != x.ndim - 1:
             raise ShapeError(f"sparse.sum: a CSR tensor sums all entries or along axis -1, got axis {axis}")

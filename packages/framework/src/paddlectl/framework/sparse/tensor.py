@@ -53,17 +53,16 @@ class SparseTensor(Tensor):
     layout = "sparse"
     _data = property(_refuse, _refuse_set)
 
-    def _init(self, values: Tensor, shape, stop_gradient: bool | None) -> None:
+    def _init(self, values: Tensor, shape) -> None:
         self._values = values
         self._dense_shape = [int(d) for d in shape]
+        # the slots Tensor's own methods read (the gradient itself lives on the values)
         self._grad = None
         self._node = None
         self._out_index = 0
         self._hooks = None
         self.name = None
         self.persistable = False
-        if stop_gradient is not None:
-            values.stop_gradient = stop_gradient
 
     # ----- facts -----------------------------------------------------------------
     @property
@@ -119,7 +118,7 @@ class SparseTensor(Tensor):
     @property
     def grad(self):
         g = self._values.grad
-        return None if g is None else self._same_pattern(g)
+        return None if g is None else self.with_values(g)
 
     @grad.setter
     def grad(self, value) -> None:
@@ -136,7 +135,7 @@ class SparseTensor(Tensor):
         self._values.backward(seed, retain_graph=retain_graph)
 
     def detach(self):
-        return self._same_pattern(self._values.detach())
+        return self.with_values(self._values.detach())
 
     def __repr__(self) -> str:
         head = (
@@ -156,12 +155,13 @@ class SparseCooTensor(SparseTensor):
     __slots__ = ("_indices", "_coalesced")
     layout = "COO"
 
-    def __init__(self, indices: np.ndarray, values: Tensor, shape, stop_gradient=None, coalesced=False) -> None:
+    def __init__(self, indices: np.ndarray, values: Tensor, shape, coalesced: bool = False) -> None:
         self._indices = np.ascontiguousarray(indices, dtype=INDEX)  # [sparse_dim, nnz] from every caller
         self._coalesced = coalesced
-        self._init(values, shape, stop_gradient)
+        self._init(values, shape)
 
-    def _same_pattern(self, values: Tensor) -> SparseCooTensor:
+    def with_values(self, values: Tensor) -> SparseCooTensor:
+        """This pattern holding ``values`` (what every value-wise sparse op returns)."""
         return SparseCooTensor(self._indices, values, self._dense_shape, coalesced=self._coalesced)
 
     def _printed(self):
@@ -190,12 +190,12 @@ class SparseCsrTensor(SparseTensor):
     __slots__ = ("_crows", "_cols")
     layout = "CSR"
 
-    def __init__(self, crows: np.ndarray, cols: np.ndarray, values: Tensor, shape, stop_gradient=None) -> None:
+    def __init__(self, crows: np.ndarray, cols: np.ndarray, values: Tensor, shape) -> None:
         self._crows = np.ascontiguousarray(crows, dtype=INDEX).ravel()
         self._cols = np.ascontiguousarray(cols, dtype=INDEX).ravel()
-        self._init(values, shape, stop_gradient)
+        self._init(values, shape)
 
-    def _same_pattern(self, values: Tensor) -> SparseCsrTensor:
+    def with_values(self, values: Tensor) -> SparseCsrTensor:
         return SparseCsrTensor(self._crows, self._cols, values, self._dense_shape)
 
     def _printed(self):

@@ -14,7 +14,7 @@ from .tensor import require_sparse
 def on_values(x, fn):
     """``x``'s pattern with ``fn(values)``: a sparse tensor of either layout; a dense one is refused."""
     require_sparse(x)
-    return x._same_pattern(fn(x.values()))
+    return x.with_values(fn(x.values()))
 
 
 def _unary(name: str, fn):

@@ -14,7 +14,7 @@ class BatchNorm(BatchNorm1D):
 
     def forward(self, x):
         require_sparse(x)
-        return x._same_pattern(super().forward(x.values()))
+        return x.with_values(super().forward(x.values()))
 
 
 class SyncBatchNorm(BatchNorm):

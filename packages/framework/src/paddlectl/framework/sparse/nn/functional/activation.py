@@ -45,4 +45,4 @@ def softmax(x, axis=-1, name=None):
     group_t = Tensor(group.astype(INDEX))
     e = ew.UNARY["exp"](values - Tensor(peak[group]))
     total = index_add(zeros([peak.size], values.dtype), group_t, 0, e)
-    return x._same_pattern(e / index_select(total, group_t))
+    return x.with_values(e / index_select(total, group_t))
