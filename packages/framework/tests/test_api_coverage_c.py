@@ -257,3 +257,18 @@ def test_jit_translator_settings_are_checked_and_kept():
     for call in (lambda: paddle.jit.ignore_module(["json"]), lambda: paddle.jit.set_verbosity("high")):
         with pytest.raises(ConfigError):
             call()
+
+
+# ----- InputSpec ---------------------------------------------------------------------------------
+
+
+def test_input_spec_batch_unbatch_and_repr_as_paddles(real_paddle):
+    for make in (lambda mod: mod.static.InputSpec([64], "float32", "x").batch(4),
+                 lambda mod: mod.static.InputSpec([4, 64], "float32", "x").unbatch(),
+                 lambda mod: mod.static.InputSpec([None, 784], "int64", "label"),
+                 lambda mod: mod.static.InputSpec([3], "float32").batch([5])):  # fmt: skip
+        assert repr(make(paddle)) == repr(make(real_paddle))
+    with pytest.raises(ShapeError):
+        paddle.static.InputSpec([], "float32").unbatch()
+    with pytest.raises(ConfigError):
+        paddle.static.InputSpec([3], "float32").batch("a")

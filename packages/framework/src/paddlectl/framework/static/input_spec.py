@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import symbolic
 from ..core.dtype import convert_dtype
+from ..errors import ConfigError, ShapeError
 from .trace import InputSignature
 
 
@@ -50,8 +51,24 @@ class InputSpec:
                 dims.append(int(d))
         return InputSignature(name, tuple(dims), self.dtype)
 
+    def batch(self, batch_size) -> InputSpec:
+        """Prepend a batch dim of ``batch_size`` (an int, or a list of one) in place; returns self."""
+        size = batch_size[0] if isinstance(batch_size, list | tuple) and len(batch_size) == 1 else batch_size
+        if isinstance(size, bool) or not isinstance(size, int | type(None)):
+            raise ConfigError(f"InputSpec.batch: batch_size must be an int (or a list of one), got {batch_size!r}")
+        self.shape = (None if size is None or size == -1 else size, *self.shape)
+        return self
+
+    def unbatch(self) -> InputSpec:
+        """Drop the leading (batch) dim in place; returns self."""
+        if not self.shape:
+            raise ShapeError("InputSpec.unbatch: a 0-d InputSpec has no batch dim")
+        self.shape = self.shape[1:]
+        return self
+
     def __repr__(self) -> str:
-        return f"InputSpec(shape={list(self.shape)}, dtype={self.dtype.name}, name={self.name!r})"
+        dims = tuple(-1 if d is None else d for d in self.shape)  # Paddle's form: unknown dims as -1
+        return f"InputSpec(shape={dims}, dtype=paddle.{self.dtype.name}, name={self.name}, stop_gradient={self.stop_gradient})"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, InputSpec) and (self.shape, self.dtype, self.name) == (
