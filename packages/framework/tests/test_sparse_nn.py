@@ -106,7 +106,7 @@ def test_sparse_layers_refuse_bad_inputs():
 
 def test_signatures_are_paddles(real_paddle):
     """Every public sparse function and layer takes Paddle's parameters in Paddle's order, so
-    positional calls mean the same thing (``attention`` is CUDA-only in Paddle and not here)."""
+    positional calls mean the same thing."""
     import inspect
 
     wrong = {}
@@ -115,7 +115,7 @@ def test_signatures_are_paddles(real_paddle):
         (ours.sparse.nn, real_paddle.sparse.nn),
         (ours.sparse.nn.functional, real_paddle.sparse.nn.functional),
     ]:
-        for name in set(theirs.__all__) - {"attention", "functional", "nn"}:
+        for name in set(theirs.__all__) - {"functional", "nn"}:
             target = getattr(theirs, name)
             mine = getattr(module, name)
             if inspect.isclass(target):
@@ -124,3 +124,42 @@ def test_signatures_are_paddles(real_paddle):
             if got != expected:
                 wrong[name] = (got, expected)
     assert not wrong
+
+
+def _dense_attention(q, k, v, layout, key_padding, attn):
+    """NumPy reference of Paddle's sparse attention: -1e9 added where a mask is 0, -inf off the layout."""
+    batch, heads, seq, dim = q.shape
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(dim)
+    keep = key_padding[:, None, None, :] * attn[None, None]
+    scores = np.where(layout.reshape(batch, heads, seq, seq), scores + (keep - 1.0) * 1e9, -np.inf)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True) @ v
+
+
+def test_attention_matches_the_dense_reference_and_differentiates():
+    """Paddle's sparse attention is CUDA-only: the oracle is its formula in NumPy (float64), and the
+    gradient of Q is checked against central differences of that formula."""
+    rng = np.random.default_rng(3)
+    batch, heads, seq, dim = 2, 2, 5, 3
+    q, k, v = (rng.standard_normal((batch, heads, seq, dim)) for _ in range(3))
+    layout = (rng.random((batch * heads, seq, seq)) < 0.6) | np.eye(seq, dtype=bool)
+    key_padding = np.ones((batch, seq))
+    key_padding[1, -2:] = 0
+    attn = np.tril(np.ones((seq, seq)))
+    weights = rng.standard_normal((batch, heads, seq, dim))
+
+    query = ours.to_tensor(q, stop_gradient=False)
+    out = ours.sparse.nn.functional.attention(
+        query, ours.to_tensor(k), ours.to_tensor(v), ours.to_tensor(layout.astype("float64")).to_sparse_csr(),
+        ours.to_tensor(key_padding), ours.to_tensor(attn),
+    )  # fmt: skip
+    expected = _dense_attention(q, k, v, layout, key_padding, attn)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-12)
+    (out * ours.to_tensor(weights)).sum().backward()
+    step, index = 1e-6, (1, 0, 2, 1)
+    plus, minus = q.copy(), q.copy()
+    plus[index] += step
+    minus[index] -= step
+    numeric = ((_dense_attention(plus, k, v, layout, key_padding, attn) - _dense_attention(minus, k, v, layout,
+                key_padding, attn)) * weights).sum() / (2 * step)  # fmt: skip
+    np.testing.assert_allclose(query.grad.numpy()[index], numeric, rtol=1e-5)
