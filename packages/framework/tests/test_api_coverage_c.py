@@ -272,3 +272,43 @@ def test_input_spec_batch_unbatch_and_repr_as_paddles(real_paddle):
         paddle.static.InputSpec([], "float32").unbatch()
     with pytest.raises(ConfigError):
         paddle.static.InputSpec([3], "float32").batch("a")
+
+
+# ----- older spellings: gradient(), get_tensor(), inplace_version, split_with_sizes, ... ----------
+
+
+def test_legacy_tensor_spellings_match_paddle(real_paddle):
+    found = []
+    for mod in (paddle, real_paddle):
+        x = mod.to_tensor(np.arange(6, dtype="float32").reshape([2, 3]), stop_gradient=False)
+        (x * x).sum().backward()
+        table = mod.nn.Embedding(6, 4, sparse=True)
+        table(mod.to_tensor([[1], [3], [1]])).sum().backward()
+        values, rows = table.weight.gradient()
+        var = mod.ones([3, 2])
+        versions = [var.inplace_version]
+        var[1] = 2.0
+        var.scale_(2.0)
+        versions.append(var.inplace_version)
+        pieces = mod.Tensor.split_with_sizes(mod.to_tensor([[1, 2], [3, 4], [5, 6]]), [1, 2], dim=0)
+        clone = mod.clone(x)
+        held = mod.to_tensor([1.0, 2.5])  # Paddle's view needs its tensor alive (it crashes printing a freed one)
+        found.append(
+            (
+                x.gradient(), values, rows, versions, [p.numpy() for p in pieces], mod.tolist(mod.to_tensor([1, 2])),
+                str(held.get_tensor()), clone.numpy(), clone.stop_gradient,
+                mod.asarray([1.5], requires_grad=True).stop_gradient, mod.get_cuda_rng_state(),
+                [list(b) for b in mod.batch(lambda: iter(range(5)), 2)()],
+            )
+        )  # fmt: skip
+    for got, expected in zip(*found, strict=True):
+        if isinstance(got, list) and got and isinstance(got[0], np.ndarray):
+            for g, e in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(g, e)
+        elif isinstance(got, np.ndarray):
+            np.testing.assert_array_equal(got, expected)
+        else:
+            assert got == expected
+    paddle.disable_signal_handler()  # nothing to switch off, and no error
+    with pytest.raises(ConfigError):
+        paddle.set_cuda_rng_state([object()])

@@ -77,6 +77,7 @@ from .dtype_info import finfo, iinfo  # noqa: F401
 from .flags import get_flags, set_flags  # noqa: F401
 from .hapi import Model, callbacks
 from .hapi.model_summary import flops, summary  # noqa: F401
+from .io.reader import batch  # noqa: F401 - paddle.batch
 from .modes import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from .namespaces import Namespace as _Namespace
 from .nn.layer.base import ParamAttr

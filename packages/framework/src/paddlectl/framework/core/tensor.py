@@ -27,6 +27,7 @@ class Tensor:
         "_hooks",
         "name",
         "persistable",
+        "_version",  # in-place writes so far (``inplace_version``); unset until the first one
         "__weakref__",
     )
     __array_priority__ = 100  # ndarray op Tensor defers to Tensor's reflected operators

@@ -1,5 +1,6 @@
 """Paddle's tensor constructors beside ``to_tensor``: ``paddle.tensor(data, ...)`` /
-``paddle.as_tensor`` with Paddle 3's PyTorch-style keywords, and ``paddle.tensor.create_tensor``."""
+``paddle.as_tensor`` / ``paddle.asarray`` with Paddle 3's PyTorch-style keywords, and
+``paddle.tensor.create_tensor``."""
 
 from __future__ import annotations
 
@@ -28,4 +29,6 @@ def create_tensor(dtype, name=None, persistable: bool = False):
     return t
 
 
-TOP_LEVEL = ["create_tensor"]
+asarray = as_tensor  # Paddle's other name for it
+
+TOP_LEVEL = ["create_tensor", "asarray"]

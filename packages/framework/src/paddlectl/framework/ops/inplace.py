@@ -44,6 +44,7 @@ def overwrite(x: Tensor, out: Tensor) -> Tensor:
     x._data = out._data
     x._node, x._out_index = out._node, out._out_index
     x.stop_gradient = x.stop_gradient and out._node is None
+    x._version = getattr(x, "_version", 0) + 1
     return x
 
 
