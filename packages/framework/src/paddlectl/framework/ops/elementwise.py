@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtype import real_of
 from ..core.op import BROADCAST, ELEMENTWISE, OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes, compare, elementwise, same_as_first
 from ..core.tensor import Tensor
@@ -129,7 +130,7 @@ bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, samples=_integers)
 # ----- unary ---------------------------------------------------------------------------------
 
 
-def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, **record) -> OpDef:
+def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, infer=same_as_first, **record) -> OpDef:
     """An elementwise op; ``derivative(x, out)`` (Tensors; ``out()`` gives the output) is the local
     derivative, None for a piecewise-constant op; ``record`` its optional OpDef fields (``expr``...)."""
 
@@ -142,7 +143,7 @@ def unary(name: str, fn, derivative=None, kind: str = ELEMENTWISE, **record) -> 
         # function of z (abs) already gives dL/dRe + i dL/dIm
         return g * (conj_if_complex(local) if g.dtype.kind == "c" else local)
 
-    return OpDef(name, lambda ctx, x: fn(x), vjp, same_as_first, kind, **record)
+    return OpDef(name, lambda ctx, x: fn(x), vjp, infer, kind, **record)
 
 
 def _unit_interval(rng):
@@ -161,7 +162,9 @@ sqrt = unary("sqrt", np.sqrt, lambda x, o: 0.5 / o(), expr="math.sqrt({x})")
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda x, o: -0.5 * o() / x, expr="T(1.0) / math.sqrt({x})")
 square = unary("square", np.square, lambda x, o: 2 * x, expr="{x} * {x}")
 reciprocal = unary("reciprocal", np.reciprocal, lambda x, o: -o() * o(), expr="T(1.0) / {x}")
-abs = unary("abs", np.abs, lambda x, o: sign(x), expr="abs({x})")  # noqa: A001 - Paddle's name
+abs = unary(  # noqa: A001 - Paddle's name
+    "abs", np.abs, lambda x, o: sign(x), infer=lambda x: Spec(x.shape, real_of(np.dtype(x.dtype))), expr="abs({x})"
+)  # a complex input's magnitudes are real
 sin = unary("sin", np.sin, lambda x, o: cos(x), expr="math.sin({x})")
 cos = unary("cos", np.cos, lambda x, o: -sin(x), expr="math.cos({x})")
 tan = unary("tan", np.tan, lambda x, o: 1 + o() * o(), expr="math.tan({x})")

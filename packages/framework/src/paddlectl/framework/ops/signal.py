@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import symbolic
 from ..core.dtype import is_floating, real_of
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.state import STATE
 from ..core.symbolic import is_symbol
-from ..errors import ConfigError, ConversionError, DataError, DTypeError, ShapeError
+from ..errors import ConfigError, DataError, DTypeError, ShapeError
 from ._util import constant
 from .fft import fft_c2c_op, fft_c2r_op, fft_r2c_op
 from .shape import pad_op, squeeze_op, transpose_op, unsqueeze_op
@@ -28,12 +29,8 @@ def _frame_forward(ctx, x, frame_length, hop_length):
 
 def _frame_infer(x: Spec, frame_length, hop_length) -> Spec:
     n = x.shape[-1]
-    if is_symbol(n):
-        raise ConversionError(
-            f"frame: the frame count of a signal of symbolic length {n!r} has no shape rule; trace "
-            "with a fixed signal length"
-        )
-    return Spec((*x.shape[:-1], frame_length, _frame_count(n, frame_length, hop_length)), x.dtype)
+    frames = symbolic.simplify(f"({n}-{frame_length})//{hop_length}+1") if is_symbol(n) else None
+    return Spec((*x.shape[:-1], frame_length, frames or _frame_count(n, frame_length, hop_length)), x.dtype)
 
 
 frame_op = OpDef(
