@@ -18,4 +18,5 @@ from . import (  # noqa: F401 - fill each op record's onnx_export
     more_emitters,
     norm_emitters,
     rnn_emitter,
+    roi_emitter,
 )

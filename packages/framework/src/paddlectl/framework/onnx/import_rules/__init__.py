@@ -2,7 +2,7 @@
 resize and layout rules the PP-OCR models need). Each family module maps ONNX op types onto
 framework ops; ``base`` holds the ``Rule`` record and the helpers they share."""
 
-from . import detection, dft, elementwise, grid_sample, nn, quant, recurrent, reductions, tensors
+from . import detection, dft, elementwise, grid_sample, nn, quant, recurrent, reductions, roi_align, tensors
 
 FAMILY_RULES = {
     **elementwise.RULES,
@@ -14,4 +14,5 @@ FAMILY_RULES = {
     **recurrent.RULES,
     **grid_sample.RULES,
     **dft.RULES,
+    **roi_align.RULES,
 }
