@@ -312,3 +312,51 @@ def test_legacy_tensor_spellings_match_paddle(real_paddle):
     paddle.disable_signal_handler()  # nothing to switch off, and no error
     with pytest.raises(ConfigError):
         paddle.set_cuda_rng_state([object()])
+
+
+# ----- as_strided, set_, resize_ ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shape, stride, offset", [([8, 6], [6, 1], 0), ([3, 4], [2, 3], 8), ([2, 2, 2], [12, 3, 1], 4)]
+)
+def test_as_strided_matches_paddle(real_paddle, shape, stride, offset):
+    x = np.random.default_rng(8).standard_normal((2, 4, 6)).astype("float32")
+    compare(real_paddle, lambda mod: lambda t: mod.as_strided(t, shape, stride, offset), x, grads=False)
+
+
+def test_as_strided_gradient_adds_every_read(torch):
+    """Windows that read an element twice give it both gradients (PyTorch's and the chain rule's)."""
+    x = np.random.default_rng(9).standard_normal((2, 4, 6))
+    cot = np.random.default_rng(10).standard_normal((5, 4))
+    t = paddle.to_tensor(x, stop_gradient=False)
+    (paddle.as_strided(t, [5, 4], [3, 2], 8) * paddle.to_tensor(cot)).sum().backward()  # offset 8 bytes = 1 float64
+    r = torch.tensor(x, requires_grad=True)
+    (torch.as_strided(r, (5, 4), (3, 2), 1) * torch.tensor(cot)).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-12)
+    with pytest.raises(ShapeError):
+        paddle.as_strided(t, [5, 4], [30, 2])  # past the end: Paddle reads garbage, this refuses
+    with pytest.raises(ShapeError):
+        paddle.as_strided(t, [2], [1], 3)  # not a whole float64
+
+
+def test_set_and_resize_match_paddle(real_paddle):
+    found = []
+    for mod in (paddle, real_paddle):
+        src, src2 = mod.to_tensor([[11.0, 22.0, 33.0]]), mod.to_tensor([11.0, 22.0, 33.0, 44.0, 55.0, 66.0])
+        results = []
+        for kwargs in ({}, {"source": src}, {"source": src, "shape": [2, 1]},
+                       {"source": src2, "shape": [3], "stride": [2]}, {"source": src2, "shape": [5], "offset": 4}):  # fmt: skip
+            x = mod.to_tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+            x.set_(**kwargs)
+            results.append(x.numpy().copy())
+        x = mod.to_tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+        x.set_(src)
+        results.append(x._is_shared_buffer_with(src))
+        for shape in ([2, 1], [2, 3]):
+            y = mod.to_tensor([1.0, 2.0, 3.0])
+            y.resize_(shape, fill_zero=True)
+            results.append(y.numpy().copy())
+        found.append(results)
+    for got, expected in zip(*found, strict=True):
+        np.testing.assert_array_equal(got, expected)

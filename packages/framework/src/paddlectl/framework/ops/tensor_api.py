@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import modes
 from ..core.dtype import convert_dtype
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
@@ -59,6 +60,8 @@ def cpu(self) -> Tensor:
 
 
 def cuda(self, device_id=None, blocking=True) -> Tensor:
+    if modes.recording() is not None:
+        return self  # a static program's variable has no device of its own (Paddle's Variable.cuda)
     raise _device_error("cuda()")
 
 

@@ -1,5 +1,5 @@
 """Paddle's older spellings of things Tensors already do: ``x.gradient()``, ``x.get_tensor()``,
-``x.inplace_version``, ``x.device``, ``Tensor.split_with_sizes``, ``paddle.tolist`` /
+``x.inplace_version``, ``x.device``, ``x.is_parameter``, ``Tensor.split_with_sizes``, ``paddle.tolist`` /
 ``paddle.clone``, and the CUDA RNG state of a CPU build (an empty list, as Paddle's CPU build
 returns)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.tensor import Tensor
+from ..core.tensor import Parameter, Tensor
 from ..errors import ConfigError
 from .shape import split
 
@@ -84,6 +84,7 @@ def disable_signal_handler() -> None:
 def _install() -> None:
     Tensor.inplace_version = property(lambda self: getattr(self, "_version", 0), doc="In-place writes so far.")
     Tensor.device = property(lambda self: "cpu", doc="Where the data lives: the CPU.")
+    Tensor.is_parameter = property(lambda self: isinstance(self, Parameter), doc="Whether it is a Parameter.")
 
 
 _install()
