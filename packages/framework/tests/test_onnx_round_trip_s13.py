@@ -15,6 +15,9 @@ pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
+import paddlectl.framework as paddle  # noqa: E402
+from paddlectl.framework.errors import ConversionError  # noqa: E402
+from paddlectl.framework.jit import InputSpec, to_static  # noqa: E402
 from paddlectl.framework.onnx.export import program_to_onnx  # noqa: E402
 from paddlectl.framework.onnx.importer import onnx_to_program  # noqa: E402
 from paddlectl.framework.onnx.round_trip import round_trip  # noqa: E402
@@ -115,3 +118,39 @@ def test_a_program_of_opset_17_ops_is_written_at_17_with_axes_attributes():
     assert [o.version for o in exported.opset_import] == [17]
     (reduce,) = [n for n in exported.graph.node if n.op_type == "ReduceMean"]
     assert {a.name for a in reduce.attribute} == {"axes", "keepdims"}
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: paddle.as_real(paddle.fft.rfft(x)),
+        lambda x: paddle.as_real(paddle.fft.fft2(x.astype("complex64"), norm="ortho")),
+        lambda x: paddle.fft.irfft2(paddle.fft.rfft2(x, norm="forward") + (1 + 2j), s=[4, 7], norm="forward"),
+        lambda x: paddle.as_real(paddle.fft.ihfft(x, norm="ortho")),
+        lambda x: paddle.fft.hfft(paddle.fft.ifft(x.astype("complex64")), n=9),
+    ],
+    ids=["rfft", "fft2-ortho", "irfft2-forward", "ihfft-ortho", "hfft"],
+)
+def test_fft_programs_export_as_dft_nodes_on_real_imag_pairs(fn):
+    import onnxruntime
+
+    x = RNG.standard_normal((4, 7)).astype(np.float32)
+    program = to_static(fn, input_spec=[InputSpec([4, 7], "float32", "x")]).concrete_program()
+    model = program_to_onnx(getattr(program, "program", program))
+    assert "DFT" in {n.op_type for n in model.graph.node}
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {session.get_inputs()[0].name: x})
+    np.testing.assert_allclose(got, fn(paddle.to_tensor(x)).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_a_product_of_complex_values_is_refused_by_name():
+    program = to_static(lambda x: paddle.as_real(paddle.fft.fft(x.astype("complex64")) * (1 + 2j)),
+                        input_spec=[InputSpec([4], "float32", "x")]).concrete_program()  # fmt: skip
+    with pytest.raises(ConversionError, match="multiply on complex values has no ONNX form"):
+        program_to_onnx(getattr(program, "program", program))
+
+
+def test_a_complex_graph_input_is_refused_by_name():
+    program = to_static(lambda z: paddle.as_real(paddle.fft.fft(z)), input_spec=[InputSpec([4], "complex64", "z")])
+    with pytest.raises(ConversionError, match="input 'z' is complex.*as_real"):
+        program_to_onnx(getattr(program.concrete_program(), "program", program.concrete_program()))

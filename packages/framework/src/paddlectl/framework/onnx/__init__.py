@@ -13,10 +13,10 @@ Only the emitters load with the framework (they need no ``onnx`` package); the r
 
 from . import (  # noqa: F401 - fill each op record's onnx_export
     emitters,
+    fft_emitters,
     index_emitters,
     integer_emitters,
     more_emitters,
     norm_emitters,
     rnn_emitter,
-    roi_emitter,
 )

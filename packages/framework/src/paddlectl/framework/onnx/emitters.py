@@ -171,6 +171,8 @@ def _reduce(onnx_op: str):
         if rest.get("dtype") is not None:
             raise ConversionError(f"{op.name}: dtype= has no ONNX form here")
         axes = None if axis is None else [int(a) for a in (axis if isinstance(axis, tuple | list) else (axis,))]
+        if onnx_op in ("ReduceMax", "ReduceMin") and op.inputs[0].dtype == np.bool_:
+            e.require(20)  # bool inputs
         e.reduce(onnx_op, ins[0], axes or None, out, keepdim)
 
     return emit
@@ -272,6 +274,11 @@ def _concat(e, op, ins, out, axis):
 
 @emits("cast")
 def _cast(e, op, ins, out, dtype):
+    if np.dtype(dtype).kind == "c" or np.dtype(op.inputs[0].dtype).kind == "c":
+        from .fft_emitters import complex_cast  # that module registers its rules through this one
+
+        complex_cast(e, op, ins, out, dtype)
+        return
     e.node("Cast", ins, out, to=e.dtype_code(dtype))
 
 

@@ -20,6 +20,7 @@ from ..errors import ConversionError
 from ..static.ir import Program
 from ..utils.fileio import atomic_write
 from .dependency import onnx
+from .fft_emitters import PAIR_OPS, as_pairs
 
 helper, numpy_helper = onnx.helper, onnx.numpy_helper
 
@@ -156,17 +157,27 @@ def _emit(program: Program, opset: int, input_names, output_names) -> tuple:
     renamed = {}
     for op in program.block.ops:
         v = op.outputs[0] if op.outputs else None
+        if op.name == "input" and np.dtype(v.dtype).kind == "c":
+            raise ConversionError(
+                f"export to ONNX: input {op.attrs['name']!r} is complex; ONNX's ops take complex values as a real "
+                "tensor with a trailing (real, imag) axis: feed paddle.as_real(x) and as_complex it inside"
+            )
         if op.name == "input":
             renamed[v.name] = feeds[op.attrs["name"]]
             v_name = renamed[v.name]
             inputs.append(_value_info(v_name, v))
             if v_name != v.name:
                 e.node("Identity", [v_name], [v.name])
-        elif op.name == "param":
-            e.initializers.append(numpy_helper.from_array(np.asarray(program.weights[op.attrs["name"]]), v.name))
-        elif op.name == "constant":
-            e.initializers.append(numpy_helper.from_array(np.asarray(op.attrs["value"]), v.name))
+        elif op.name in ("param", "constant"):
+            array = program.weights[op.attrs["name"]] if op.name == "param" else op.attrs["value"]
+            e.initializers.append(numpy_helper.from_array(as_pairs(np.asarray(array)), v.name))
         else:
+            on_complex = any(np.dtype(x.dtype).kind == "c" for x in [*op.inputs, *op.outputs] if x is not None)
+            if on_complex and op.name not in PAIR_OPS:
+                raise ConversionError(
+                    f"export to ONNX: {op.name} on complex values has no ONNX form here (complex values are (real, "
+                    f"imag) pairs there, which only {sorted(PAIR_OPS)} handle) (at {op.loc or op.outputs[0].name})"
+                )
             ins = [e.name(i) for i in op.inputs]
             outs = [o.name for o in op.outputs]
             try:
@@ -176,6 +187,9 @@ def _emit(program: Program, opset: int, input_names, output_names) -> tuple:
     names = list(output_names or [f"output_{i}" for i in range(len(program.outputs))])
     outputs = []
     for name, v in zip(names, program.outputs, strict=True):
+        if np.dtype(v.dtype).kind == "c":
+            raise ConversionError(f"export to ONNX: output {name!r} is complex, which ONNX's ops do not return; "
+                                  "return paddle.as_real(y), its (real, imag) pairs")  # fmt: skip
         e.node("Identity", [v.name], [name])
         outputs.append(_value_info(name, v))
     return e, inputs, outputs

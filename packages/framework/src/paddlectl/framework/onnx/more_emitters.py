@@ -34,6 +34,8 @@ def _axes(e, axes) -> str:
 
 @emits("isinf", "isposinf", "isneginf")
 def _isinf(e, op, ins, out):
+    if op.inputs[0].dtype == np.float16:
+        e.require(20)  # float16 inputs
     e.node("IsInf", ins, out, detect_positive=int(op.name != "isneginf"), detect_negative=int(op.name != "isposinf"))
 
 
@@ -200,10 +202,16 @@ def _pad(e, op, ins, out, pads, mode, value):
     if mode == "circular":
         e.require(19)
     pairs = [(int(p[0]), int(p[1])) for p in pads]
+    if np.dtype(op.inputs[0].dtype).kind == "c":  # (real, imag) pairs: the pair axis stays
+        if mode != "constant" or value != 0:
+            raise ConversionError(f"pad: a complex tensor pads on ONNX's (real, imag) pairs with zeros only, got "
+                                  f"mode {mode!r}, value {value!r}")  # fmt: skip
+        pairs.append((0, 0))
+        value = 0.0
     flat = np.array([p[0] for p in pairs] + [p[1] for p in pairs], np.int64)
     args = [ins[0], e.const(flat, "pads")]
     if mode == "constant":
-        args.append(e.const(np.array(value, op.inputs[0].dtype), "pad_value"))
+        args.append(e.const(np.array(value, op.inputs[0].dtype).real, "pad_value"))
     e.node("Pad", args, out, mode=_PAD_MODES[mode])
 
 

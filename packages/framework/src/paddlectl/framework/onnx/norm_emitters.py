@@ -67,8 +67,8 @@ def _group_norm(e, op, ins, out, num_groups=1, epsilon=1e-5, channels_last=False
         (y,) = e.node("InstanceNormalization", [x, weight, bias], epsilon=float(epsilon))
     else:
         (grouped,) = e.node("Reshape", [x, e.const(np.array([0, num_groups, -1], np.int64), "shape")])
-        unit, none = (e.const(np.full(num_groups, v, dtype), n) for v, n in ((1, "ones"), (0, "zeros")))
-        (normed,) = e.node("InstanceNormalization", [grouped, unit, none], epsilon=float(epsilon))
+        ones, zeros = (e.const(np.full(num_groups, v, dtype), n) for v, n in ((1, "ones"), (0, "zeros")))
+        (normed,) = e.node("InstanceNormalization", [grouped, ones, zeros], epsilon=float(epsilon))
         (y,) = e.node("Reshape", [normed, e.node("Shape", [x])[0]])
         per_channel = e.const(np.array([-1] + [1] * (rank - 2), np.int64), "per_channel")
         for param, onnx_op in ((weight, "Mul"), (bias, "Add")):
