@@ -68,17 +68,43 @@ def test_evaluation_sees_the_weight_average_and_training_its_own_weights():
     np.testing.assert_allclose(weight.numpy(), trained + 1.0)
 
 
+POINTS = np.array([[x + 4.0, y + 4.0] for y in range(0, 64, 8) for x in range(0, 64, 8)], np.float32)
+
+
 def test_assigner_gives_each_object_points_inside_it_and_a_tiny_one_its_nearest():
-    points = np.array([[x + 4.0, y + 4.0] for y in range(0, 64, 8) for x in range(0, 64, 8)], np.float32)
-    boxes = np.concatenate([points - 6, points + 6], 1)
-    scores = np.full((len(points), 2), 0.1, np.float32)
-    gt = np.array([[0, 0, 24, 24], [40, 40, 42, 42]], np.float32)
-    result = TaskAlignedAssigner(topk=4)(scores, boxes, points, gt, np.array([0, 1]))
-    first = np.flatnonzero(result.gt_index == 0)
-    assert 1 <= len(first) <= 4 and ((points[first] > 0) & (points[first] < 24)).all()
-    second = np.flatnonzero(result.gt_index == 1)
-    np.testing.assert_allclose(points[second], [[44, 44]])
-    assert (result.score[result.gt_index < 0] == 0).all() and result.score[first].max() > 0
+    boxes = np.concatenate([POINTS - 6, POINTS + 6], 1)[None]
+    scores = np.full((1, len(POINTS), 2), 0.1, np.float32)
+    gt = np.array([[[0, 0, 24, 24], [40, 40, 42, 42]]], np.float32)
+    result = TaskAlignedAssigner(topk=4)(scores, boxes, POINTS, gt, np.array([[0, 1]]))
+    gt_index, score = result.gt_index[0], result.score[0]
+    first = np.flatnonzero(gt_index == 0)
+    assert 1 <= len(first) <= 4 and ((POINTS[first] > 0) & (POINTS[first] < 24)).all()
+    second = np.flatnonzero(gt_index == 1)
+    np.testing.assert_allclose(POINTS[second], [[44, 44]])
+    assert (score[gt_index < 0] == 0).all() and score[first].max() > 0
+
+
+def test_a_batch_is_assigned_as_its_images_alone_padding_and_crowd_rows_ignored():
+    rng = np.random.default_rng(0)
+    scores = rng.random((3, len(POINTS), 2)).astype(np.float32)
+    boxes = np.concatenate([POINTS - 10, POINTS + 10], 1) + rng.normal(0, 3, (3, len(POINTS), 4)).astype(np.float32)
+    objects = [
+        np.array([[2, 2, 30, 26], [20, 10, 60, 50], [50, 2, 52, 4]], np.float32),
+        np.array([[8, 30, 40, 62]], np.float32),
+        np.array([[0, 0, 64, 64], [16, 16, 48, 48]], np.float32),
+    ]
+    classes = [np.array([0, 1, 1]), np.array([1]), np.array([1, 0])]
+    gt, gt_classes, valid = np.zeros((3, 4, 4), np.float32), np.zeros((3, 4), np.int64), np.zeros((3, 4), bool)
+    for i, (o, c) in enumerate(zip(objects, classes, strict=True)):
+        gt[i, : len(o)], gt_classes[i, : len(o)], valid[i, : len(o)] = o, c, True
+    gt[1, 1], valid[1, 1] = [0, 0, 64, 64], False  # a crowd object: listed, not assigned
+    assigner = TaskAlignedAssigner(topk=5)
+    batch = assigner(scores, boxes, POINTS, gt, gt_classes, valid)
+    for i, (o, c) in enumerate(zip(objects, classes, strict=True)):
+        alone = assigner(scores[i : i + 1], boxes[i : i + 1], POINTS, o[None], c[None])
+        np.testing.assert_array_equal(batch.gt_index[i], alone.gt_index[0])
+        np.testing.assert_allclose(batch.score[i], alone.score[0], rtol=1e-6)
+        assert set(np.unique(batch.gt_index[i])) == {-1, *range(len(o))}  # every object learns
 
 
 def test_postprocess_runs_nms_on_exported_outputs_splits_nms_rows_and_refuses_other_shapes():

@@ -49,14 +49,29 @@ def pack(data: dict, num_max_boxes: int) -> np.ndarray:
     return table
 
 
-def unpack(table: np.ndarray) -> Label:
-    """The ``Label`` of one table; anything not shaped like one is a DataError."""
-    table = np.asarray(table, np.float32)
-    if table.ndim != 2 or table.shape[1] != WIDTH or len(table) < 1 or not np.isfinite(table).all():
+def _checked(tables: np.ndarray, ndim: int) -> np.ndarray:
+    tables = np.asarray(tables, np.float32)
+    if tables.ndim != ndim or tables.shape[-1] != WIDTH or tables.shape[-2] < 1 or not np.isfinite(tables).all():
         raise DataError(
             f"a detection label must be a finite table [1 + num_max_boxes, {WIDTH}] (see paddlectl.detection.data.labels), "
-            f"got shape {list(table.shape)}"
+            f"got shape {list(tables.shape)}{' for a batch of them' if ndim == 3 else ''}"
         )
+    return tables
+
+
+def objects(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A batch of tables ``[N, 1 + M, 6]`` as arrays over ``[N, K]`` object slots, ``K`` the most
+    objects an image of the batch holds: ``(classes, boxes [N, K, 4], listed, crowd)``; ``listed``
+    marks the slots holding an object (the rest are padding)."""
+    tables = _checked(tables, 3)
+    rows = tables[:, 1 : 1 + int(tables[:, 0, 5].max(initial=0))]
+    listed = np.arange(rows.shape[1])[None, :] < tables[:, 0, 5:6]
+    return np.where(listed, rows[..., 0], 0).astype(np.int64), rows[..., 1:5], listed, listed & (rows[..., 5] > 0)
+
+
+def unpack(table: np.ndarray) -> Label:
+    """The ``Label`` of one table; anything not shaped like one is a DataError."""
+    table = _checked(table, 2)
     count = int(table[0, 5])
     rows = table[1 : 1 + count]
     return Label(

@@ -13,7 +13,7 @@ from paddlectl.framework import nn, no_grad, take_along_axis, to_tensor
 from paddlectl.framework.errors import ConfigError
 from paddlectl.framework.nn import functional as F
 
-from ..data.labels import unpack
+from ..data.labels import objects, unpack
 from .anchors import anchor_points, boxes_to_distances
 from .assigner import TaskAlignedAssigner
 
@@ -28,11 +28,13 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def decode_numpy(raw: np.ndarray, num_classes: int, reg_max: int, points, stride) -> tuple[np.ndarray, np.ndarray]:
-    """``raw`` [A, K] of one image -> ``(scores [A, C], boxes [A, 4])`` (the head's decode, in NumPy)."""
-    scores = _sigmoid(raw[:, :num_classes])
-    dist = _softmax(raw[:, num_classes:].reshape(len(raw), 4, reg_max + 1)) @ np.arange(reg_max + 1, dtype=np.float32)
+    """``raw`` [..., A, K] (one image or a batch) -> ``(scores [..., A, C], boxes [..., A, 4])``: the
+    head's decode, in NumPy."""
+    scores = _sigmoid(raw[..., :num_classes])
+    bins = raw[..., num_classes:].reshape(*raw.shape[:-1], 4, reg_max + 1)
+    dist = _softmax(bins) @ np.arange(reg_max + 1, dtype=np.float32)
     dist = dist * stride[:, None]
-    return scores, np.concatenate([points - dist[:, :2], points + dist[:, 2:]], 1)
+    return scores, np.concatenate([points - dist[..., :2], points + dist[..., 2:]], -1)
 
 
 def giou_loss(pred, target, eps: float = 1e-9):
@@ -75,7 +77,8 @@ class PicoDetLoss(nn.Layer):
         self.weights, self.alpha, self.gamma = weights, float(vfl_alpha), float(vfl_gamma)
 
     def targets(self, raw: np.ndarray, labels: np.ndarray):
-        """Per flattened point: class targets [N*A, C], and the positives' rows, boxes, scores, points, strides."""
+        """Per flattened point: class targets [N*A, C], predicted scores [N*A, C], and the positives'
+        rows, boxes, scores; the anchor points and strides."""
         n, count, _ = raw.shape
         first = unpack(labels[0])
         points, stride = anchor_points(first.height, first.width, self.strides)
@@ -84,29 +87,26 @@ class PicoDetLoss(nn.Layer):
                 f"the head gave {count} points for {first.height}x{first.width} inputs, the strides "
                 f"{self.strides} give {len(points)}; Loss.strides must equal PicoHead.strides"
             )
+        classes, gt_boxes, listed, crowd = objects(labels)
+        probs, pred = decode_numpy(raw, self.num_classes, self.reg_max, points, stride)
+        assigned = self.assigner(probs, pred, points, gt_boxes, classes, listed & ~crowd)
+        image, point = np.nonzero(assigned.gt_index >= 0)  # image by image, points in order
+        slot, score = assigned.gt_index[image, point], assigned.score[image, point]
         cls_target = np.zeros((n, count, self.num_classes), np.float32)
-        rows, boxes, scores = [], [], []
-        for i in range(n):
-            label = unpack(labels[i])
-            keep = ~label.crowd
-            probs, pred = decode_numpy(raw[i], self.num_classes, self.reg_max, points, stride)
-            assigned = self.assigner(probs, pred, points, label.boxes[keep], label.classes[keep])
-            pos = np.flatnonzero(assigned.gt_index >= 0)
-            cls_target[i, pos, label.classes[keep][assigned.gt_index[pos]]] = assigned.score[pos]
-            rows.append(i * count + pos)
-            boxes.append(label.boxes[keep][assigned.gt_index[pos]])
-            scores.append(assigned.score[pos])
-        rows = np.concatenate(rows)
-        return cls_target.reshape(n * count, -1), rows, np.concatenate(boxes), np.concatenate(scores), points, stride
+        cls_target[image, point, classes[image, slot]] = score
+        flat = (n * count, self.num_classes)
+        rows = image * count + point
+        return cls_target.reshape(flat), probs.reshape(flat), rows, gt_boxes[image, slot], score, points, stride
 
     def forward(self, raw, labels):
         c, bins = self.num_classes, self.reg_max + 1
         with no_grad():
-            cls_target, rows, boxes, scores, points, stride = self.targets(raw.numpy(), np.asarray(labels.numpy()))
+            cls_target, probs, rows, boxes, scores, points, stride = self.targets(
+                raw.numpy(), np.asarray(labels.numpy())
+            )
         n, count, width = raw.shape
         flat = raw.reshape([-1, width])
         logits = flat[:, :c]
-        probs = F.sigmoid(logits).detach().numpy()
         positive = cls_target > 0
         weight = np.where(positive, cls_target, self.alpha * probs**self.gamma * (1 - positive)).astype(np.float32)
         norm = max(float(scores.sum()), 1.0)
