@@ -24,26 +24,30 @@ def gradient(self):
 
 class DenseTensorView:
     """What ``x.get_tensor()`` gives: the array behind a Tensor, printed as Paddle prints its
-    ``DenseTensor``; ``np.array(view)`` reads it, ``view.set(array, place)`` writes it."""
+    ``DenseTensor``; ``np.array(view)`` reads it, ``view.set(array, place)`` writes it (a scope
+    variable's view, ``static.scope``, reads and writes its variable instead)."""
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: Tensor | None) -> None:
         self._tensor = tensor
 
-    def shape(self) -> list[int]:
-        return self._tensor.shape
+    def _value(self) -> np.ndarray:
+        return self._tensor.numpy()
 
     def set(self, array, place=None) -> None:
         self._tensor.set_value(np.asarray(array))
 
+    def shape(self) -> list[int]:
+        return list(np.shape(self._value()))
+
     def __array__(self, dtype=None, copy=None):
-        array = self._tensor.numpy()
+        array = self._value()
         return array if dtype is None else array.astype(dtype)
 
     def __str__(self) -> str:
-        flat = self._tensor.numpy().reshape(-1)
+        array = self._value()
         return (
-            f"  - shape: {self._tensor.shape}\n  - layout: NCHW\n  - place: Place(cpu)\n"
-            f"  - dtype: {self._tensor.dtype.name}\n  - data: [{' '.join(f'{v:g}' for v in flat)}]"
+            f"  - shape: {list(array.shape)}\n  - layout: NCHW\n  - place: Place(cpu)\n"
+            f"  - dtype: {array.dtype.name}\n  - data: [{' '.join(f'{v:g}' for v in array.reshape(-1))}]"
         )
 
     __repr__ = __str__

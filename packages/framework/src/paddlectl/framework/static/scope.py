@@ -15,24 +15,22 @@ import contextlib
 import numpy as np
 
 from ..errors import ConfigError
+from ..ops.tensor_compat import DenseTensorView
 from .static_mode import default_main_program, default_startup_program
 
 
-class ScopeTensor:
-    """Paddle's ``DenseTensor`` of a scope variable: ``set(array, place)`` and ``np.array(t)``."""
+class ScopeTensor(DenseTensorView):
+    """The ``DenseTensor`` of a scope variable: reads and writes go to the variable."""
 
     def __init__(self, variable: Variable) -> None:
+        super().__init__(None)
         self._variable = variable
+
+    def _value(self) -> np.ndarray:
+        return self._variable._get()
 
     def set(self, array, place=None) -> None:
         self._variable._set(np.asarray(array))
-
-    def shape(self) -> list[int]:
-        return list(np.shape(self._variable._get()))
-
-    def __array__(self, dtype=None, copy=None):
-        array = self._variable._get()
-        return array if dtype is None else array.astype(dtype)
 
 
 class Variable:
