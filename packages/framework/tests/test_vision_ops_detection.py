@@ -170,6 +170,22 @@ def test_read_file_gives_the_bytes(tmp_path, real_paddle):
         vops.read_file(str(tmp_path / "missing.jpg"))
 
 
+def test_decode_jpeg_reads_what_opencv_reads(tmp_path):
+    """Paddle decodes on the GPU only; the reference here is OpenCV's own reading of the file."""
+    cv2 = pytest.importorskip("cv2", reason="the framework decodes with OpenCV")
+    path = str(tmp_path / "image.jpg")
+    cv2.imwrite(path, np.random.default_rng(0).integers(0, 256, (20, 30, 3), dtype=np.uint8))
+    data = vops.read_file(path)
+    rgb = vops.decode_jpeg(data)
+    assert rgb.dtype == ours.uint8 and rgb.shape == [3, 20, 30]
+    np.testing.assert_array_equal(rgb.numpy(), cv2.imread(path)[..., ::-1].transpose(2, 0, 1))
+    np.testing.assert_array_equal(vops.decode_jpeg(data, "gray").numpy()[0], cv2.imread(path, cv2.IMREAD_GRAYSCALE))
+    with pytest.raises(DataError, match="not a decodable image"):
+        vops.decode_jpeg(ours.to_tensor(np.arange(50, dtype=np.uint8)))
+    with pytest.raises(ShapeError, match="mode must be"):
+        vops.decode_jpeg(data, "cmyk")
+
+
 def test_bad_arguments_are_named():
     x = ours.ones([1, 14, 4, 4])
     with pytest.raises(ShapeError, match=r"img_size must be a \[1, 2\]"):

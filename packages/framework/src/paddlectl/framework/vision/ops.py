@@ -28,6 +28,7 @@ from ..ops.detection_boxes import (
     yolo_box_op,
     yolo_targets_op,
 )
+from ..ops.image_decode import decode_jpeg_op
 from ..ops.index import gather, take_along_axis
 from ..ops.loss_checks import check_float, check_int
 from ..ops.nms import multiclass_nms_op, nms_op
@@ -575,12 +576,26 @@ def read_file(filename, name=None):
     return constant(np.frombuffer(data, np.uint8).copy())
 
 
+def decode_jpeg(x, mode="unchanged", name=None):
+    """A JPEG's bytes (``read_file``'s 1-D uint8 tensor) as a [C, H, W] uint8 image: RGB, or one
+    channel with ``mode='gray'`` (``'unchanged'`` keeps the file's channels)."""
+    op = "decode_jpeg"
+    if mode not in ("unchanged", "gray", "rgb"):
+        raise ShapeError(f"{op}: mode must be 'unchanged', 'gray' or 'rgb', got {mode!r}")
+    if not isinstance(x, Tensor) or x.ndim != 1 or x.dtype != np.uint8:
+        raise ShapeError(
+            f"{op}: x must be a 1-D uint8 tensor of the file's bytes (read_file's), got {getattr(x, 'shape', x)}"
+        )
+    return decode_jpeg_op(x, mode=mode)
+
+
 __all__ = [
     "DeformConv2D",
     "PSRoIPool",
     "RoIAlign",
     "RoIPool",
     "box_coder",
+    "decode_jpeg",
     "deform_conv2d",
     "distribute_fpn_proposals",
     "generate_proposals",
