@@ -114,6 +114,9 @@ def test_step_scaling_draws_only_the_listed_factors():
 def test_normalize_and_distort():
     data = T.Normalize([0.5] * 3, [0.25] * 3)({"img": np.full((2, 2, 3), 255, np.uint8), "label": None})
     np.testing.assert_allclose(data["img"], 2.0)
+    image = np.arange(18, dtype=np.uint8).reshape(2, 3, 3) * 14  # every channel of every pixel its own value
+    data = T.Normalize([0.5, 0.25, 0.0], [0.5, 0.25, 1.0])({"img": image, "label": None})
+    np.testing.assert_allclose(data["img"], (image / 255 - [0.5, 0.25, 0.0]) / [0.5, 0.25, 1.0], rtol=1e-6)
     seed(0)
     sample = _sample()
     label = sample["label"].copy()
