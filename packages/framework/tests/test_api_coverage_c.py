@@ -360,3 +360,36 @@ def test_set_and_resize_match_paddle(real_paddle):
         found.append(results)
     for got, expected in zip(*found, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+# ----- in-place random fills ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dtype, args", [("int64", (0, 10)), ("int32", ()), ("float32", ()), ("int64", (-5, 5)), ("int64", (0, 2**40))]
+)
+def test_random_fill_draws_paddles_numbers(real_paddle, dtype, args):
+    drawn = []
+    for mod in (paddle, real_paddle):
+        mod.seed(5)
+        x = mod.zeros([7], dtype=dtype)
+        x.random_(*args)
+        drawn.append(x.numpy())
+    np.testing.assert_array_equal(*drawn)
+
+
+def test_bernoulli_and_log_normal_fills_draw_paddles_numbers(real_paddle):
+    drawn = []
+    for mod in (paddle, real_paddle):
+        mod.seed(200)
+        x = mod.randn([3, 4])
+        x.bernoulli_()
+        y = mod.randn([3, 4])
+        y.bernoulli_(0.3)
+        z = mod.randn([3, 4])
+        z.log_normal_()
+        drawn.append((x.numpy(), y.numpy(), z.numpy()))
+    for got, expected in zip(*drawn, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-5)  # log_normal_: exp in float32 there
+    with pytest.raises(ConfigError):
+        paddle.zeros([2], dtype="int64").random_(5, 5)

@@ -167,6 +167,19 @@ def bounded(state, span):
 
 
 @njit(cache=True)
+def fill_remainders(state, out, low, span, wide):
+    """Paddle's ``random_`` kernel: ``low + draw % span``, the draw the engine's low 32 bits, or all
+    64 when ``wide`` (a span of 2^32 or more, or the dtype's whole range)."""
+    flat = out.ravel()
+    span = np.uint64(span)
+    for i in range(flat.size):
+        draw = next_u64(state)
+        if not wide:
+            draw &= np.uint64(0xFFFFFFFF)
+        flat[i] = low + np.int64(draw % span)
+
+
+@njit(cache=True)
 def fill_integers(state, out, low, high):
     """``uniform_int_distribution<T>(low, high - 1)`` into an integer array."""
     flat = out.ravel()

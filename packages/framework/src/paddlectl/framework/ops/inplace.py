@@ -8,8 +8,11 @@ requires a gradient refuses (Paddle's rule) unless gradients are off (``paddle.n
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.state import STATE
 from ..core.tensor import Tensor
+from ..errors import ConfigError
 from . import activation, creation, elementwise, shape
 from . import random as _random
 from ._util import constant, tensor_args
@@ -95,6 +98,28 @@ def _exponential(x, lam=1.0, name=None):
     return _sample(x, _random.generator().exponential(1.0 / lam, tuple(x.shape)))
 
 
+def _random_ints(x, from_=0, to=None, *, generator=None):
+    """Integers in [from_, to); without ``to``, in [0, the dtype's largest exact integer), drawn as
+    Paddle draws them (``random.remainders``)."""
+    if to is None:
+        span = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else 2 ** (np.finfo(x.dtype).nmant + 1)
+        return _sample(x, _random.remainders(x.shape, 0, span, True, x.dtype))
+    if to <= from_:
+        raise ConfigError(f"random_: from ({from_}) must be less than to ({to})")
+    span = int(to) - int(from_)
+    return _sample(x, _random.remainders(x.shape, int(from_), span, span >= 2**32, x.dtype))
+
+
+def _bernoulli(x, p=0.5, name=None):
+    """1 with probability ``p`` (a number or a tensor broadcast to x), else 0."""
+    probability = p.numpy() if isinstance(p, Tensor) else p
+    return _sample(x, (_random.uniform(x.shape, 0.0, 1.0, np.float64) < probability).astype(x.dtype))
+
+
+def _log_normal(x, mean=1.0, std=2.0, name=None):
+    return _sample(x, np.exp(_random.normal(x.shape, mean, std, np.float64)).astype(x.dtype))
+
+
 _COMPUTE = {
     "add_": _binary("add"), "subtract_": _binary("subtract"), "sub_": _binary("subtract"),
     "multiply_": _binary("multiply"), "mul_": _binary("multiply"), "divide_": _binary("divide"),
@@ -104,7 +129,8 @@ _COMPUTE = {
     "reshape_": shape.reshape, "squeeze_": shape.squeeze, "unsqueeze_": shape.unsqueeze,
     "flatten_": shape.flatten, "transpose_": shape.transpose, "tril_": shape.tril, "triu_": shape.triu,
     "fill_": _fill, "zero_": lambda x: _fill(x, 0.0), "uniform_": _uniform, "normal_": _normal,
-    "exponential_": _exponential, "sigmoid_": activation.sigmoid, "cast_": elementwise.cast,
+    "exponential_": _exponential, "random_": _random_ints, "bernoulli_": _bernoulli, "log_normal_": _log_normal,
+    "sigmoid_": activation.sigmoid, "cast_": elementwise.cast,
     "masked_fill_": lambda x, mask, value, name=None: x.masked_fill(mask, value),
 }  # fmt: skip
 _UNARY_INPLACE = (

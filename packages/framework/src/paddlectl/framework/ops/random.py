@@ -94,6 +94,13 @@ def integers(shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
     return out.astype(dtype, copy=False)
 
 
+def remainders(shape, low: int, span: int, wide: bool, dtype=np.int64) -> np.ndarray:
+    """``low + draw % span`` per element, as Paddle's ``random_`` draws (``mt19937.fill_remainders``)."""
+    out = np.empty(tuple(shape), np.int64)
+    mt19937.fill_remainders(_engine, out, int(low), int(span), bool(wide))
+    return out.astype(dtype, copy=False)
+
+
 def permutation(n: int, dtype=np.int64) -> np.ndarray:
     values = np.arange(int(n), dtype=np.int64)
     mt19937.shuffle(_engine, values)
