@@ -393,3 +393,20 @@ def test_bernoulli_and_log_normal_fills_draw_paddles_numbers(real_paddle):
         np.testing.assert_allclose(got, expected, rtol=1e-5)  # log_normal_: exp in float32 there
     with pytest.raises(ConfigError):
         paddle.zeros([2], dtype="int64").random_(5, 5)
+
+
+def test_objects_saved_into_one_stream_load_one_by_one(real_paddle):
+    """Paddle's paddle.load example: a state dict and then a tensor saved into one BytesIO."""
+    import io
+
+    found = []
+    for mod in (paddle, real_paddle):
+        stream = io.BytesIO()
+        mod.save({"w": mod.to_tensor([1.0, 2.0])}, stream)
+        mod.save(mod.to_tensor([[3.0]]), stream)
+        stream.seek(0)
+        first, second = mod.load(stream), mod.load(stream)
+        found.append((sorted(first), first["w"].numpy(), second.numpy()))
+    assert found[0][0] == found[1][0]
+    np.testing.assert_array_equal(found[0][1], found[1][1])
+    np.testing.assert_array_equal(found[0][2], found[1][2])

@@ -12,7 +12,7 @@ import os
 
 from ..errors import CheckpointError
 from ..utils.fileio import atomic_write
-from .checkpoint import MAGIC, decode, encode
+from .checkpoint import MAGIC, decode, encode, record_length
 from .restricted_pickle import PICKLE_PREFIX, load_restricted
 
 __all__ = ["load", "save"]
@@ -39,7 +39,7 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
 def load(path, return_numpy: bool = False, **configs):
     """Read what ``save`` (ours or PaddlePaddle's) wrote; Tensors come back as ndarrays if ``return_numpy``."""
     if hasattr(path, "read"):
-        name, data = getattr(path, "name", "<file object>"), path.read()
+        name, data = getattr(path, "name", "<file object>"), _one_record(path)
     else:
         name = os.fspath(path)
         try:
@@ -57,3 +57,14 @@ def load(path, return_numpy: bool = False, **configs):
         f"paddle.load: {name} is neither a paddlectl checkpoint nor a PaddlePaddle pickle "
         f"(it starts with {data[:8]!r}); it may be empty, truncated at the start or another kind of file"
     )
+
+
+def _one_record(stream) -> bytes:
+    """One checkpoint read from a stream, which is left just after it (as Paddle's pickle load
+    leaves it: several objects saved into one stream load one by one); anything else is read whole."""
+    head = stream.read(len(MAGIC) + 8)
+    if not head.startswith(MAGIC) or len(head) < len(MAGIC) + 8:
+        return head + stream.read()
+    header = stream.read(int.from_bytes(head[len(MAGIC) :], "little"))
+    size = record_length(header)
+    return head + header + (stream.read(size) if size is not None else stream.read())

@@ -91,6 +91,16 @@ def _encode(obj, arrays: dict, where: str, depth: int) -> dict:
     )
 
 
+def record_length(header: bytes) -> int | None:
+    """The payload length a header declares, or None when it is not one ``encode`` wrote (the
+    reader then takes the rest of the stream, and ``decode`` says what is wrong)."""
+    try:
+        size = json.loads(header)["payload_bytes"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
+
+
 def decode(data: bytes, name: str, return_numpy: bool):
     """Verify the whole file, then rebuild the object; CheckpointError says what is wrong with ``name``."""
     arrays, structure = _verified_contents(data, name)
