@@ -249,3 +249,22 @@ def test_exponential_moving_average_applies_bias_corrected_averages(programs):
     paddle.disable_static()
     with pytest.raises(ConfigError):
         static.ExponentialMovingAverage(0.9)  # static mode only, as in Paddle
+
+
+def test_program_variables_state_dict_and_saving_a_scope_tensor(programs, tmp_path):
+    """Paddle's paddle.load example: a parameter found through list_vars and the scope, saved."""
+    main, image, _, predict, loss = programs
+    paddle.optimizer.Adam(learning_rate=0.1).minimize(loss)
+    names = [v.name for v in main.list_vars()]
+    weight = main.all_parameters()[0]
+    assert names[:2] == ["img", "label"] and weight.name in names and predict.name in names
+    view = static.global_scope().find_var(weight.name).get_tensor()
+    paddle.save(view, str(tmp_path / "w.pdtensor"))
+    np.testing.assert_array_equal(paddle.load(str(tmp_path / "w.pdtensor")), weight.numpy())
+    assert sorted(main.state_dict("param")) == sorted(p.name for p in main.all_parameters())
+    x, y = _feed()
+    static.Executor().run(main, feed={"img": x, "label": y}, fetch_list=[loss])
+    assert any("moment1" in k for k in main.state_dict("opt"))
+    assert set(main.state_dict("all")) == set(main.state_dict("param")) | set(main.state_dict("opt"))
+    with pytest.raises(ConfigError):
+        main.state_dict("weights")

@@ -18,6 +18,7 @@ import safetensors.numpy
 from ..core.dtype import bfloat16
 from ..core.tensor import Tensor
 from ..errors import CheckpointError
+from ..ops.tensor_compat import DenseTensorView
 
 MAGIC = b"PADDLECTL-CKPT\n"
 VERSION = 1
@@ -63,8 +64,8 @@ def _encode(obj, arrays: dict, where: str, depth: int) -> dict:
         raise TypeError(f"paddle.save: {where[:60]}... nests containers deeper than {MAX_DEPTH} levels; flatten it")
     if isinstance(obj, Tensor):
         return {"t": "tensor", "k": _store(obj.numpy(), arrays, where), "name": obj.name}
-    if isinstance(obj, np.ndarray):
-        return {"t": "ndarray", "k": _store(obj, arrays, where)}
+    if isinstance(obj, np.ndarray | DenseTensorView):  # a view (x.get_tensor(), a scope variable's) as its array
+        return {"t": "ndarray", "k": _store(np.asarray(obj), arrays, where)}
     if isinstance(obj, np.generic):
         return {"t": "npscalar", "k": _store(np.asarray(obj), arrays, where)}
     if obj is None or isinstance(obj, bool | int | str):

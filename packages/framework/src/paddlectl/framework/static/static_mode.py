@@ -89,6 +89,24 @@ class Program(Executable):
     def ops(self) -> list[Operation]:
         return list(self._ops())
 
+    def list_vars(self) -> list[Tensor]:
+        """Every variable of the program: its feeds, its parameters, then what its ops computed."""
+        params = self.all_parameters()
+        seen = {id(t) for t in (*self._feeds.values(), *params)}
+        computed = [t for t in self._tracer.keep if id(t) not in seen and self._tracer.is_traced(t)]
+        return [*self._feeds.values(), *params, *dict.fromkeys(computed)]
+
+    def state_dict(self, mode: str = "all", scope=None) -> dict:
+        """``{name: Tensor}`` of the parameters (``mode='param'``), the optimizers' state (``'opt'``)
+        or both (``'all'``)."""
+        if mode not in ("param", "opt", "all"):
+            raise ConfigError(f"Program.state_dict: mode must be 'param', 'opt' or 'all', got {mode!r}")
+        state = {p.name: p for p in self.all_parameters()} if mode != "opt" else {}
+        if mode != "param":
+            for optimizer in dict.fromkeys(optimizer for optimizer, _ in self._training):
+                state.update(optimizer.state_dict())
+        return state
+
     def create_var(self, name=None, shape=None, dtype=None, persistable=False, **kwargs) -> Tensor:
         """A variable nothing computes yet: an input of the program, fed by ``name`` when it runs
         (what a Paddle variable without a producing op needs too)."""
