@@ -268,3 +268,24 @@ def test_program_variables_state_dict_and_saving_a_scope_tensor(programs, tmp_pa
     assert set(main.state_dict("all")) == set(main.state_dict("param")) | set(main.state_dict("opt"))
     with pytest.raises(ConfigError):
         main.state_dict("weights")
+
+
+def test_static_spectral_norm_runs_paddles_power_iteration():
+    main, startup = static.Program(), static.Program()
+    paddle.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            weight = static.data(name="weight", shape=[2, 8, 3, 3], dtype="float32")
+            out = static.nn.spectral_norm(weight=weight, dim=1, power_iters=2)
+        w = np.random.default_rng(11).standard_normal((2, 8, 3, 3)).astype("float32")
+        (got,) = static.Executor().run(main, feed={"weight": w}, fetch_list=[out])
+    finally:
+        paddle.disable_static()
+    u, v = (p.numpy().astype("float64") for p in main.all_parameters())
+    matrix = np.moveaxis(w, 1, 0).reshape(8, -1).astype("float64")
+    for _ in range(2):
+        v = matrix.T @ u
+        v /= np.linalg.norm(v) + 1e-12
+        u = matrix @ v
+        u /= np.linalg.norm(u) + 1e-12
+    np.testing.assert_allclose(got, w / (u @ matrix @ v), rtol=1e-5)

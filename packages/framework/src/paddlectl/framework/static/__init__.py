@@ -27,7 +27,7 @@ from .inference_io import (
 )
 from .input_spec import InputSpec
 from .ir import Block, Operation, Value
-from .layers import embedding, fc, sparse_embedding
+from .layers import embedding, fc, sparse_embedding, spectral_norm
 from .parser import ParseError, parse_program
 from .places import cpu_places, cuda_places
 from .printer import print_program
@@ -45,7 +45,13 @@ from .static_mode import (
 from .verifier import VerifyError, verify
 
 nn = SimpleNamespace(
-    cond=cond, while_loop=while_loop, embedding=embedding, fc=fc, sparse_embedding=sparse_embedding, hash=_hash
+    cond=cond,
+    while_loop=while_loop,
+    embedding=embedding,
+    fc=fc,
+    sparse_embedding=sparse_embedding,
+    spectral_norm=spectral_norm,
+    hash=_hash,
 )
 """Paddle's ``paddle.static.nn``: layers that create their parameters in the main program, and control flow."""
 

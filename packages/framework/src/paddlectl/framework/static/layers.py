@@ -11,6 +11,7 @@ from ..errors import ConfigError, DTypeError, ShapeError
 from ..nn import functional as F
 from ..nn.layer.common import Linear
 from ..nn.layer.embedding import Embedding
+from ..nn.layer.spectral_norm import SpectralNorm
 from ..ops.shape import flatten, reshape
 
 
@@ -87,3 +88,9 @@ def embedding(
     if str(dtype) not in ("float32", "float64"):
         raise DTypeError(f"embedding: dtype must be float32 or float64, got {dtype}")
     return Embedding(size[0], size[1], padding_idx, sparse=is_sparse, weight_attr=param_attr, dtype=str(dtype))(input)
+
+
+def spectral_norm(weight, dim: int = 0, power_iters: int = 1, eps: float = 1e-12, name=None):
+    """``weight`` divided by its spectral norm, as ``nn.SpectralNorm`` computes it, with the layer's
+    ``u``, ``v`` vectors created here (in static mode, in the main program)."""
+    return SpectralNorm(list(weight.shape), dim, power_iters, eps, dtype=str(weight.dtype))(weight)
