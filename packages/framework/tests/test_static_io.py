@@ -281,7 +281,7 @@ def test_static_spectral_norm_runs_paddles_power_iteration():
         (got,) = static.Executor().run(main, feed={"weight": w}, fetch_list=[out])
     finally:
         paddle.disable_static()
-    u, v = (p.numpy().astype("float64") for p in main.all_parameters())
+    (u,) = (p.numpy().astype("float64") for p in main.all_parameters())  # v's start is never read: v = W^T u first
     matrix = np.moveaxis(w, 1, 0).reshape(8, -1).astype("float64")
     for _ in range(2):
         v = matrix.T @ u
