@@ -51,10 +51,6 @@ REFUSED = {
     "test_not_3d": "opset 1 is outside the supported 6..28",
     "test_not_4d": "opset 1 is outside the supported 6..28",
     "test_mvn": "onnx.checker rejects the case's own function body (a Constant with two value attributes)",
-    "test_reduce_log_sum_exp_empty_set": "framework max/logsumexp over an empty axis raise (ops/reduce.py)",
-    "test_reduce_max_empty_set": "framework max over an empty axis raises (ops/reduce.py)",
-    "test_reduce_max_empty_set_bool": "framework max over an empty axis raises (ops/reduce.py)",
-    "test_reduce_min_empty_set": "framework min over an empty axis raises (ops/reduce.py)",
 }
 """Cases of mapped ops that do not pass, each for the reason given (kept true by the test below)."""
 

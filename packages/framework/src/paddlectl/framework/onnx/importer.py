@@ -4,7 +4,7 @@ Nothing from the file is executed: the protobuf is parsed by ``onnx``, every nod
 ``converters.RULES``, and unsupported ops/attributes are all reported before any conversion.
 Symbolic input dims stay symbolic: an ONNX ``dim_param`` that is a valid name is kept, others
 (``p2o.DynamicDimension.0``, ``?``, unnamed or -1 dims) get ``N``/``C``/``H``/``W``-style names by
-axis (the mapping is kept in the metadata under ``source.symbols``). Initializers become weights,
+axis (a ``dim_value`` of 0 is a fixed, empty dim: reductions over it are their identities) (the mapping is kept in the metadata under ``source.symbols``). Initializers become weights,
 ``metadata_props`` become ``meta["metadata"]``.
 """
 
@@ -45,7 +45,7 @@ def _input_shapes(graph, initializer_names: set, multiple: int) -> tuple[list, d
         letters = _AXIS_NAMES.get(len(dims), "")
         shape = []
         for axis, d in enumerate(dims):
-            if d.HasField("dim_value") and d.dim_value > 0:
+            if d.HasField("dim_value") and d.dim_value >= 0:
                 shape.append(int(d.dim_value))
                 continue
             key = d.dim_param if d.HasField("dim_param") and d.dim_param not in ("?", "") else None
