@@ -59,3 +59,25 @@ def test_append_backward_records_fetchable_gradients():
 def test_append_backward_needs_static_mode():
     with pytest.raises(ConfigError):
         static.append_backward(paddle.ones([1]))
+
+
+def test_static_pylayer_gradient_follows_the_fed_batch():
+    """The backward's output gradient is an op of the output's shape, so a program recorded at the
+    example batch size serves another (Paddle's static_pylayer example: dx = 2 * exp(dy))."""
+    main, startup = static.Program(), static.Program()
+    paddle.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            data = static.data(name="X", shape=[None, 5], dtype="float32")
+            data.stop_gradient = False
+            ret = static.nn.static_pylayer(paddle.exp, [data], lambda dy: 2 * paddle.exp(dy))
+            (grad,) = static.gradients([ret], data)
+            plain = static.nn.static_pylayer(paddle.tanh, [data])  # no backward_fn: the ops' own
+            (plain_grad,) = static.gradients([plain], data)
+        x = np.arange(1.0, 11.0, dtype="float32").reshape(2, 5) / 10
+        y, dx, dplain = static.Executor().run(main, feed={"X": x}, fetch_list=[ret, grad, plain_grad])
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(dx, np.full((2, 5), 2 * np.e, "float32"), rtol=1e-6)
+    np.testing.assert_allclose(dplain, 1 - np.tanh(x) ** 2, rtol=1e-5)

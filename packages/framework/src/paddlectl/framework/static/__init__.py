@@ -27,7 +27,7 @@ from .inference_io import (
 )
 from .input_spec import InputSpec
 from .ir import Block, Operation, Value
-from .layers import embedding, fc, sparse_embedding, spectral_norm
+from .layers import embedding, fc, sparse_embedding, spectral_norm, static_pylayer
 from .parser import ParseError, parse_program
 from .places import cpu_places, cuda_places
 from .printer import print_program
@@ -51,6 +51,7 @@ nn = SimpleNamespace(
     fc=fc,
     sparse_embedding=sparse_embedding,
     spectral_norm=spectral_norm,
+    static_pylayer=static_pylayer,
     hash=_hash,
 )
 """Paddle's ``paddle.static.nn``: layers that create their parameters in the main program, and control flow."""

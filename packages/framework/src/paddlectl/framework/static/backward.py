@@ -13,6 +13,7 @@ from .. import modes
 from ..core.autograd import grad as autograd_grad
 from ..core.tensor import Tensor
 from ..errors import ConfigError
+from ..ops.creation import ones_like
 
 
 def _recording(what: str):
@@ -62,7 +63,9 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     params = [p for p in params if p.name not in names and id(p) not in blocked_ids]
     if not params:
         return []
-    grads = autograd_grad([loss], params, retain_graph=True, allow_unused=True, no_grad_vars=blocked or None)
+    grads = autograd_grad(
+        [loss], params, [ones_like(loss)], retain_graph=True, allow_unused=True, no_grad_vars=blocked or None
+    )
     return [(p, g) for p, g in zip(params, _named(grads, params), strict=True) if g is not None]
 
 
@@ -73,6 +76,8 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     targets = [targets] if isinstance(targets, Tensor) else list(targets)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     _, blocked = _split(no_grad_set)
+    if target_gradients is None:  # ones as an op of each target's shape, not a constant of the example size
+        target_gradients = [ones_like(t) for t in targets]
     grads = autograd_grad(
         targets, inputs, target_gradients, retain_graph=True, allow_unused=True, no_grad_vars=blocked or None
     )

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..autograd.py_layer import PyLayer
 from ..errors import ConfigError, DTypeError, ShapeError
 from ..nn import functional as F
 from ..nn.layer.common import Linear
@@ -94,3 +95,23 @@ def spectral_norm(weight, dim: int = 0, power_iters: int = 1, eps: float = 1e-12
     """``weight`` divided by its spectral norm, as ``nn.SpectralNorm`` computes it, with the layer's
     ``u``, ``v`` vectors created here (in static mode, in the main program)."""
     return SpectralNorm(list(weight.shape), dim, power_iters, eps, dtype=str(weight.dtype))(weight)
+
+
+def static_pylayer(forward_fn, inputs, backward_fn=None, name=None):
+    """``forward_fn(*inputs)`` as one op whose gradient is ``backward_fn(*output_grads)`` (a
+    ``PyLayer`` made of the two functions); without ``backward_fn`` the forward's own ops are
+    recorded and differentiated as they are."""
+    inputs = list(inputs) if isinstance(inputs, list | tuple) else [inputs]
+    if backward_fn is None:
+        return forward_fn(*inputs)
+
+    class _StaticPyLayer(PyLayer):
+        @staticmethod
+        def forward(ctx, *xs):
+            return forward_fn(*xs)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return backward_fn(*grads)
+
+    return _StaticPyLayer.apply(*inputs)
