@@ -19,4 +19,5 @@ from . import (  # noqa: F401 - fill each op record's onnx_export
     more_emitters,
     norm_emitters,
     rnn_emitter,
+    roi_emitter,
 )
