@@ -410,3 +410,22 @@ def test_objects_saved_into_one_stream_load_one_by_one(real_paddle):
     assert found[0][0] == found[1][0]
     np.testing.assert_array_equal(found[0][1], found[1][1])
     np.testing.assert_array_equal(found[0][2], found[1][2])
+
+
+# ----- DLPack ------------------------------------------------------------------------------------
+
+
+def test_dlpack_shares_memory_both_ways(torch):
+    array = np.arange(6.0).reshape(2, 3)
+    assert np.shares_memory(paddle.from_dlpack(array).numpy(), array)
+    t = torch.arange(4.0)
+    shared = paddle.from_dlpack(t)
+    t[0] = 9.0  # a write on the producer's side shows through
+    np.testing.assert_array_equal(shared.numpy(), [9.0, 1.0, 2.0, 3.0])
+    ours = paddle.to_tensor([5.0, 6.0])
+    np.testing.assert_array_equal(torch.from_dlpack(ours).numpy(), [5.0, 6.0])
+    np.testing.assert_array_equal(paddle.from_dlpack(paddle.to_dlpack(ours)).numpy(), [5.0, 6.0])
+    from paddlectl.framework.errors import DTypeError
+
+    with pytest.raises(DTypeError):
+        paddle.from_dlpack("not a tensor")
