@@ -28,32 +28,6 @@ def _valid_run(j, dw, sw, pl, w, ow):
     return lo, hi, off
 
 
-@njit(cache=True)
-def _tap_runs(oh, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow):
-    """Every (output row y, tap i, j) whose input row lies inside the image, with its non-empty run of
-    output columns: rows ``(y, i, j, input row, lo, hi, off)``, shared by the strided depthwise
-    gradients (the input gradient adds along each run, the weight gradient dots it)."""
-    runs = np.empty((oh * kh * kw, 7), dtype=np.int64)
-    count = 0
-    for y in range(oh):
-        for i in range(kh):
-            row = y * sh - pt + i * dh
-            if row < 0 or row >= h:
-                continue
-            for j in range(kw):
-                lo, hi, off = _valid_run(j, dw, sw, pl, wd, ow)
-                if hi > lo:  # an empty run's strided slice bounds would wrap around
-                    runs[count, 0], runs[count, 1], runs[count, 2], runs[count, 3] = y, i, j, row
-                    runs[count, 4], runs[count, 5], runs[count, 6] = lo, hi, off
-                    count += 1
-    return runs[:count]
-
-
-@njit(cache=True, inline="always")
-def _run(runs, r):
-    return runs[r, 0], runs[r, 1], runs[r, 2], runs[r, 3], runs[r, 4], runs[r, 5], runs[r, 6]
-
-
 @njit(cache=True, inline="always")
 def _copy(dst, src):
     """Element loops over 1-D views: Numba's slice assignment checks overlap and broadcasting per
@@ -66,12 +40,6 @@ def _copy(dst, src):
 def _add(dst, src):
     for q in range(dst.size):
         dst[q] += src[q]
-
-
-@njit(cache=True, inline="always")
-def _axpy(dst, k, src):
-    for q in range(dst.size):
-        dst[q] += k * src[q]
 
 
 @parallel_kernel
@@ -114,18 +82,6 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
                 _add(out[b, ci, row, : max(0, min(w, bw - pl))], buf[k * bw + pl : k * bw + min(pl + w, bw)])
 
 
-@njit(cache=True, fastmath=True)
-def _dot(a, b):
-    """Dot product of two 1-D views in their own dtype (``a[:0].sum()``: a zero of it), as BLAS
-    does; fastmath lets the reduction vectorise into several partial sums, so float32 keeps its
-    accuracy while running twice as many lanes as float64 (LeNet's 1-channel conv weight
-    gradient: 0.27 -> 0.17 ms). Callers add the dots up in float64."""
-    acc = a[:0].sum()
-    for q in range(a.size):
-        acc += a[q] * b[q]
-    return acc
-
-
 @parallel_kernel
 def interleave_taps(cols):
     """``out[n, c, y*kh + i, x*kw + j] = cols[n, c, i, j, y, x]``: the per-tap GEMM results of a
@@ -151,14 +107,6 @@ def interleave_taps(cols):
     return out
 
 
-# The depthwise gradients handle stride-1 planes "flat": the plane is zero-padded into rows of the
-# padded width wp = OW + (kw-1)*dw, and the output is taken over rows of that same width (the last
-# (kw-1)*dw columns of each row are junk, cropped at the end). Every tap (i, j) is then ONE
-# contiguous multiply-add over the whole plane, at offset i*dh*wp + j*dw, instead of a short run
-# per output row: a 5x5 kernel on 80-wide rows does 25 long vector loops, not 25 * OH short ones.
-# The forward pass (``depthwise``) does the same at any stride, over phase planes.
-
-
 @njit(cache=True, inline="always")
 def _vector_width(wp, rows):
     """``wp`` widened (by at most a sixteenth) so that ``rows * wp`` is a multiple of 16: a small
@@ -168,21 +116,6 @@ def _vector_width(wp, rows):
         if (rows * (wp + extra)) % 16 == 0:
             return wp + extra
     return wp
-
-
-@njit(cache=True, inline="always")
-def _fill_padded(buf, src, pt, pl, wp):
-    """``src`` [h, w] into a zeroed flat buffer of rows of ``wp`` at (pt, pl); the border stays zero,
-    so one buffer per task serves every image it handles."""
-    for y in range(min(src.shape[0], buf.size // wp - pt)):
-        _copy(buf[(pt + y) * wp + pl : (pt + y) * wp + min(pl + src.shape[1], wp)], src[y])
-
-
-@njit(cache=True, inline="always")
-def _fill_rows(buf, src, wp):
-    """[oh, ow] rows into a zeroed flat buffer at a stride of ``wp`` (the junk columns stay zero)."""
-    for y in range(src.shape[0]):
-        _copy(buf[y * wp : y * wp + src.shape[1]], src[y])
 
 
 _PARTS = 64
@@ -204,10 +137,7 @@ def depthwise(x, w, sh, sw, pt, pl, dh, dw, oh, ow):
     n, c, h, wd = x.shape
     o_ch = w.shape[0]
     out = np.empty((n, o_ch, oh, ow), dtype=x.dtype)
-    wq = _vector_width(ow + (w.shape[3] - 1) * dw // sw, oh)
-    hq = oh + (w.shape[2] - 1) * dh // sh
-    size = hq * wq + (w.shape[3] - 1) * dw // sw  # a phase plane and the tail its last taps read
-    rows, cols = _tap_table(w.shape[2], w.shape[3], sh, sw, pt, dh, dw, h, oh, wq, size)
+    hq, wq, size, rows, cols = _phase_layout(w.shape[2], w.shape[3], sh, sw, pt, dh, dw, h, oh, ow)
     tasks = n * c
     parts = min(tasks, _PARTS)
     for part in prange(parts):
@@ -273,6 +203,17 @@ def _copy_phase(phases, x, b, ch, row, dst, q0, q1, sw, col0):
     """Columns ``q*sw + col0`` of input row ``row`` into ``phases[dst + q]``, q0 <= q < q1."""
     for q in range(q0, q1):
         phases[uint64(dst + q)] = x[b, ch, row, uint64(q * sw + col0)]
+
+
+@njit(cache=True)
+def _phase_layout(kh, kw, sh, sw, pt, dh, dw, h, oh, ow):
+    """The phase planes of ``depthwise`` (hq rows of wq, ``size`` apart: a plane and the tail its
+    last taps read) and the tap table that reads them, shared by the forward and both gradients."""
+    wq = _vector_width(ow + (kw - 1) * dw // sw, oh)
+    hq = oh + (kh - 1) * dh // sh
+    size = hq * wq + (kw - 1) * dw // sw
+    rows, cols = _tap_table(kh, kw, sh, sw, pt, dh, dw, h, oh, wq, size)
+    return hq, wq, size, rows, cols
 
 
 @njit(cache=True, error_model="numpy")
@@ -367,65 +308,99 @@ def _add_5_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw):
             )
 
 
+# The gradients use the forward's phase planes at any stride: the input gradient runs the tap loop's
+# adjoint into zeroed phase planes and reads their image part back (each input element lies in one
+# phase), the weight gradient dots the output gradient with the input's phase planes. A tap is then
+# one long loop over rows of wq at stride 2 as at stride 1, where a strided short run per output row
+# cost 5-10x the forward (PicoDet's 5x5 stride-2 convs).
+
+
+@njit(cache=True, error_model="numpy")
+def _fill_ext(ext, g, b, o, wq):
+    """Output gradient plane g[b, o] into rows of ``wq`` (the junk columns stay zero)."""
+    for y in range(g.shape[2]):
+        for q in range(g.shape[3]):
+            ext[uint64(y * wq + q)] = g[b, o, y, q]
+
+
+@njit(cache=True, error_model="numpy")
+def _plane_taps_adjoint(phases, ext, w, o, rows, cols):
+    """The adjoint of ``_plane_taps`` in its input: ``phases[tap (i, j) + q] += w[o, 0, i, j] * ext[q]``."""
+    for i in range(w.shape[2]):
+        e0, n, row = rows[i, 0], rows[i, 1], rows[i, 2]
+        for j in range(w.shape[3]):
+            a, s = w[o, 0, i, j], row + cols[j]
+            for q in range(n):
+                phases[uint64(s + q)] += a * ext[uint64(e0 + q)]
+
+
+@njit(cache=True, error_model="numpy")
+def _read_phases(dx, phases, t, sh, sw, pt, pl, hq, wq, size):
+    """The adjoint of ``_fill_phases``: task t's image part of the phase planes into dx[t // C, t % C]
+    (elements that no phase holds, which no output reads, keep dx's zeros)."""
+    c, h, wd = dx.shape[1], dx.shape[2], dx.shape[3]
+    b, ch = t // c, t % c
+    for a in range(sh):
+        y0, y1, row0 = _valid_run(a, 1, sh, pt, h, hq)
+        for e in range(sw):
+            q0, q1, col0 = _valid_run(e, 1, sw, pl, wd, wq)
+            for y in range(y0, y1):
+                src = (a * sw + e) * size + y * wq
+                for q in range(q0, q1):
+                    dx[b, ch, y * sh + row0, uint64(q * sw + col0)] = phases[uint64(src + q)]
+
+
 @parallel_kernel
 def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
-    """The adjoint of ``depthwise`` in x: each (image, input channel) gathers its m output planes."""
+    """The adjoint of ``depthwise`` in x: each (image, input channel) gathers its m output planes
+    into its phase planes (tasks in ``_PARTS`` parts, as the forward)."""
     n, o_ch, oh, ow = g.shape
-    _, _, kh, kw = w.shape
     mult = o_ch // c
     dx = np.zeros((n, c, h, wd), dtype=g.dtype)
-    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
-    runs = _tap_runs(oh if sh != 1 or sw != 1 else 0, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow)  # flat: none
-    for t in prange(n * c):
-        b = t // c
-        ci = t % c
-        if sh == 1 and sw == 1:
-            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=g.dtype)
-            ext = np.zeros(oh * wp, dtype=g.dtype)
-            for o in range(ci * mult, (ci + 1) * mult):
-                _fill_rows(ext, g[b, o], wp)
-                for i in range(kh):
-                    for j in range(kw):
-                        start = i * dh * wp + j * dw
-                        _axpy(plane[start : start + oh * wp], w[o, 0, i, j], ext)
-            for y in range(min(h, hp - pt)):
-                _copy(dx[b, ci, y, : min(wd, wp - pl)], plane[(pt + y) * wp + pl : (pt + y + 1) * wp])
-            continue
-        for o in range(ci * mult, (ci + 1) * mult):
-            for r in range(runs.shape[0]):
-                y, i, j, row, lo, hi, off = _run(runs, r)
-                dst = dx[b, ci, row, lo * sw + off : (hi - 1) * sw + off + 1 : sw]
-                _axpy(dst, w[o, 0, i, j], g[b, o, y, lo:hi])
+    hq, wq, size, rows, cols = _phase_layout(w.shape[2], w.shape[3], sh, sw, pt, dh, dw, h, oh, ow)
+    tasks = n * c
+    parts = min(tasks, _PARTS)
+    for part in prange(parts):
+        phases = np.empty(sh * sw * size, dtype=g.dtype)
+        ext = np.zeros(oh * wq, dtype=g.dtype)
+        for t in range(part * tasks // parts, (part + 1) * tasks // parts):
+            phases[:] = 0
+            for o in range(t % c * mult, (t % c + 1) * mult):
+                _fill_ext(ext, g, t // c, o, wq)
+                _plane_taps_adjoint(phases, ext, w, o, rows, cols)
+            _read_phases(dx, phases, t, sh, sw, pt, pl, hq, wq, size)
     return dx
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _tap_dots(acc, ext, phases, rows, cols):
+    """``acc[i, j] += ext . (tap (i, j)'s input)`` in the input's dtype, as BLAS does; fastmath lets
+    each dot vectorise into several partial sums (float32 keeps its accuracy at twice float64's lanes)."""
+    for i in range(acc.shape[0]):
+        e0, n, row = rows[i, 0], rows[i, 1], rows[i, 2]
+        for j in range(acc.shape[1]):
+            s = row + cols[j]
+            dot = phases.dtype.type(0)
+            for q in range(n):
+                dot += ext[uint64(e0 + q)] * phases[uint64(s + q)]
+            acc[i, j] += dot
 
 
 @parallel_kernel
 def depthwise_weight_grad(x, g, kh, kw, sh, sw, pt, pl, dh, dw):
-    """``dw[o, 0, i, j]``: one task per output channel (no races), summed over the batch."""
+    """``dw[o, 0, i, j]``: one task per output channel (no races), summed over the batch in float64."""
     n, c, h, wd = x.shape
     _, o_ch, oh, ow = g.shape
     mult = o_ch // c
     dwt = np.empty((o_ch, 1, kh, kw), dtype=x.dtype)
-    wp, hp = ow + (kw - 1) * dw, oh + (kh - 1) * dh
-    runs = _tap_runs(oh if sh != 1 or sw != 1 else 0, kh, kw, sh, sw, pt, pl, dh, dw, h, wd, ow)  # flat: none
+    hq, wq, size, rows, cols = _phase_layout(kh, kw, sh, sw, pt, dh, dw, h, oh, ow)
     for o in prange(o_ch):
-        ci = o // mult
         acc = np.zeros((kh, kw))
-        flat = sh == 1 and sw == 1
-        if flat:
-            plane = np.zeros(hp * wp + (kw - 1) * dw, dtype=x.dtype)
-            ext = np.zeros(oh * wp, dtype=x.dtype)
+        phases = np.zeros(sh * sw * size, dtype=x.dtype)
+        ext = np.zeros(oh * wq, dtype=x.dtype)
         for b in range(n):
-            if flat:
-                _fill_padded(plane, x[b, ci], pt, pl, wp)
-                _fill_rows(ext, g[b, o], wp)
-                for i in range(kh):
-                    for j in range(kw):
-                        start = i * dh * wp + j * dw
-                        acc[i, j] += _dot(ext, plane[start : start + oh * wp])
-                continue
-            for r in range(runs.shape[0]):
-                y, i, j, row, lo, hi, off = _run(runs, r)
-                acc[i, j] += _dot(g[b, o, y, lo:hi], x[b, ci, row, lo * sw + off :: sw])
+            _fill_phases(phases, x, b * c + o // mult, sh, sw, pt, pl, hq, wq, size)
+            _fill_ext(ext, g, b, o, wq)
+            _tap_dots(acc, ext, phases, rows, cols)
         dwt[o, 0] = acc
     return dwt
