@@ -48,7 +48,11 @@ def export_command(
     ] = False,
     print_ir: Annotated[bool, typer.Option("--print-ir", help="Print the exported program.")] = False,
     format: Annotated[  # noqa: A002 - the option's name
-        str, typer.Option("--format", help="native (a model directory) or onnx (an ONNX file, opset 17).")
+        str,
+        typer.Option(
+            "--format",
+            help="native (a model directory) or onnx (an ONNX file: opset 17, or the newer one an op needs).",
+        ),
     ] = "native",
 ) -> None:
     """Export trained weights as an inference model that `paddlectl predict` runs without a config."""
