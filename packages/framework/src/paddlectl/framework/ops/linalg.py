@@ -9,6 +9,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ..kernels.blas import BLAS_CAP
 from .broadcast import sum_to
 from .elementwise import conj_if_complex
 from .reduce import sum as reduce_sum
@@ -30,13 +31,36 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
     return _gemm(a, b)
 
 
+SMALL_GEMM_MACS = 1 << 26
+"""Below this many multiply-adds per GEMM (m k n) a product runs on one BLAS thread. Waking a second
+OpenBLAS thread for a small product costs more than it saves, and on a loaded machine the woken
+thread waits for the scheduler while the caller waits for it: measured here (2 cores, ~3 other
+busy processes), [512, 128] x [128, 512] took 2.4 ms on one thread and 6.0 ms on two, a DeepFM
+training step (GEMMs of [512, 112] x [112, 128] and smaller) 11 ms against 44 ms; from
+[1024, 512] x [512, 512] (268M) two threads win. The choice depends on the shape only, so a
+training run does not depend on the machine's load (see ``kernels.cores``)."""
+
+
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b``; a batched ``a`` against a 2-D ``b`` runs as one large GEMM, not one per batch entry
     (a strided ``a``, such as a gradient arriving through a transpose, is made contiguous first)."""
     if a.ndim > 2 and b.ndim == 2:
         a = np.ascontiguousarray(a)
-        return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
-    return np.matmul(a, b)
+        return _product(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    return _product(a, b)
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)``, on one BLAS thread when each GEMM is below ``SMALL_GEMM_MACS``."""
+    rows = a.shape[-2] if a.ndim > 1 else 1
+    cols = b.shape[-1] if b.ndim > 1 else 1
+    if rows * a.shape[-1] * cols >= SMALL_GEMM_MACS:
+        return np.matmul(a, b)
+    BLAS_CAP.enter(1)
+    try:
+        return np.matmul(a, b)
+    finally:
+        BLAS_CAP.exit()
 
 
 def _as_matrix(t: Tensor, row: bool) -> Tensor:
