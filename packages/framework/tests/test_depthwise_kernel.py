@@ -1,5 +1,5 @@
-"""The direct depthwise kernel against a plain NumPy convolution, on the small planes where most tap
-rows read only the zero border (PP-OCR cls: 2- and 3-row planes under 5x5 kernels)."""
+"""The direct depthwise kernels against a plain NumPy convolution and its adjoint, on the small planes
+where most tap rows read only the zero border (PP-OCR cls: 2- and 3-row planes under 5x5 kernels)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 import paddlectl.framework as paddle
-from paddlectl.framework.kernels.conv import depthwise
+from paddlectl.framework.kernels.conv import (
+    _depthwise_input_grad_phases,
+    depthwise,
+    depthwise_input_grad,
+    depthwise_weight_grad,
+)
 
 rng = np.random.default_rng(11)
 
@@ -28,6 +33,28 @@ def reference(x, w, stride, pads, dilation):
         window = xp[:, :, y : y + (oh - 1) * stride[0] + 1 : stride[0], q : q + (ow - 1) * stride[1] + 1 : stride[1]]
         out += w[None, :, 0, i, j, None, None] * window
     return out
+
+
+def reference_grads(x, w, g, stride, pads, dilation):
+    """dx and dw of ``reference`` by its adjoint: every tap's strided window gets w * g added back,
+    and dw is that window dotted with g."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = g.shape[2:]
+    xp = np.repeat(np.pad(x, ((0, 0), (0, 0), (pads[0], pads[0]), (pads[1], pads[1]))), o // c, axis=1)
+    dxp = np.zeros_like(xp)
+    dw = np.zeros_like(w)
+    for i, j in itertools.product(range(kh), range(kw)):
+        y, q = i * dilation[0], j * dilation[1]
+        window = (
+            Ellipsis,
+            slice(y, y + (oh - 1) * stride[0] + 1, stride[0]),
+            slice(q, q + (ow - 1) * stride[1] + 1, stride[1]),
+        )
+        dxp[window] += w[None, :, 0, i, j, None, None] * g
+        dw[:, 0, i, j] = (xp[window] * g).sum(axis=(0, 2, 3))
+    dx = dxp.reshape(n, c, o // c, *dxp.shape[2:]).sum(axis=2)
+    return dx[:, :, pads[0] : pads[0] + h, pads[1] : pads[1] + wd], dw
 
 
 def run(variant, x, w, stride, pads, dilation):
@@ -97,3 +124,31 @@ def test_conv2d_on_the_cls_shape_matches_numpy():
     w = rng.standard_normal((200, 1, 5, 5)).astype(np.float32)
     got = paddle.nn.functional.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), padding=2, groups=200)
     np.testing.assert_allclose(got.numpy(), reference(x, w, (1, 1), (2, 2), (1, 1)), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("variant", ["serial", "parallel"])
+@pytest.mark.parametrize(
+    ("kernel", "stride", "pads", "dilation", "mult"),
+    [
+        ((3, 3), (1, 1), (1, 1), (1, 1), 1),  # stride 1, one output per channel: the flipped forward
+        ((5, 5), (1, 1), (2, 1), (1, 2), 2),  # two outputs per channel: phase planes
+        ((5, 5), (2, 2), (2, 2), (1, 1), 1),  # PicoDet's stride-2 5x5
+        ((3, 3), (2, 1), (2, 1), (2, 1), 1),  # dilated and strided
+        ((5, 5), (3, 3), (1, 2), (1, 1), 2),  # three phases per axis
+        ((3, 3), (1, 1), (3, 0), (1, 1), 1),  # padding past the kernel's reach: phase planes
+        ((2, 4), (2, 2), (0, 1), (1, 1), 1),  # the last input row and column read by no output
+    ],
+    ids=str,
+)
+def test_gradients_match_the_adjoint_of_numpy(variant, kernel, stride, pads, dilation, mult):
+    """Both gradients, and the input gradient's phase-plane kernel also where the flipped forward
+    serves the call, against ``reference_grads``."""
+    x = rng.standard_normal((2, 3, 7, 9))
+    w = rng.standard_normal((3 * mult, 1, *kernel))
+    g = rng.standard_normal(reference(x, w, stride, pads, dilation).shape)
+    want_dx, want_dw = reference_grads(x, w, g, stride, pads, dilation)
+    geometry = (*stride, *pads, *dilation)
+    for input_grad in (depthwise_input_grad, getattr(_depthwise_input_grad_phases, variant)):
+        np.testing.assert_allclose(input_grad(g, w, 3, 7, 9, *geometry), want_dx, rtol=1e-12, atol=1e-12)
+    got_dw = getattr(depthwise_weight_grad, variant)(x, g, *kernel, *geometry)
+    np.testing.assert_allclose(got_dw, want_dw, rtol=1e-12, atol=1e-12)

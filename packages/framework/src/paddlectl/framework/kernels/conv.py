@@ -350,10 +350,22 @@ def _read_phases(dx, phases, t, sh, sw, pt, pl, hq, wq, size):
                     dx[b, ch, y * sh + row0, uint64(q * sw + col0)] = phases[uint64(src + q)]
 
 
-@parallel_kernel
 def depthwise_input_grad(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
-    """The adjoint of ``depthwise`` in x: each (image, input channel) gathers its m output planes
-    into its phase planes (tasks in ``_PARTS`` parts, as the forward)."""
+    """The adjoint of ``depthwise`` in x. At stride 1 with one output per channel it is itself a
+    depthwise convolution, of g with the kernel flipped and padded (k-1)*d - p, which runs the
+    forward's fused taps (one load and store per 3 or 5 taps, not per tap: [16, 64, 48, 48] 3x3
+    3.2 -> 2.3 ms at one thread); else ``_depthwise_input_grad_phases``."""
+    kh, kw = w.shape[2], w.shape[3]
+    ft, fl = (kh - 1) * dh - pt, (kw - 1) * dw - pl
+    if sh == 1 and sw == 1 and w.shape[0] == c and ft >= 0 and fl >= 0:
+        return depthwise(g, np.ascontiguousarray(w[:, :, ::-1, ::-1]), 1, 1, ft, fl, dh, dw, h, wd)
+    return _depthwise_input_grad_phases(g, w, c, h, wd, sh, sw, pt, pl, dh, dw)
+
+
+@parallel_kernel
+def _depthwise_input_grad_phases(g, w, c, h, wd, sh, sw, pt, pl, dh, dw):
+    """Each (image, input channel) gathers its m output planes into its phase planes (tasks in
+    ``_PARTS`` parts, as the forward)."""
     n, o_ch, oh, ow = g.shape
     mult = o_ch // c
     dx = np.zeros((n, c, h, wd), dtype=g.dtype)
