@@ -24,6 +24,34 @@ def _put_add_along(out, index, grad):
                 out[p, index[p, k, q], q] += grad[p, k, q]
 
 
+@njit(cache=True)
+def _rows_add(out, index, values):
+    """out[index[k]] += values[k] for out (N, Q), index (K,), values (K, Q)."""
+    for k in range(index.shape[0]):
+        row = out[index[k]]
+        value = values[k]
+        for q in range(row.shape[0]):
+            row[q] += value[q]
+
+
+_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def rows_add(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``np.add.at(out, index, values)`` for a 2-D ``out`` and a 1-D ``index`` (repeated rows
+    accumulate; a negative index counts from the end): compiled for float32 and float64, NumPy's
+    for the other dtypes (float16, bfloat16) Numba has no arithmetic for, and where an index is out
+    of range (NumPy raises its IndexError; the compiled loop does not check)."""
+    n = out.shape[0]
+    inside = index.size == 0 or (index.min() >= -n and index.max() < n)
+    if out.dtype in _COMPILED and values.dtype == out.dtype and out.flags.c_contiguous and inside:
+        _rows_add(
+            out, index.astype(np.int64, copy=False), np.ascontiguousarray(values).reshape(index.size, out.shape[1])
+        )
+    else:
+        np.add.at(out, index, values)
+
+
 def _three_d(shape: tuple, axis: int) -> tuple[int, int, int]:
     return int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1 :]))
 

@@ -11,6 +11,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.selected_rows import SelectedRows
 from ..core.state import STATE
 from ..errors import DTypeError, ShapeError
+from ..kernels.index import rows_add
 from .shape import reshape
 
 
@@ -68,7 +69,7 @@ def _embedding_grad_forward(ctx, ids, g, rows, padding_idx=None, scale_grad_by_f
     if scale_grad_by_freq:
         looked = looked / _freq(ids, rows, g.dtype)[:, None]
     grad = np.zeros((rows, g.shape[-1]), dtype=g.dtype)
-    np.add.at(grad, flat, looked)
+    rows_add(grad, flat, looked)
     if padding_idx is not None:
         grad[padding_idx] = 0
     return grad
