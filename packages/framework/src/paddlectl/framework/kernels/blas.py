@@ -2,7 +2,8 @@
 
 The count is one per process: the first of overlapping capped regions sets it and the last
 restores it; it is only written when it differs, so a region whose cap already holds pays two
-reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``. (Capping a recurrent
+reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``; ``matmul`` caps a small
+GEMM to one thread (``ops.linalg.SMALL_GEMM_MACS``). (Capping a recurrent
 layer's time loop to one thread was measured slower: LSTM step 5.2 against 4.2 ms.)
 
 A pthreads OpenBLAS is set through its own functions: threadpoolctl (from 3.8) lets only the
