@@ -140,7 +140,7 @@ def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
     """dx, dweight, dbias of batch norm; with batch statistics (recomputed here from x, the channel
     then in cache; ``mean``/``rstd`` unused) dx also flows through mean and var, else ``mean`` and
     ``rstd`` are the constants used. Three passes a channel: its mean; the variance together with
-    the sums of g and g * (x - mean); dx."""
+    the sums of g and g * (x - mean) (all in float64); dx."""
     outer, c, inner = x.shape
     count = outer * inner
     dw = np.zeros(c, dtype=np.float64)
@@ -162,14 +162,15 @@ def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
         db[ch] = sg
         dw[ch] = sgx * inv
         k = weight[ch] * inv
+        kt = dx.dtype.type(k)  # dx in x's dtype, as Paddle: float32 runs twice float64's vector lanes
         if batch_stats_used and count:
-            a = sg / count
-            b = sgx * inv * inv / count
+            at, mt = dx.dtype.type(sg / count), dx.dtype.type(mu)
+            bt = dx.dtype.type(k * sgx * inv * inv / count)
             for o in range(outer):
                 for i in range(inner):
-                    dx[o, ch, i] = k * (g[o, ch, i] - a - (x[o, ch, i] - mu) * b)
+                    dx[o, ch, i] = kt * (g[o, ch, i] - at) - (x[o, ch, i] - mt) * bt
         else:
             for o in range(outer):
                 for i in range(inner):
-                    dx[o, ch, i] = k * g[o, ch, i]
+                    dx[o, ch, i] = kt * g[o, ch, i]
     return dx, dw, db
