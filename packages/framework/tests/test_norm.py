@@ -72,6 +72,25 @@ def test_batch_norm_matches_paddle_including_running_stats(real_paddle, shape, f
         assert not np.allclose(mine_v.numpy(), var0)  # updated in place, with Paddle's biased batch variance
 
 
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+def test_batch_norm_large_input_matches_paddle(real_paddle, fmt):
+    """Past the parallel kernels' threshold (262,144 values), channels last on the row kernels
+    (their 16 row blocks all full), channels first a channel per task; gradients included."""
+    shape = (64, 8, 8, 64) if fmt == "NHWC" else (64, 64, 8, 8)
+    running = {}
+
+    def build(mod):
+        rm, rv = mod.zeros([64]), mod.ones([64])
+        running[mod] = rv
+        return lambda x, w, b: mod.nn.functional.batch_norm(x, rm, rv, w, b, training=True, data_format=fmt)
+
+    x = f32(*shape) * 3 + 2  # a mean far from zero: the variance is of x - mean
+    # dweight sums 4,096 products per channel: Paddle's float32 sum is ~1e-4 off a float64 one
+    w, b = rng.uniform(0.5, 2, 64).astype("float32"), f32(64)
+    compare(real_paddle, build, x, w, b, rtol=1e-4, atol=1e-4, grad_atol=5e-4)
+    np.testing.assert_allclose(running[paddle].numpy(), running[real_paddle].numpy(), rtol=1e-5)
+
+
 def test_batch_norm_without_affine_and_float64(real_paddle):
     x = rng.standard_normal((5, 4, 3))
     compare(

@@ -102,7 +102,7 @@ def _channel_mean(x, ch):
 
 
 @parallel_kernel(fastmath=REASSOC)
-def batch_stats(x):
+def _channel_stats(x):
     """Per-channel mean and biased variance of an [outer, C, inner] array: two passes (the
     variance of x - mean, no cancellation), the channel in cache for the second."""
     outer, c, inner = x.shape
@@ -122,8 +122,8 @@ def batch_stats(x):
 
 
 @parallel_kernel(fastmath=REASSOC)
-def batch_norm_apply(x, mean, rstd, weight, bias):
-    """y = (x - mean) * rstd * weight + bias, per channel of an [outer, C, inner] array."""
+def _channel_apply(x, mean, rstd, weight, bias):
+    """``batch_norm_apply`` a channel per task."""
     outer, c, inner = x.shape
     out = np.empty_like(x)
     for ch in prange(c):
@@ -136,10 +136,8 @@ def batch_norm_apply(x, mean, rstd, weight, bias):
 
 
 @parallel_kernel(fastmath=REASSOC)
-def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
-    """dx, dweight, dbias of batch norm; with batch statistics (recomputed here from x, the channel
-    then in cache; ``mean``/``rstd`` unused) dx also flows through mean and var, else ``mean`` and
-    ``rstd`` are the constants used. Three passes a channel: its mean; the variance together with
+def _channel_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
+    """``batch_norm_bwd`` a channel per task, the channel then in cache. Three passes a channel: its mean; the variance together with
     the sums of g and g * (x - mean) (all in float64); dx."""
     outer, c, inner = x.shape
     count = outer * inner
@@ -174,3 +172,96 @@ def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
                 for i in range(inner):
                     dx[o, ch, i] = kt * g[o, ch, i]
     return dx, dw, db
+
+
+# Channels last ([rows, C, 1]): a channel is every C-th value, so the per-channel loops above would
+# gather; these run along [rows, C] rows instead, every channel's sums at once (contiguous, vectorised).
+
+
+@parallel_kernel(fastmath=REASSOC)
+def _column_sums(x, g, shift):
+    """Per-channel float64 sums over the rows of [rows, C] arrays: of d = x - shift, d * d, g and
+    g * d, in ``_CHUNKS`` row blocks (a fixed split: the sum's order does not depend on threads)."""
+    rows, c = x.shape
+    chunk = (rows + _CHUNKS - 1) // _CHUNKS
+    parts = np.zeros((_CHUNKS, 4, c), dtype=np.float64)
+    for k in prange(_CHUNKS):
+        s = parts[k]
+        for r in range(k * chunk, min(rows, (k + 1) * chunk)):
+            for ch in range(c):
+                d = x[r, ch] - shift[ch]
+                gi = g[r, ch]
+                s[0, ch] += d
+                s[1, ch] += d * d
+                s[2, ch] += gi
+                s[3, ch] += gi * d
+    return parts.sum(axis=0)
+
+
+@parallel_kernel(fastmath=REASSOC)
+def _rows_affine(x, scale, centre, bias):
+    """``scale * (x - centre) + bias`` per channel of a [rows, C] array, in x's dtype."""
+    rows, c = x.shape
+    out = np.empty_like(x)
+    scale, centre, bias = scale.astype(x.dtype), centre.astype(x.dtype), bias.astype(x.dtype)
+    for r in prange(rows):
+        for ch in range(c):
+            out[r, ch] = scale[ch] * (x[r, ch] - centre[ch]) + bias[ch]
+    return out
+
+
+@parallel_kernel(fastmath=REASSOC)
+def _rows_dx(x, g, k, a, b, mean):
+    """``k * (g - a) - b * (x - mean)`` per channel of [rows, C] arrays, in x's dtype."""
+    rows, c = x.shape
+    dx = np.empty_like(x)
+    k, a, b, mean = k.astype(x.dtype), a.astype(x.dtype), b.astype(x.dtype), mean.astype(x.dtype)
+    for r in prange(rows):
+        for ch in range(c):
+            dx[r, ch] = k[ch] * (g[r, ch] - a[ch]) - b[ch] * (x[r, ch] - mean[ch])
+    return dx
+
+
+def _rows(x):
+    """[outer, C, inner] ``x`` as [rows, C] where it is channels last with several channels (the
+    row kernels), else None."""
+    return x.reshape(x.shape[0], x.shape[1]) if x.shape[2] == 1 and x.shape[1] > 1 else None
+
+
+def batch_stats(x):
+    """Per-channel float64 mean and biased variance of an [outer, C, inner] array (the variance of
+    x - mean: no cancellation)."""
+    rows = _rows(x)
+    if rows is None:
+        return _channel_stats(x)
+    count = max(rows.shape[0], 1)
+    mean = _column_sums(rows, rows, np.zeros(rows.shape[1]))[0] / count
+    return mean, _column_sums(rows, rows, mean)[1] / count
+
+
+def batch_norm_apply(x, mean, rstd, weight, bias):
+    """y = (x - mean) * rstd * weight + bias, per channel of an [outer, C, inner] array."""
+    rows = _rows(x)
+    if rows is None:
+        return _channel_apply(x, mean, rstd, weight, bias)
+    return _rows_affine(rows, rstd * weight, mean, bias).reshape(x.shape)
+
+
+def batch_norm_bwd(x, g, mean, rstd, weight, batch_stats_used, eps):
+    """dx, dweight, dbias of batch norm; with batch statistics (recomputed here from x; ``mean`` /
+    ``rstd`` unused) dx also flows through mean and var, else ``mean`` and ``rstd`` are the
+    constants used. Sums in float64, dx in x's dtype (as Paddle)."""
+    rows = _rows(x)
+    if rows is None:
+        return _channel_bwd(x, g, mean, rstd, weight, batch_stats_used, eps)
+    grows, count = g.reshape(rows.shape), max(rows.shape[0], 1)
+    if batch_stats_used:
+        mean = _column_sums(rows, grows, np.zeros(rows.shape[1]))[0] / count
+    _, dd, sg, sgx = _column_sums(rows, grows, mean)
+    if not batch_stats_used:
+        k = weight * rstd
+        return _rows_affine(grows, k, np.zeros_like(k), np.zeros_like(k)).reshape(x.shape), sgx * rstd, sg
+    rstd = 1.0 / np.sqrt(dd / count + eps)
+    k = weight * rstd
+    dx = _rows_dx(rows, grows, k, sg / count, k * sgx * rstd * rstd / count, mean)
+    return dx.reshape(x.shape), sgx * rstd, sg
