@@ -46,7 +46,7 @@ FRAMEWORK_LAYERS: list[set[str]] = [
     {"nn", "io", "metric", "amp", "flags", "sparse"},
     {"distributed"},
     {"static"},
-    {"onnx.export", "onnx.emitters", "onnx.dependency"},
+    {"onnx.export", "onnx.emitters", "onnx.fft_emitters", "onnx.dependency"},
     {"jit"},
     {"onnx"},
     {"inference"},

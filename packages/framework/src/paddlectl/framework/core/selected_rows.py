@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.index import rows_add
 from .tensor import Tensor, _apply_hooks
+
+_rows_add = np.add.at
+"""``out[index] += values``, repeated rows accumulating: NumPy's until ``kernels.index`` (a layer above
+this one) installs its compiled scatter with ``use_rows_add`` when it is imported."""
+
+
+def use_rows_add(rows_add) -> None:
+    global _rows_add
+    _rows_add = rows_add
 
 
 class SelectedRows(Tensor):
@@ -60,12 +68,12 @@ class SelectedRows(Tensor):
         if rows.size == self._rows.size and np.array_equal(rows, self._rows):
             return self
         values = np.zeros((rows.size, self._data.shape[1]), dtype=self._data.dtype)
-        rows_add(values, inverse.reshape(-1), self._data)
+        _rows_add(values, inverse.reshape(-1), self._data)
         return SelectedRows._of(rows, values, self._height)
 
     def to_dense(self) -> Tensor:
         dense = np.zeros((self._height, self._data.shape[1]), dtype=self._data.dtype)
-        rows_add(dense, self._rows, self._data)
+        _rows_add(dense, self._rows, self._data)
         return Tensor._wrap(dense)
 
     def __repr__(self) -> str:
@@ -98,7 +106,7 @@ def accumulate(param: Tensor, grad: Tensor) -> None:
         values = np.concatenate([held._data, grad._data.astype(param.dtype, copy=False)])
         param._grad = SelectedRows._of(rows, values, held._height).merged()
     elif is_sparse(grad):  # into a dense gradient: only the touched rows change
-        rows_add(held._data, grad._rows, grad._data.astype(held.dtype, copy=False))
+        _rows_add(held._data, grad._rows, grad._data.astype(held.dtype, copy=False))
     else:  # a dense gradient meets a sparse one: the sum is dense
         grad = _apply_hooks(param._hooks, grad) if param._hooks else grad
         param._grad = Tensor._wrap(np.array(held.to_dense()._data + grad._data, dtype=param.dtype))

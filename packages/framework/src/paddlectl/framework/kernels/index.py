@@ -4,6 +4,8 @@
 import numpy as np
 from numba import njit
 
+from ..core.selected_rows import use_rows_add
+
 
 @njit(cache=True)
 def _scatter_add_axis(out, index, grad):
@@ -50,6 +52,9 @@ def rows_add(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
         )
     else:
         np.add.at(out, index, values)
+
+
+use_rows_add(rows_add)  # SelectedRows (in core, below this layer) scatters rows with it
 
 
 def _three_d(shape: tuple, axis: int) -> tuple[int, int, int]:

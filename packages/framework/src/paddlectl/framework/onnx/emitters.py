@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import ops  # noqa: F401 - declares the ops whose records this module fills
+from ..core.dtype import real_of
 from ..core.op import REGISTRY
 from ..errors import ConversionError
 
@@ -275,11 +276,25 @@ def _concat(e, op, ins, out, axis):
 @emits("cast")
 def _cast(e, op, ins, out, dtype):
     if np.dtype(dtype).kind == "c" or np.dtype(op.inputs[0].dtype).kind == "c":
-        from .fft_emitters import complex_cast  # that module registers its rules through this one
-
-        complex_cast(e, op, ins, out, dtype)
+        _complex_cast(e, op, ins, out, dtype)
         return
     e.node("Cast", ins, out, to=e.dtype_code(dtype))
+
+
+def _complex_cast(e, op, ins, out, dtype) -> None:
+    """``cast`` where a complex type is involved, on (real, imag) pairs: a real input gains a zero
+    imaginary part, a complex one cast to a real type keeps its real part."""
+    source, target = np.dtype(op.inputs[0].dtype), np.dtype(dtype)
+    x = ins[0]
+    if source.kind != "c":
+        (x,) = e.node("Unsqueeze", [x, e.const(np.array([-1], np.int64), "axes")])
+        rank = len(op.inputs[0].shape) + 1
+        pads = np.zeros(2 * rank, np.int64)
+        pads[-1] = 1
+        (x,) = e.node("Pad", [x, e.const(pads, "pads")])
+    elif target.kind != "c":
+        (x,) = e.node("Gather", [x, e.const(np.array(0, np.int64), "real")], axis=-1)
+    e.node("Cast", [x], out, to=e.dtype_code(real_of(target) if target.kind == "c" else target))
 
 
 @emits("full_like")

@@ -112,19 +112,3 @@ def _c2r(e, op, ins, out, axes, norm, forward, last_dim_size):
 
 def _swap(norm: str) -> str:
     return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
-
-
-def complex_cast(e, op, ins, out, dtype) -> None:
-    """``cast`` where a complex type is involved, on (real, imag) pairs: a real input gains a zero
-    imaginary part, a complex one cast to a real type keeps its real part."""
-    source, target = np.dtype(op.inputs[0].dtype), np.dtype(dtype)
-    x = ins[0]
-    if source.kind != "c":
-        (x,) = e.node("Unsqueeze", [x, e.const(np.array([-1], np.int64), "axes")])
-        rank = len(op.inputs[0].shape) + 1
-        pads = np.zeros(2 * rank, np.int64)
-        pads[-1] = 1
-        (x,) = e.node("Pad", [x, e.const(pads, "pads")])
-    elif target.kind != "c":
-        (x,) = e.node("Gather", [x, e.const(np.array(0, np.int64), "real")], axis=-1)
-    e.node("Cast", [x], out, to=e.dtype_code(real_of(target) if target.kind == "c" else target))
