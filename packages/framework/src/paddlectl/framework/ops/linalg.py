@@ -31,14 +31,16 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
     return _gemm(a, b)
 
 
-SMALL_GEMM_MACS = 1 << 26
+SMALL_GEMM_MACS = 1 << 22
 """Below this many multiply-adds per GEMM (m k n) a product runs on one BLAS thread. Waking a second
 OpenBLAS thread for a small product costs more than it saves, and on a loaded machine the woken
 thread waits for the scheduler while the caller waits for it: measured here (2 cores, ~3 other
 busy processes), [512, 128] x [128, 512] took 2.4 ms on one thread and 6.0 ms on two, a DeepFM
-training step (GEMMs of [512, 112] x [112, 128] and smaller) 11 ms against 44 ms; from
-[1024, 512] x [512, 512] (268M) two threads win. The choice depends on the shape only, so a
-training run does not depend on the machine's load (see ``kernels.cores``)."""
+training step (GEMMs of [512, 112] x [112, 128] and smaller) 11 ms against 44 ms. The bound is set
+lower than those loaded figures suggest: OpenBLAS itself goes to two threads from 2^18, and on an
+idle machine a product of 2^26 (~2 ms on one core) gains ~1 ms from the second, while at 2^22
+(~0.15 ms) the gain is near the wake-up cost; to be re-measured idle. The choice depends on the
+shape only, so a training run does not depend on the machine's load (see ``kernels.cores``)."""
 
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
