@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...ops import composite_losses as LX
 from ...ops import cross_entropy as CE
 from ...ops import ctc
+from ...ops import margin_losses as ML
 from ...ops import pointwise_losses as PW
 from ...ops.loss_checks import REDUCTIONS, check_reduction
 from .base import Layer
@@ -13,6 +14,7 @@ __all__ = [
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
     "KLDivLoss", "CTCLoss", "MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss",
     "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
 ]  # fmt: skip
 
 
@@ -175,3 +177,11 @@ GaussianNLLLoss = _loss_layer("GaussianNLLLoss", LX.gaussian_nll_loss, 3, full=F
 MultiLabelSoftMarginLoss = _loss_layer(
     "MultiLabelSoftMarginLoss", LX.multi_label_soft_margin_loss, 2, weight=None, reduction="mean"
 )
+MultiMarginLoss = _loss_layer(
+    "MultiMarginLoss", ML.multi_margin_loss, 2, p=1, margin=1.0, weight=None, reduction="mean"
+)
+MultiLabelMarginLoss = _loss_layer("MultiLabelMarginLoss", ML.multi_label_margin_loss, 2, reduction="mean")
+TripletMarginWithDistanceLoss = _loss_layer(
+    "TripletMarginWithDistanceLoss", ML.triplet_margin_with_distance_loss, 3, distance_function=None, margin=1.0,
+    swap=False, reduction="mean",
+)  # fmt: skip

@@ -1,0 +1,88 @@
+"""Margin, dice, N-pair and distance-triplet losses (ops/margin_losses.py) and their layers against real Paddle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _parity import compare
+
+import paddlectl.framework as ours
+from paddlectl.framework.errors import DTypeError, ShapeError
+
+RNG = np.random.default_rng(0)
+
+
+def r(*shape):
+    return RNG.standard_normal(shape).astype("float32")
+
+
+X = r(4, 5)
+LABEL = np.array([1, 0, 4, 2], "int64")
+MULTI = np.array([[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [0, 1, 2, 3, 4], [-1, 1, 0, 0, 0]], "int64")
+WEIGHT = RNG.uniform(0.5, 2.0, (5,)).astype("float32")
+PROBS = RNG.uniform(0.0, 1.0, (2, 3, 3, 4)).astype("float32")
+SEGMENTS = RNG.integers(0, 4, (2, 3, 3, 1)).astype("int64")
+PAIRS = np.array([1, 2, 1, 3], "int64")
+
+CASES = [
+    (lambda F, x, y: F.multi_margin_loss(x, y), (X, LABEL)),
+    (lambda F, x, y: F.multi_margin_loss(x, y, p=2, margin=0.7, weight=_t(F, WEIGHT), reduction="none"), (X, LABEL)),
+    (lambda F, x, y: F.multi_margin_loss(x, y, reduction="sum"), (X, LABEL.astype("int32"))),
+    (lambda F, x, y: F.multi_label_margin_loss(x, y, reduction="none"), (X, MULTI)),
+    (lambda F, x, y: F.multi_label_margin_loss(x, y), (X, MULTI)),
+    (lambda F, x, y: F.dice_loss(x, y), (PROBS, SEGMENTS)),
+    (lambda F, x, y: F.dice_loss(x, y, epsilon=0.1), (PROBS[:, 0, 0], SEGMENTS[:, 0, 0])),
+    (lambda F, x, y: F.npair_loss(x, x * 0.5 + 0.2, y, l2_reg=0.01), (r(4, 3), PAIRS)),
+    (lambda F, x, y: F.triplet_margin_with_distance_loss(x, y, y * 0.3), (r(4, 3), r(4, 3))),
+    (
+        lambda F, x, y: F.triplet_margin_with_distance_loss(
+            x,
+            y,
+            x * 0.4 - y,
+            distance_function=lambda a, b: (a - b).abs().sum(-1),
+            margin=2.0,
+            swap=True,
+            reduction="none",
+        ),
+        (r(4, 3), r(4, 3)),
+    ),  # fmt: skip
+]
+
+
+def _t(F, array):
+    import sys
+
+    return sys.modules[F.__name__.split(".nn")[0]].to_tensor(array)
+
+
+@pytest.mark.parametrize("fn,arrays", CASES)
+def test_losses_match_paddle(real_paddle, fn, arrays):
+    compare(real_paddle, lambda P: lambda a, b: fn(P.nn.functional, a, b), *arrays, rtol=1e-5, atol=1e-5)
+
+
+LAYERS = [
+    (lambda nn: nn.MultiMarginLoss(p=2, margin=0.5), (X, LABEL)),
+    (lambda nn: nn.MultiMarginLoss(weight=_t(nn, WEIGHT), reduction="sum"), (X, LABEL)),
+    (lambda nn: nn.MultiLabelMarginLoss(reduction="none"), (X, MULTI)),
+    (lambda nn: nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True), (r(4, 3), r(4, 3), r(4, 3))),
+]
+
+
+@pytest.mark.parametrize("build,arrays", LAYERS)
+def test_loss_layers_match_paddle(real_paddle, build, arrays):
+    compare(real_paddle, lambda P: build(P.nn), *arrays, rtol=1e-5, atol=1e-5)
+
+
+def test_bad_inputs_raise_typed_errors():
+    F = ours.nn.functional
+    x = ours.to_tensor(X)
+    with pytest.raises(DTypeError, match="int64"):
+        F.multi_margin_loss(x, ours.to_tensor(LABEL.astype("float32")))
+    with pytest.raises(ShapeError, match="one per class"):
+        F.multi_margin_loss(x, ours.to_tensor(LABEL), weight=ours.to_tensor(WEIGHT[:3]))
+    with pytest.raises(ShapeError, match=r"\[N, C\]"):
+        F.multi_label_margin_loss(x, ours.to_tensor(LABEL))
+    with pytest.raises(ShapeError, match="last dimension of 1"):
+        F.dice_loss(ours.to_tensor(PROBS), ours.to_tensor(SEGMENTS[..., 0]))
+    with pytest.raises(ShapeError, match="must match"):
+        F.triplet_margin_with_distance_loss(x, x, ours.to_tensor(r(4, 3)))
