@@ -86,3 +86,35 @@ def test_bad_inputs_raise_typed_errors():
         F.dice_loss(ours.to_tensor(PROBS), ours.to_tensor(SEGMENTS[..., 0]))
     with pytest.raises(ShapeError, match="must match"):
         F.triplet_margin_with_distance_loss(x, x, ours.to_tensor(r(4, 3)))
+
+
+SPATIAL = [
+    (lambda F, x: F.temporal_shift(x, 3), (6, 7, 2, 3)),
+    (lambda F, x: F.temporal_shift(x, 2, shift_ratio=0.4, data_format="NHWC"), (4, 2, 3, 5)),
+    (lambda F, x: F.temporal_shift(x, 1, shift_ratio=0.2), (2, 6, 1, 1)),
+    (lambda F, x: F.affine_grid(x, [2, 3, 4, 5]), (2, 2, 3)),
+    (lambda F, x: F.affine_grid(x, [2, 1, 3, 4, 2], align_corners=False), (2, 3, 4)),
+    (lambda F, x: F.affine_grid(x, _t(F, np.array([1, 1, 1, 4], "int32")), align_corners=False), (1, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,shape", SPATIAL)
+def test_temporal_shift_and_affine_grid_match_paddle(real_paddle, fn, shape):
+    compare(real_paddle, lambda P: lambda x: fn(P.nn.functional, x), r(*shape), rtol=1e-5, atol=1e-6)
+
+
+def test_gather_tree_matches_paddle(real_paddle):
+    ids, parents = RNG.integers(0, 10, (5, 2, 3)), RNG.integers(0, 3, (5, 2, 3))
+    got = ours.nn.functional.gather_tree(ours.to_tensor(ids), ours.to_tensor(parents))
+    expected = real_paddle.nn.functional.gather_tree(real_paddle.to_tensor(ids), real_paddle.to_tensor(parents))
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_spatial_bad_inputs_raise_typed_errors():
+    F = ours.nn.functional
+    with pytest.raises(ShapeError, match="multiple of seg_num"):
+        F.temporal_shift(ours.to_tensor(r(5, 4, 1, 1)), 2)
+    with pytest.raises(ShapeError, match=r"\[N, 2, 3\]"):
+        F.affine_grid(ours.to_tensor(r(2, 2, 3)), [2, 1, 3, 3, 3])
+    with pytest.raises(DTypeError, match="integer"):
+        F.gather_tree(ours.to_tensor(r(2, 1, 2)), ours.to_tensor(np.zeros((2, 1, 2), "int64")))
