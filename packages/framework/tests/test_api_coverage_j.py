@@ -118,3 +118,37 @@ def test_spatial_bad_inputs_raise_typed_errors():
         F.affine_grid(ours.to_tensor(r(2, 2, 3)), [2, 1, 3, 3, 3])
     with pytest.raises(DTypeError, match="integer"):
         F.gather_tree(ours.to_tensor(r(2, 1, 2)), ours.to_tensor(np.zeros((2, 1, 2), "int64")))
+
+
+def _paths(model, **kwargs):
+    return [name for name, _ in model.named_sublayers(**kwargs)]
+
+
+@pytest.mark.parametrize("remove_duplicate", [True, False])
+def test_named_sublayers_remove_duplicate_matches_paddle(real_paddle, remove_duplicate):
+    def build(P):
+        shared = P.nn.Linear(3, 3)
+        return P.nn.Sequential(shared, P.nn.Sequential(shared, P.nn.ReLU()), shared)
+
+    kwargs = {"include_self": True, "remove_duplicate": remove_duplicate}
+    assert _paths(build(ours), **kwargs) == _paths(build(real_paddle), **kwargs)
+
+
+def test_to_static_state_dict_adds_non_persistable_buffers_like_paddle(real_paddle):
+    def build(P):
+        class Net(P.nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.fc = P.nn.Linear(2, 3)
+                self.register_buffer("kept", P.ones([2]))
+                self.register_buffer("scratch", P.zeros([3]), persistable=False)
+                self.norm = P.nn.BatchNorm1D(3)
+
+        return Net()
+
+    mine, theirs = build(ours), build(real_paddle)
+    assert list(mine.to_static_state_dict()) == list(theirs.to_static_state_dict())
+    assert "scratch" in mine.to_static_state_dict() and "scratch" not in mine.state_dict()
+    detached = mine.to_static_state_dict(keep_vars=False)
+    assert detached["fc.weight"].stop_gradient and not mine.fc.weight.stop_gradient
+    np.testing.assert_array_equal(detached["fc.weight"].numpy(), mine.fc.weight.numpy())

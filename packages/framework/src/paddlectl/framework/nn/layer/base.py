@@ -183,18 +183,22 @@ class Layer:
             self._non_persistable_buffer_names.add(name)
 
     # ----- traversal -----------------------------------------------------------------------
-    def named_sublayers(self, prefix: str = "", include_self: bool = False, layers_set=None):
+    def named_sublayers(self, prefix: str = "", include_self: bool = False, layers_set=None, remove_duplicate=True):
+        """Sublayers depth first by path; a layer reached twice is given once unless
+        ``remove_duplicate=False``, which gives it under every path."""
         seen = set() if layers_set is None else layers_set
         if include_self and id(self) not in seen:
-            seen.add(id(self))
+            if remove_duplicate:
+                seen.add(id(self))
             yield prefix, self
         for name, layer in self._sub_layers.items():
             if layer is None or id(layer) in seen:
                 continue
             path = f"{prefix}.{name}" if prefix else name
-            seen.add(id(layer))
+            if remove_duplicate:
+                seen.add(id(layer))
             yield path, layer
-            yield from layer.named_sublayers(path, False, seen)
+            yield from layer.named_sublayers(path, False, seen, remove_duplicate)
 
     def sublayers(self, include_self: bool = False) -> list[Layer]:
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
@@ -276,21 +280,35 @@ class Layer:
 
     # ----- state ---------------------------------------------------------------------------
     def state_dict(
-        self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = "", use_hook: bool = True
-    ):
+        self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = "", use_hook: bool = True,
+        *, _non_persistable: bool = False,
+    ):  # fmt: skip
         """Parameters and persistable buffers by structured name (``conv1.weight``), in Paddle's
-        order: each layer's own parameters, then its buffers, then its sublayers'."""
+        order: each layer's own parameters, then its buffers, then its sublayers' (each asked through
+        its own ``state_dict``, so a wrapper that delegates keeps its keys)."""
         out = collections.OrderedDict() if destination is None else destination
         prefix = structured_name_prefix
         for name, value in self._parameters.items():
             if value is not None:
                 out[prefix + name] = value
         for name, value in self._buffers.items():
-            if value is not None and name not in self._non_persistable_buffer_names:
+            if value is not None and (_non_persistable or name not in self._non_persistable_buffer_names):
                 out[prefix + name] = value
         if include_sublayers:
             for name, layer in self.named_children():
-                layer.state_dict(out, True, f"{prefix}{name}.")
+                layer.state_dict(out, True, f"{prefix}{name}.", _non_persistable=_non_persistable)
+        return out
+
+    def to_static_state_dict(
+        self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = "", use_hook: bool = True,
+        keep_vars: bool = True,
+    ):  # fmt: skip
+        """``state_dict`` with the non-persistable buffers too (what a static program holds);
+        ``keep_vars=False`` gives detached tensors."""
+        out = self.state_dict(destination, include_sublayers, structured_name_prefix, _non_persistable=True)
+        if not keep_vars:
+            for key, value in out.items():
+                out[key] = value.detach()
         return out
 
     def set_state_dict(self, state_dict, use_structured_name: bool = True):
