@@ -122,7 +122,7 @@ def test_exit_code_of_the_script_passes_through():
 @pytest.mark.parametrize(
     ("mode", "api"),
     [
-        ("module", "paddle.sparse"),
+        ("module", "paddle.quantization"),
         ("attribute", "paddle.geometric"),
         ("name", "paddle.static.ipu_shard_guard"),
         ("method", "paddle.Tensor.geometric_"),
@@ -228,12 +228,12 @@ def test_check_lists_missing_apis_and_exits_1_without_running_the_script(tmp_pat
     report = json.loads(out.read_text())
     assert report["missing"] == [
         "paddle.geometric.segment_sum",
-        "paddle.sparse.nn",
-        "paddle.sparse.nn.ReLU",
+        "paddle.quantization.config",
+        "paddle.quantization.config.QuantConfig",
         "paddle.static.ipu_shard_guard",
     ]
     by_name = {a["name"]: a for a in report["apis"]}
-    assert by_name["paddle.sparse.nn.ReLU"]["missing"] == "paddle.sparse"
+    assert by_name["paddle.quantization.config.QuantConfig"]["missing"] == "paddle.quantization"
     assert by_name["paddle.rand"]["missing"] is None
     assert "4 of 7 paddle APIs are missing" in result.output
 
@@ -287,7 +287,8 @@ def test_missing_prefix_resolves_attributes_and_submodules():
     assert missing_prefix("paddle.optimizer.lr.StepDecay") is None
     assert missing_prefix("paddle.Tensor.reshape") is None
     assert missing_prefix("paddle.distributed.fleet.init") is None  # paddle.distributed runs on MPI
-    assert missing_prefix("paddle.sparse.nn.ReLU") == "paddle.sparse"
+    assert missing_prefix("paddle.quantization.config.QuantConfig") == "paddle.quantization"
+    assert missing_prefix("paddle.sparse.nn.ReLU") is None  # paddle.sparse exists since session 13
     assert missing_prefix("paddle.nn.NoSuchLayer") == "paddle.nn.NoSuchLayer"
     assert [u.name for u in check_source("from paddle import *\n")] == ["paddle"]
 

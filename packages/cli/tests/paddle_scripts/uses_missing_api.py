@@ -1,5 +1,5 @@
 """A Paddle script that, after some ordinary work, reaches an API paddlectl does not have (graph
-learning, sparse tensor and IPU APIs, which paddlectl has no plan for). argv[1] picks how
+learning, quantization and IPU APIs, which paddlectl has no plan for yet). argv[1] picks how
 the script reaches it: a submodule import, an attribute of paddle, a name imported from a
 paddle module, or a Tensor method."""
 
@@ -12,9 +12,9 @@ print("sum before the missing API:", float(x.sum()) > 0)
 
 mode = sys.argv[1]
 if mode == "module":
-    from paddle.sparse import nn as sparse_nn  # MISSING
+    from paddle.quantization import config as quant_config  # MISSING
 
-    sparse_nn.ReLU()
+    quant_config.QuantConfig(None, None)
 elif mode == "attribute":
     pooled = paddle.geometric.segment_sum(x, paddle.to_tensor([0, 0, 1, 1]))  # MISSING
 elif mode == "name":
