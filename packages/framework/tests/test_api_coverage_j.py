@@ -7,7 +7,7 @@ import pytest
 from _parity import compare
 
 import paddlectl.framework as ours
-from paddlectl.framework.errors import DTypeError, ShapeError
+from paddlectl.framework.errors import ConfigError, DTypeError, ShapeError
 
 RNG = np.random.default_rng(0)
 
@@ -152,3 +152,46 @@ def test_to_static_state_dict_adds_non_persistable_buffers_like_paddle(real_padd
     detached = mine.to_static_state_dict(keep_vars=False)
     assert detached["fc.weight"].stop_gradient and not mine.fc.weight.stop_gradient
     np.testing.assert_array_equal(detached["fc.weight"].numpy(), mine.fc.weight.numpy())
+
+
+@pytest.mark.parametrize(
+    "shape,groups", [((4, 4, 3), 1), ((6, 3, 3, 3), 2), ((2, 5, 2, 4), 1), ((4, 2, 3, 3, 3), 2), ((3, 1, 1, 1), 3)]
+)
+def test_dirac_matches_paddle(real_paddle, shape, groups):
+    def weight(P):
+        return P.create_parameter(list(shape), "float32", default_initializer=P.nn.initializer.Dirac(groups)).numpy()
+
+    np.testing.assert_array_equal(weight(ours), weight(real_paddle))
+
+
+@pytest.mark.parametrize("shape", [(3, 1, 4, 4), (2, 2, 3, 3), (1, 1, 5, 5)])
+def test_bilinear_matches_paddle(real_paddle, shape):
+    def weight(P):
+        return P.create_parameter(list(shape), "float32", default_initializer=P.nn.initializer.Bilinear()).numpy()
+
+    np.testing.assert_allclose(weight(ours), weight(real_paddle), rtol=1e-6, atol=0)
+
+
+def test_set_global_initializer_matches_paddle(real_paddle):
+    def weights(P):
+        P.nn.initializer.set_global_initializer(P.nn.initializer.Constant(0.5), P.nn.initializer.Constant(-2.0))
+        try:
+            explicit = P.nn.Linear(2, 2, weight_attr=P.nn.initializer.Constant(3.0))
+            layers = [P.nn.Conv2D(2, 3, 3), P.nn.BatchNorm2D(3), explicit]
+        finally:
+            P.nn.initializer.set_global_initializer(None, None)
+        after = P.nn.Linear(2, 2, bias_attr=P.nn.initializer.Constant(1.0))
+        return [p.numpy() for layer in layers for p in layer.parameters()] + [after.bias.numpy()]
+
+    for got, expected in zip(weights(ours), weights(real_paddle), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_initializer_bad_inputs_raise_typed_errors():
+    init = ours.nn.initializer
+    with pytest.raises(ConfigError, match="Initializer or None"):
+        init.set_global_initializer("xavier")
+    with pytest.raises(ShapeError, match="groups=2"):
+        ours.create_parameter([3, 3, 3], "float32", default_initializer=init.Dirac(2))
+    with pytest.raises(ShapeError, match=r"\[C, M, K, K\]"):
+        ours.create_parameter([3, 1, 3, 4], "float32", default_initializer=init.Bilinear())

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ConfigError, ShapeError
 from ..ops import random
 
 
@@ -149,3 +149,62 @@ class Orthogonal(Initializer):
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
     return _gain(nonlinearity, 0.01 if param is None else param)
+
+
+class Dirac(Initializer):
+    """An identity convolution: zeros but for a 1 at the kernel centre of output channel ``j`` (in
+    each of ``groups`` blocks of outputs) and input channel ``j``, so the conv passes its input
+    through (Paddle fills in float32, then casts)."""
+
+    def __init__(self, groups: int = 1, name=None) -> None:
+        self.groups = groups
+
+    def sample(self, shape, dtype):
+        if len(shape) not in (3, 4, 5) or shape[0] % self.groups:
+            raise ShapeError(
+                f"Dirac initializer: the parameter must be a 3-D/4-D/5-D conv weight whose first dim divides into "
+                f"groups={self.groups}, got {list(shape)}"
+            )
+        out = np.zeros(shape, np.float32)
+        per_group = shape[0] // self.groups
+        channels = np.arange(min(per_group, shape[1]))
+        centre = tuple(d // 2 for d in shape[2:])
+        for g in range(self.groups):
+            out[(channels + g * per_group, channels, *centre)] = 1.0
+        return out.astype(dtype)
+
+
+class Bilinear(Initializer):
+    """A [C, 1, K, K] transposed-conv kernel that upsamples bilinearly, by Paddle's formula (its
+    row coordinate ``(i / K) % K`` is a true division, kept as Paddle computes it)."""
+
+    def sample(self, shape, dtype):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ShapeError(f"Bilinear initializer: the parameter must be [C, M, K, K], got {list(shape)}")
+        size = shape[3]
+        f = np.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        i = np.arange(int(np.prod(shape)))
+        x, y = i % size, (i / size) % size
+        weight = ((1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))).astype(np.float32)
+        return weight.reshape(shape).astype(dtype)
+
+
+_GLOBAL = {"weight": None, "bias": None}
+
+
+def set_global_initializer(weight_init, bias_init=None) -> None:
+    """Initializers every later parameter takes unless its ParamAttr names one (ahead of a layer's
+    own default); ``None`` clears them."""
+    for what, value in (("weight_init", weight_init), ("bias_init", bias_init)):
+        if value is not None and not isinstance(value, Initializer):
+            raise ConfigError(
+                f"set_global_initializer: {what} must be a paddle.nn.initializer.Initializer or None, got "
+                f"{type(value).__name__}"
+            )
+    _GLOBAL["weight"], _GLOBAL["bias"] = weight_init, bias_init
+
+
+def global_initializer(is_bias: bool):
+    """The initializer ``set_global_initializer`` set for biases or weights, or None."""
+    return _GLOBAL["bias" if is_bias else "weight"]

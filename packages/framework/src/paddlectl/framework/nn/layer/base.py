@@ -141,7 +141,10 @@ class Layer:
             raise ShapeError(f"create_parameter: shape {shape} has a negative dimension")
         dtype = convert_dtype(dtype or self._dtype or get_default_dtype())
         initializer = (
-            attr.initializer or default_initializer or (init.Constant(0.0) if is_bias else init.XavierUniform())
+            attr.initializer
+            or init.global_initializer(is_bias)
+            or default_initializer
+            or (init.Constant(0.0) if is_bias else init.XavierUniform())
         )
         name = (
             attr.name
