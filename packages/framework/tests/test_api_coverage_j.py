@@ -195,3 +195,31 @@ def test_initializer_bad_inputs_raise_typed_errors():
         ours.create_parameter([3, 3, 3], "float32", default_initializer=init.Dirac(2))
     with pytest.raises(ShapeError, match=r"\[C, M, K, K\]"):
         ours.create_parameter([3, 1, 3, 4], "float32", default_initializer=init.Bilinear())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("training", [True, False])
+def test_rrelu_draws_paddles_slopes(real_paddle, dtype, training):
+    x = r(3, 7).astype(dtype)
+
+    def run(P):
+        P.seed(7)
+        t = P.to_tensor(x, stop_gradient=False)
+        first = P.nn.functional.rrelu(t, 0.1, 0.4, training=training)
+        layer = P.nn.RReLU()
+        layer.train() if training else layer.eval()
+        second = layer(t)  # continues the same stream
+        (first * second).sum().backward()
+        return first.numpy(), second.numpy(), t.grad.numpy()
+
+    for got, expected in zip(run(ours), run(real_paddle), strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
+    if training:
+        assert len(np.unique(run(ours)[0][x < 0] / x[x < 0])) > 1  # slopes are drawn, not the mean
+
+
+def test_rrelu_bad_arguments():
+    with pytest.raises(ValueError, match="upper"):
+        ours.nn.functional.rrelu(ours.to_tensor(X), 0.5, 0.2)
+    with pytest.raises(DTypeError, match="floating"):
+        ours.nn.functional.rrelu(ours.to_tensor(LABEL))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...errors import ShapeError
 from ...ops import activation as A
+from ...ops.rrelu import rrelu
 from .. import initializer as init
 from .base import Layer
 
@@ -12,6 +13,7 @@ __all__ = [
     "ReLU", "ReLU6", "GELU", "Silu", "Swish", "Sigmoid", "Tanh", "Hardswish", "Hardsigmoid", "LeakyReLU",
     "ELU", "Softplus", "Softmax", "LogSoftmax", "Mish", "PReLU", "Hardtanh", "SiLU", "Tanhshrink", "Softsign",
     "SELU", "CELU", "GLU", "Hardshrink", "Softshrink", "LogSigmoid", "ThresholdedReLU", "Softmax2D",
+    "RReLU",
 ]  # fmt: skip
 
 
@@ -94,3 +96,17 @@ class Softmax2D(Layer):
         if x.ndim not in (3, 4):
             raise ShapeError(f"Softmax2D: expected a 3-D or 4-D input, got shape {x.shape}")
         return A.softmax(x, axis=-3)
+
+
+class RReLU(Layer):
+    """Randomized leaky ReLU: random slopes in [lower, upper] in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._lower, self._upper = lower, upper
+
+    def forward(self, x):
+        return rrelu(x, self._lower, self._upper, training=self.training)
+
+    def extra_repr(self):
+        return f"lower={self._lower}, upper={self._upper}"
