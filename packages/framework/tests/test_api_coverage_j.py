@@ -223,3 +223,28 @@ def test_rrelu_bad_arguments():
         ours.nn.functional.rrelu(ours.to_tensor(X), 0.5, 0.2)
     with pytest.raises(DTypeError, match="floating"):
         ours.nn.functional.rrelu(ours.to_tensor(LABEL))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("hard,axis", [(False, -1), (False, 1), (True, -1), (True, 0)])
+def test_gumbel_softmax_draws_paddles_noise(real_paddle, dtype, hard, axis):
+    x, c = r(3, 5, 2).astype(dtype), r(3, 5, 2).astype(dtype)
+
+    def run(P):
+        P.seed(5)
+        t = P.to_tensor(x, stop_gradient=False)
+        first = P.nn.functional.gumbel_softmax(t, temperature=0.7, hard=hard, axis=axis)
+        second = P.nn.functional.gumbel_softmax(t)  # continues the same stream
+        (first * P.to_tensor(c) + second * second).sum().backward()
+        return first.numpy(), second.numpy(), t.grad.numpy()
+
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    for got, expected in zip(run(ours), run(real_paddle), strict=True):
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def test_gumbel_softmax_bad_arguments():
+    with pytest.raises(ValueError, match="temperature"):
+        ours.nn.functional.gumbel_softmax(ours.to_tensor(X), temperature=0)
+    with pytest.raises(DTypeError, match="floating"):
+        ours.nn.functional.gumbel_softmax(ours.to_tensor(LABEL))
