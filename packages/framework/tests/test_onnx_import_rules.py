@@ -18,24 +18,14 @@ from paddlectl.framework.errors import ConversionError, OnnxImportError  # noqa:
 from paddlectl.framework.onnx import conformance  # noqa: E402
 from paddlectl.framework.onnx.backend import PaddlectlBackend  # noqa: E402
 from paddlectl.framework.onnx.importer import onnx_to_program  # noqa: E402
+from paddlectl.framework.testing.onnx_models import graph_model  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
 
 def _model(nodes, feeds: dict, outputs: list, initializers=(), opset: int = 17):
-    inputs = [
-        helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for n, a in feeds.items()
-    ]
-    outs = [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outputs]
-    graph = helper.make_graph(
-        nodes, "g", inputs, outs, initializer=[onnx.numpy_helper.from_array(a, n) for n, a in initializers]
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    inferred = onnx.shape_inference.infer_shapes(model)
-    del model.graph.output[:]
-    model.graph.output.extend(inferred.graph.output)
-    return model
+    inputs = {n: (a.dtype, a.shape) for n, a in feeds.items()}
+    return graph_model(nodes, inputs, outputs, dict(initializers), opset)
 
 
 def _check(nodes, feeds: dict, outputs: list, initializers=(), opset: int = 17, rtol=1e-5, atol=1e-6) -> list:

@@ -21,7 +21,7 @@ from paddlectl.framework.jit import InputSpec, to_static  # noqa: E402
 from paddlectl.framework.onnx.export import program_to_onnx  # noqa: E402
 from paddlectl.framework.onnx.importer import onnx_to_program  # noqa: E402
 from paddlectl.framework.onnx.round_trip import round_trip  # noqa: E402
-from paddlectl.framework.testing.onnx_models import node_model  # noqa: E402
+from paddlectl.framework.testing.onnx_models import graph_model, node_model  # noqa: E402
 
 RNG = np.random.default_rng(31)
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -67,18 +67,6 @@ def test_loop_on_a_data_dependent_condition_round_trips():
     _passes(model, *([np.full(3, v, np.float32)] for v in (0.3, 5.0, 200.0)))
 
 
-def _chain(nodes, inputs: dict, output: str, initializers: dict, opset: int):
-    values = [_vi(n, helper.np_dtype_to_tensor_dtype(np.dtype(d)), s) for n, (d, s) in inputs.items()]
-    inits = [numpy_helper.from_array(np.asarray(a), n) for n, a in initializers.items()]
-    graph = helper.make_graph(nodes, "g", values, [helper.make_tensor_value_info(output, 0, None)], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    inferred = onnx.shape_inference.infer_shapes(model)
-    del model.graph.output[:]
-    model.graph.output.extend(inferred.graph.output)
-    return model
-
-
 @pytest.mark.parametrize(
     ("nodes", "inputs", "inits", "opset", "written"),
     [
@@ -101,7 +89,7 @@ def _chain(nodes, inputs: dict, output: str, initializers: dict, opset: int):
     ids=["bitwise-18", "pad-wrap-19", "cumprod-26"],
 )  # fmt: skip
 def test_ops_of_newer_opsets_round_trip_at_the_opset_they_need(nodes, inputs, inits, opset, written):
-    model = _chain(nodes, inputs, "y", inits, opset)
+    model = graph_model(nodes, inputs, ["y"], inits, opset)
     feeds = [RNG.integers(-50, 50, s).astype(d) if np.dtype(d).kind == "i" else RNG.uniform(0.5, 1.5, s).astype(d)
              for d, s in inputs.values()]  # fmt: skip
     _passes(model, feeds)
