@@ -121,3 +121,21 @@ def parallel_kernel(fn=None, *, fastmath=frozenset()):
     if fn is None:
         return lambda f: SizeDispatched(f, fastmath=fastmath)
     return SizeDispatched(fn)
+
+
+def lazy_vectorize(signatures, **options):
+    """``numba.vectorize(signatures, **options)``, built at the first call rather than at import:
+    loading a ufunc's compiled loops costs tens of milliseconds, and the first of a process ~0.3 s
+    of Numba start-up, which ``import paddlectl.framework`` should not pay for ops a script never
+    calls. The result is called like the ufunc (a Python-level function, not for use in jitted code)."""
+
+    def wrap(fn):
+        build = functools.cache(lambda: numba.vectorize(signatures, **options)(fn))
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return build()(*args, **kwargs)
+
+        return call
+
+    return wrap

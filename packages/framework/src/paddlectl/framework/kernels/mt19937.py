@@ -12,6 +12,7 @@ from numba import njit, types
 from numba.extending import overload
 
 _N, _M = 312, 156
+STATE_SIZE = _N + 1
 _MATRIX_A = np.uint64(0xB5026F5AA96619E9)
 _UPPER, _LOWER = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
 _TWO64_F32, _TWO64_F64 = np.float32(2.0**64), 2.0**64

@@ -19,7 +19,17 @@ from ..errors import DataError
 from ..kernels import mt19937
 
 _generator = np.random.default_rng()
-_engine = mt19937.seeded_state(int(_generator.integers(2**53)))  # Paddle seeds its default with 53 random bits
+_engine: np.ndarray | None = None
+"""Made at the first draw, not at import: seeding runs a compiled kernel, and the first compiled
+call of a process costs ~0.4 s of Numba start-up that a command which never draws should not pay."""
+
+
+def _state() -> np.ndarray:
+    """The engine's state; an unseeded one from 53 random bits (as Paddle seeds its default) first."""
+    global _engine
+    if _engine is None:
+        _engine = mt19937.seeded_state(int(_generator.integers(2**53)))
+    return _engine
 
 
 def seed(value: int):
@@ -48,26 +58,26 @@ def generator() -> np.random.Generator:
 
 def get_rng_state() -> dict:
     """Both streams, as JSON-able values (a checkpoint keeps them)."""
-    return {"engine": [int(w) for w in _engine], "numpy": _generator.bit_generator.state}
+    return {"engine": [int(w) for w in _state()], "numpy": _generator.bit_generator.state}
 
 
 def set_rng_state(state: dict) -> None:
     """Restore what ``get_rng_state`` returned; DataError names what is malformed (states come from files)."""
+    global _engine
     engine = state.get("engine") if isinstance(state, dict) else None
+    size = mt19937.STATE_SIZE
     if (
         not isinstance(engine, list | tuple)
-        or len(engine) != _engine.size
+        or len(engine) != size
         or not all(isinstance(w, int) and 0 <= w < 2**64 for w in engine)
-        or engine[-1] > _engine.size - 1
+        or engine[-1] > size - 1
     ):
-        raise DataError(
-            f"random state: 'engine' must be {_engine.size} unsigned 64-bit integers, as get_rng_state gives"
-        )
+        raise DataError(f"random state: 'engine' must be {size} unsigned 64-bit integers, as get_rng_state gives")
     try:
         _generator.bit_generator.state = state.get("numpy")
     except (TypeError, ValueError, KeyError) as exc:
         raise DataError(f"random state: 'numpy' is not a NumPy generator state ({exc})") from None
-    _engine[:] = np.asarray(engine, dtype=np.uint64)
+    _engine = np.asarray(engine, dtype=np.uint64)
 
 
 def _draw_dtype(dtype) -> np.dtype:
@@ -77,33 +87,33 @@ def _draw_dtype(dtype) -> np.dtype:
 
 def uniform(shape, low: float, high: float, dtype=np.float32) -> np.ndarray:
     out = np.empty(tuple(shape), _draw_dtype(dtype))
-    mt19937.fill_uniform(_engine, out, low, high)
+    mt19937.fill_uniform(_state(), out, low, high)
     return out.astype(dtype, copy=False)
 
 
 def normal(shape, mean: float, std: float, dtype=np.float32) -> np.ndarray:
     out = np.empty(tuple(shape), _draw_dtype(dtype))
-    mt19937.fill_normal(_engine, out, mean, std)
+    mt19937.fill_normal(_state(), out, mean, std)
     return out.astype(dtype, copy=False)
 
 
 def integers(shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
     """Uniform integers in [low, high)."""
     out = np.empty(tuple(shape), np.int64)
-    mt19937.fill_integers(_engine, out, int(low), int(high))
+    mt19937.fill_integers(_state(), out, int(low), int(high))
     return out.astype(dtype, copy=False)
 
 
 def remainders(shape, low: int, span: int, wide: bool, dtype=np.int64) -> np.ndarray:
     """``low + draw % span`` per element, as Paddle's ``random_`` draws (``mt19937.fill_remainders``)."""
     out = np.empty(tuple(shape), np.int64)
-    mt19937.fill_remainders(_engine, out, int(low), int(span), bool(wide))
+    mt19937.fill_remainders(_state(), out, int(low), int(span), bool(wide))
     return out.astype(dtype, copy=False)
 
 
 def permutation(n: int, dtype=np.int64) -> np.ndarray:
     values = np.arange(int(n), dtype=np.int64)
-    mt19937.shuffle(_engine, values)
+    mt19937.shuffle(_state(), values)
     return values.astype(dtype, copy=False)
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import vectorize
 
 from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import same_as_first
 from ..errors import ConfigError
+from ..kernels import lazy_vectorize
 from ._util import constant
 from .elementwise import cast
 
@@ -27,12 +27,12 @@ _B2K_OVER_2K = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132)
 """B_2k / (2k) for k = 1..5: digamma's asymptotic series."""
 
 
-@vectorize(["float32(float32)", "float64(float64)"], cache=True)
+@lazy_vectorize(["float32(float32)", "float64(float64)"], cache=True)
 def _lgamma(x):
     return math.lgamma(x)
 
 
-@vectorize(["float32(float32)", "float64(float64)"], cache=True)
+@lazy_vectorize(["float32(float32)", "float64(float64)"], cache=True)
 def _digamma(x):
     if x <= 0.0 and x == math.floor(x):
         return math.nan
@@ -50,7 +50,7 @@ def _digamma(x):
     return result + math.log(x) - 0.5 / x - inv2 * series
 
 
-@vectorize(["float32(int64, float32)", "float64(int64, float64)"], cache=True)
+@lazy_vectorize(["float32(int64, float32)", "float64(int64, float64)"], cache=True)
 def _polygamma(n, x):
     if x <= 0.0 or n < 1:
         return math.nan

@@ -14,16 +14,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import vectorize
 
 from ..core.op import OPAQUE, OpDef, Sample
 from ..core.shapes import elementwise, same_as_first
+from ..kernels import lazy_vectorize
 from . import elementwise as ew
 from ._util import tensor_args
 from .special import _float, lgamma_op
 
 
-@vectorize(["float32(float32)", "float64(float64)"], cache=True)
+@lazy_vectorize(["float32(float32)", "float64(float64)"], cache=True)
 def _erfinv(x):
     if x <= -1.0 or x >= 1.0:
         return math.copysign(math.inf, x) if abs(x) == 1.0 else math.nan
@@ -46,7 +46,7 @@ def _erfinv(x):
     return y
 
 
-@vectorize(["float64(int64, float64)"], cache=True)
+@lazy_vectorize(["float64(int64, float64)"], cache=True)
 def _bessel_scaled(v, x):
     """``I_v(|x|) e^-|x|`` for v in {0, 1}."""
     ax = abs(x)
@@ -71,7 +71,7 @@ def _bessel_scaled(v, x):
     return total / math.sqrt(2.0 * math.pi * ax)
 
 
-@vectorize(["float64(float64, float64)"], cache=True)
+@lazy_vectorize(["float64(float64, float64)"], cache=True)
 def _gammainc(a, x):
     """The regularised lower incomplete gamma P(a, x)."""
     if x < 0.0 or a <= 0.0:
