@@ -146,6 +146,19 @@ def test_keep_ratio_resize_fits_inside_and_pad_fills_to_the_size():
     assert data["image"].shape == (80, 80, 3) and not data["image"][53:].any()
 
 
+def test_keep_ratio_fits_the_short_side_to_the_short_target_in_either_orientation():
+    # PaddleDetection's rule: scale = min(32/40, 48/60) = 0.8 for a 60x40 portrait image and a
+    # [32, 48] target (fitting inside [32, 48] as [h, w] would give 0.533 and a 32x21 image)
+    portrait = sample()
+    portrait["image"] = np.ascontiguousarray(portrait["image"].transpose(1, 0, 2))
+    portrait["gt_bbox"] = portrait["gt_bbox"][:, [1, 0, 3, 2]]
+    data = Resize([32, 48], keep_ratio=True, interp=0)(portrait)
+    assert data["image"].shape == (48, 32, 3)
+    np.testing.assert_allclose(data["im_shape"], [48, 32])
+    np.testing.assert_allclose(data["scale_factor"], [0.8, 0.8])
+    np.testing.assert_allclose(data["gt_bbox"][0], box_of_bright_pixels(data["image"]), atol=1.0)
+
+
 def test_distort_changes_colours_only_and_follows_the_seed():
     def coloured():  # mid tones, so no jitter saturates back to the original
         data = sample()

@@ -158,7 +158,9 @@ class RandomCrop:
 
 
 class Resize:
-    """To ``target_size`` [h, w]; with ``keep_ratio`` the image is scaled to fit inside it (then ``Pad``)."""
+    """To ``target_size`` [h, w]; with ``keep_ratio`` one scale for both axes (then ``Pad``), chosen as
+    PaddleDetection's: the short side reaches the target's short side unless the long side would pass
+    the target's long side, so [800, 1333] serves portrait and landscape images alike."""
 
     def __init__(self, target_size, keep_ratio: bool = True, interp: int = 2) -> None:
         size = [target_size, target_size] if isinstance(target_size, int) else list(target_size)
@@ -168,21 +170,27 @@ class Resize:
             raise ConfigError(f"Resize.interp is {interp!r}; use 0-4 (cv2 nearest, linear, cubic, area, lanczos)")
         self.target_size, self.keep_ratio, self.interp = [int(s) for s in size], bool(keep_ratio), interp
 
+    def scales(self, height: int, width: int) -> tuple[float, float]:
+        """(y, x) scale factors for an image of ``height`` x ``width``."""
+        if self.keep_ratio:
+            short, long = min(self.target_size), max(self.target_size)
+            scale = min(short / min(height, width), long / max(height, width))
+            return scale, scale
+        return self.target_size[0] / height, self.target_size[1] / width
+
     def __call__(self, data: dict) -> dict:
         height, width = data["image"].shape[:2]
-        if self.keep_ratio:
-            scale = min(self.target_size[0] / height, self.target_size[1] / width)
-            sy = sx = scale
-        else:
-            sy, sx = self.target_size[0] / height, self.target_size[1] / width
-        new = (max(1, round(width * sx)), max(1, round(height * sy)))
-        data["image"] = cv2.resize(data["image"], new, interpolation=INTERP[self.interp])
-        data["im_shape"] = np.array([new[1], new[0]], np.float32)
-        data["scale_factor"] = data["scale_factor"] * np.array([new[1] / height, new[0] / width], np.float32)
+        sy, sx = self.scales(height, width)
+        # by factors, as PaddleDetection calls cv2 (the size rounds; the sampling grid is the factors')
+        data["image"] = cv2.resize(data["image"], None, fx=sx, fy=sy, interpolation=INTERP[self.interp])
+        resized_h, resized_w = sy * height, sx * width
+        data["im_shape"] = np.array([resized_h, resized_w], np.float32)
+        data["scale_factor"] = (data["scale_factor"] * np.array([sy, sx])).astype(np.float32)
         if len(data.get("gt_bbox", ())):
-            data["gt_bbox"] = (data["gt_bbox"] * np.array([new[0] / width, new[1] / height] * 2, np.float32)).astype(
-                np.float32
-            )
+            box = data["gt_bbox"] * np.array([sx, sy, sx, sy], np.float32)
+            box[:, 0::2] = np.clip(box[:, 0::2], 0, resized_w)
+            box[:, 1::2] = np.clip(box[:, 1::2], 0, resized_h)
+            data["gt_bbox"] = box.astype(np.float32)
         return data
 
 
