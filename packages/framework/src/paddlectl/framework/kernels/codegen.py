@@ -149,18 +149,18 @@ INNER_KINDS = {"c": "contiguous (stride 1)", "b": "broadcast (stride 0)", "s": "
 hoists a broadcast one, while a stride read at run time leaves it a scalar loop (8x slower on a
 hardswish whose constants are inputs)."""
 
-_VECTOR_MATH = re.compile(r"\bmath\.(exp|tanh)\(")
+_VECTOR_MATH = re.compile(r"\bmath\.(exp|tanh|erf)\(")
 """Calls the generated source takes from ``kernels.fastmath``: float32 versions LLVM vectorises."""
 
 _MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
-_VECTORISED = {np.dtype(np.float32): {"sqrt", "exp", "tanh"}, np.dtype(np.float64): {"sqrt"}}
-"""Math functions a loop computes without a libm call per element (``fastmath``'s float32 exp/tanh,
+_VECTORISED = {np.dtype(np.float32): {"sqrt", "exp", "tanh", "erf"}, np.dtype(np.float64): {"sqrt"}}
+"""Math functions a loop computes without a libm call per element (``fastmath``'s float32 exp/tanh/erf,
 an instruction for sqrt)."""
 
 
 def libm_bound(body: str, dtype) -> bool:
     """Whether the body calls libm per element (erf, log1p, float64 exp...). Such a loop does not
-    vectorise and is compute-bound (gelu's erf: ~15 ns an element): it goes parallel from
+    vectorise and is compute-bound (float64 erf: ~15 ns an element): it goes parallel from
     ``PARALLEL_MIN_SIZE`` elements as the other kernels do, not only from
     ``ELEMENTWISE_PARALLEL_MIN_SIZE``, and keeps libm's exp/tanh, which are faster than
     ``fastmath``'s as scalars (gelu's gradient on 1M float32: 15.1 against 17.5 ms)."""
