@@ -89,6 +89,36 @@ def test_assigning_before_super_init_and_wrong_types():
         net.extra = paddle.ones([4])
 
 
+def _tensor_attribute_layer(nn, ones, zeros):
+    class WithTensor(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.mask = ones([2])
+            self.register_buffer("count", zeros([1]))
+
+    return WithTensor()
+
+
+def test_a_tensor_attribute_is_a_non_persistable_buffer_as_in_paddle(real_paddle):
+    layers = [_tensor_attribute_layer(p.nn, p.ones, p.zeros) for p in (paddle, real_paddle)]
+    for layer in layers:
+        layer.mask = layer.mask * 2  # reassigning keeps it a buffer
+    ours, theirs = ([n for n, _ in layer.named_buffers()] for layer in layers)
+    assert ours == theirs == ["mask", "count"]
+    assert list(layers[0].state_dict()) == list(layers[1].state_dict()) == ["count", "lin.weight", "lin.bias"]
+    for layer in layers:
+        layer.mask = None
+    assert [n for n, _ in layers[0].named_buffers()] == [n for n, _ in layers[1].named_buffers()] == ["count"]
+
+    class Early(paddle.nn.Layer):
+        def __init__(self):
+            self.mask = paddle.ones([1])
+
+    with pytest.raises(AttributeError, match="super"):
+        Early()
+
+
 def test_linear_matches_paddle(real_paddle):
     ours = paddle.nn.Linear(5, 3)
     theirs = real_paddle.nn.Linear(5, 3)

@@ -16,7 +16,7 @@ from . import parallel_kernel
 
 
 @njit(cache=True, inline="always")
-def _valid_run(j, dw, sw, pl, w, ow):
+def valid_run(j, dw, sw, pl, w, ow):
     """Output columns [lo, hi) whose input column ``xo*sw - pl + j*dw`` lies inside [0, w) (rows alike)."""
     off = j * dw - pl
     lo = 0
@@ -29,15 +29,9 @@ def _valid_run(j, dw, sw, pl, w, ow):
 
 
 @njit(cache=True, inline="always")
-def _copy(dst, src):
-    """Element loops over 1-D views: Numba's slice assignment checks overlap and broadcasting per
-    call, which costs more than a short run itself; a plain loop over a contiguous pair vectorises."""
-    for q in range(dst.size):
-        dst[q] = src[q]
-
-
-@njit(cache=True, inline="always")
 def _add(dst, src):
+    """``dst += src`` over 1-D views as an element loop: Numba's slice operations check overlap and
+    broadcasting per call, which costs more than a short run itself; a plain loop vectorises."""
     for q in range(dst.size):
         dst[q] += src[q]
 
@@ -168,12 +162,12 @@ def _fill_phases(phases, x, t, sh, sw, pt, pl, hq, wq, size):
     c, h, wd = x.shape[1], x.shape[2], x.shape[3]
     b, ch = t // c, t % c
     for a in range(sh):
-        y0, y1, row0 = _valid_run(a, 1, sh, pt, h, hq)
+        y0, y1, row0 = valid_run(a, 1, sh, pt, h, hq)
         if sw == 2:
             _fill_phase_pair(phases, x, b, ch, a * 2 * size, y0, y1, sh, row0, pl, wq, size)
             continue
         for e in range(sw):
-            q0, q1, col0 = _valid_run(e, 1, sw, pl, wd, wq)
+            q0, q1, col0 = valid_run(e, 1, sw, pl, wd, wq)
             for y in range(y0, y1):
                 _copy_phase(phases, x, b, ch, y * sh + row0, (a * sw + e) * size + y * wq, q0, q1, sw, col0)
 
@@ -184,8 +178,8 @@ def _fill_phase_pair(phases, x, b, ch, base, y0, y1, sh, row0, pl, wq, size):
     image: LLVM turns that pair of stride-2 loads into vector loads and shuffles, where one phase at
     a time is a scalar gather (PP-OCR det's [1, 32, 368, 368] stride-2 conv: 4.4 -> 1.6 ms)."""
     wd = x.shape[3]
-    lo0, hi0, off0 = _valid_run(0, 1, 2, pl, wd, wq)
-    lo1, hi1, off1 = _valid_run(1, 1, 2, pl, wd, wq)
+    lo0, hi0, off0 = valid_run(0, 1, 2, pl, wd, wq)
+    lo1, hi1, off1 = valid_run(1, 1, 2, pl, wd, wq)
     lo, hi = max(lo0, lo1), max(max(lo0, lo1), min(hi0, hi1))
     for y in range(y0, y1):
         dst, row = base + y * wq, y * sh + row0
@@ -224,7 +218,7 @@ def _tap_table(kh, kw, sh, sw, pt, dh, dw, h, oh, wq, size):
     image, and where tap (i, 0) reads for the first of them; per column tap j, its offset from there."""
     rows = np.empty((kh, 3), dtype=np.uint64)
     for i in range(kh):
-        lo, hi, _ = _valid_run(i, dh, sh, pt, h, oh)
+        lo, hi, _ = valid_run(i, dh, sh, pt, h, oh)
         rows[i, 0], rows[i, 1] = lo * wq, (hi - lo) * wq
         rows[i, 2] = ((i * dh) % sh) * sw * size + (lo + i * dh // sh) * wq
     cols = np.empty(kw, dtype=np.uint64)
@@ -341,9 +335,9 @@ def _read_phases(dx, phases, t, sh, sw, pt, pl, hq, wq, size):
     c, h, wd = dx.shape[1], dx.shape[2], dx.shape[3]
     b, ch = t // c, t % c
     for a in range(sh):
-        y0, y1, row0 = _valid_run(a, 1, sh, pt, h, hq)
+        y0, y1, row0 = valid_run(a, 1, sh, pt, h, hq)
         for e in range(sw):
-            q0, q1, col0 = _valid_run(e, 1, sw, pl, wd, wq)
+            q0, q1, col0 = valid_run(e, 1, sw, pl, wd, wq)
             for y in range(y0, y1):
                 src = (a * sw + e) * size + y * wq
                 for q in range(q0, q1):

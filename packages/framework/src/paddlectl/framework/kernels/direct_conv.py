@@ -15,11 +15,19 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from . import parallel_kernel
-from .conv import _copy, _valid_run
+from .conv import valid_run
 
 _BAND_ELEMENTS = 2048
 """Output elements per band and channel (rows * wq): four channels' accumulators stay in L1 and the
 band's input rows, across all input channels, in L2."""
+
+
+@njit(cache=True, inline="always")
+def _copy_run(dst, src):
+    """Element loops over 1-D views: Numba's slice assignment checks overlap and broadcasting per
+    call, which costs more than a short run itself; a plain loop over a contiguous pair vectorises."""
+    for q in range(dst.size):
+        dst[q] = src[q]
 
 
 @njit(cache=True, inline="always")
@@ -71,7 +79,7 @@ def _fill_band(band, x, b, y0, hq, sh, sw, pt, pl, wq):
     holds padded row ``(y0 + r)*sh + a`` at columns ``e, e + sw, ...``; padding stays zero."""
     c, h, wd = x.shape[1], x.shape[2], x.shape[3]
     for e in range(sw):
-        lo, hi, off = _valid_run(e, 1, sw, pl, wd, wq)
+        lo, hi, off = valid_run(e, 1, sw, pl, wd, wq)
         for a in range(sh):
             base = (a * sw + e) * hq * wq
             for r in range(hq):
@@ -109,7 +117,7 @@ def _conv_band(x, w, out, b, y0, height, sh, sw, pt, pl, wq):
                     _five_taps(acc, band[ci], w, outs, ci, i, offsets)
         for k in range(4):
             for y in range(height):  # explicit copies: a slice assignment per short row costs more
-                _copy(out[b, outs[k], y0 + y], acc[k, y * wq :])
+                _copy_run(out[b, outs[k], y0 + y], acc[k, y * wq :])
 
 
 @parallel_kernel

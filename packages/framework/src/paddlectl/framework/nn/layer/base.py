@@ -85,7 +85,7 @@ class Layer:
     # ----- registration --------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
         params = self.__dict__.get("_parameters")
-        if params is None and isinstance(value, Parameter | Layer):
+        if params is None and isinstance(value, Tensor | Layer):
             raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning {name!r}")
         if isinstance(value, Parameter):
             self._remove(name)
@@ -102,6 +102,10 @@ class Layer:
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r}; assign a Tensor or None")
+            self._buffers[name] = value
+        elif isinstance(value, Tensor):  # as in Paddle: a Tensor attribute is a non-persistable buffer
+            self._remove(name)
+            self._non_persistable_buffer_names.add(name)
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
