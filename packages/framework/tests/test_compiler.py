@@ -4,6 +4,7 @@ epilogues), the fusion pass's groups, the on-disk kernel cache and the compile r
 from __future__ import annotations
 
 import json
+import math
 import string
 import subprocess
 import sys
@@ -374,21 +375,35 @@ def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
 
 
 def test_bodies_calling_libm_per_element_go_parallel_sooner():
-    """A body that calls libm per element (erf; exp in float64) is compute-bound and splits over
-    threads from 256k elements; a vectorised one (float32 exp, max) only from 2M."""
+    """A body that calls libm per element (log1p; erf and exp in float64) is compute-bound and splits
+    over threads from 256k elements; a vectorised one (float32 exp and erf, max) only from 2M."""
     from paddlectl.framework.kernels.codegen import libm_bound
 
-    assert libm_bound("t0 = x0 * math.erf(x0)", np.float32)
-    assert libm_bound("t0 = math.exp(x0)", np.float64)
-    assert not libm_bound("t0 = math.exp(x0) + math.sqrt(x0)", np.float32)
+    assert libm_bound("t0 = x0 * math.log1p(x0)", np.float32)
+    assert libm_bound("t0 = math.exp(x0)", np.float64) and libm_bound("t0 = math.erf(x0)", np.float64)
+    assert not libm_bound("t0 = math.exp(x0) + math.sqrt(x0) + math.erf(x0)", np.float32)
     assert not libm_bound("t0 = max(x0, T(0.0))", np.float64)
+    assert "fastmath.erf(" in kernel_source("t0 = x0 * math.erf(x0)", ["float32"], "float32")
     # a loop that calls libm anyway keeps libm's exp (faster as a scalar than fastmath's)
     assert "fastmath.exp(" in kernel_source("t0 = math.exp(x0)", ["float32"], "float32")
-    assert "fastmath.exp(" not in kernel_source("t0 = math.exp(x0) * math.erf(x0)", ["float32"], "float32")
+    assert "fastmath.exp(" not in kernel_source("t0 = math.exp(x0) * math.log1p(x0)", ["float32"], "float32")
     x = np.ones(1 << 19, "float32")
-    body = "t0 = x0 * math.erf(x0)"
-    assert launch(body, ("gelu",), ("float32",), (x.shape,), np.dtype("float32")).big
+    body = "t0 = x0 * math.log1p(x0)"
+    assert launch(body, ("log1p",), ("float32",), (x.shape,), np.dtype("float32")).big
     assert not launch("t0 = x0 * T(2.0)", ("scale",), ("float32",), (x.shape,), np.dtype("float32")).big
+
+
+def test_float32_erf_in_a_generated_kernel_is_within_5e7_of_libm():
+    """``fastmath.erf`` (the rational approximation) through a fused kernel, against math.erf in float64."""
+    x = np.linspace(-6, 6, 100_001).astype(np.float32)
+
+    def erf(a):
+        return FUSED(None, a, body="t0 = math.erf(x0)", ops=["erf"], dtype=np.dtype("float32"))
+
+    got = erf(x)
+    want = np.array([math.erf(v) for v in x.astype(np.float64)])
+    assert np.abs(got.astype(np.float64) - want).max() < 5e-7
+    assert got[0] == -1.0 and got[-1] == 1.0 and np.isnan(erf(np.float32([np.nan, 0.5])))[0]
 
 
 @pytest.mark.parametrize(
