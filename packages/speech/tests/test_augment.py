@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from paddlectl.framework.errors import ConfigError
-from paddlectl.speech.augment import SpecAugment, add_noise, noise, speed_perturb
+from paddlectl.speech.augment import SpecAugment, add_noise, noise, reverberate, speed_perturb
+from paddlectl.speech.task import WaveAugment
 
 
 def _tone(n=16000, freq=400.0):
@@ -44,6 +45,34 @@ def test_a_noise_clip_is_tiled_and_a_silent_one_refused():
     assert noisy.shape == (16000,)
     with pytest.raises(ConfigError, match="silent"):
         add_noise(_tone(), np.random.default_rng(4), noise_wave=np.zeros(10))
+
+
+def test_reverberation_decays_at_its_rt60_and_keeps_length_and_level():
+    click = np.zeros(16000, np.float32)
+    click[100] = 1.0
+
+    def tail_energy(rt60):
+        wet = reverberate(click, np.random.default_rng(9), rt60=(rt60, rt60))
+        assert wet.shape == click.shape and np.sqrt(np.mean(wet**2)) == pytest.approx(np.sqrt(1e-4 / 1.6), rel=1e-5)
+        return float(np.sum(wet[100 + 1600 :] ** 2))  # after 100 ms
+
+    assert 0.0 < tail_energy(0.2) < tail_energy(0.6)
+    assert (
+        np.abs(reverberate(click, np.random.default_rng(9), rt60=(0.1, 0.1))[100 + 1600 :]).max() < 1e-9
+    )  # all decayed
+    np.testing.assert_array_equal(
+        reverberate(_tone(), np.random.default_rng(10)), reverberate(_tone(), np.random.default_rng(10))
+    )
+    np.testing.assert_array_equal(reverberate(_tone(), np.random.default_rng(10), rt60=(0.0, 0.0)), _tone())
+    with pytest.raises(ConfigError, match="rt60"):
+        reverberate(_tone(), np.random.default_rng(0), rt60=(0.5, 0.1))
+
+
+def test_wave_augment_refuses_bad_probabilities():
+    with pytest.raises(ConfigError, match="reverb_prob"):
+        WaveAugment(reverb_prob=1.5)
+    with pytest.raises(ConfigError, match="rt60"):
+        WaveAugment(rt60=[0.1])
 
 
 def test_spec_augment_masks_within_bounds_and_repeats_with_the_seed():

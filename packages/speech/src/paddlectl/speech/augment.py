@@ -1,7 +1,8 @@
 """Training-time augmentation, as PaddleSpeech's augmentors do it, every draw from a seeded generator.
 
 On waveforms: speed perturbation (resampled with soxr, so pitch moves with speed as in Kaldi's and
-PaddleSpeech's recipes) and additive noise at a drawn signal-to-noise ratio. On features
+PaddleSpeech's recipes), additive noise at a drawn signal-to-noise ratio and reverberation by a
+synthetic room impulse response. On features
 ``(frames, bins)``: SpecAugment's time warp, frequency masks and time masks (Park et al., 2019).
 """
 
@@ -72,6 +73,29 @@ def add_noise(
     snr = rng.uniform(*snr_db)
     scale = np.sqrt(signal_power / (noise_power * 10 ** (snr / 10)))
     return (wave + scale * added).astype(np.float32)
+
+
+def reverberate(
+    wave: np.ndarray, rng: np.random.Generator, rt60: tuple[float, float] = (0.1, 0.5), sample_rate: int = 16000
+) -> np.ndarray:
+    """``wave`` as heard in a room whose reverberation time (60 dB decay) is drawn from ``rt60`` seconds.
+
+    The impulse response is the usual statistical room model: a unit direct path, then Gaussian
+    reflections under an exponential envelope that falls 60 dB in ``rt60``. The tail past the clip's
+    end is cut (the clips end in silence) and the RMS is kept, so only the room changes, not the level.
+    """
+    _check_range("rt60", *rt60)
+    wave = np.asarray(wave, np.float32)
+    seconds = rng.uniform(*rt60)
+    if seconds == 0.0 or not np.any(wave):
+        return wave
+    t = np.arange(1, int(seconds * sample_rate)) / sample_rate
+    tail = rng.standard_normal(len(t)) * np.exp(-np.log(1000.0) * t / seconds)
+    response = np.concatenate([[1.0], 0.05 * tail])  # reflections start 26 dB under the direct sound
+    n = len(wave) + len(response) - 1
+    wet = np.fft.irfft(np.fft.rfft(wave, n) * np.fft.rfft(response, n), n)[: len(wave)]
+    gain = np.sqrt(np.mean(wave.astype(np.float64) ** 2) / max(np.mean(wet**2), 1e-20))
+    return (wet * gain).astype(np.float32)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from paddlectl.framework.io import Dataset
 from paddlectl.framework.static import InputSpec
 
 from .audio import read_audio
-from .augment import add_noise, speed_perturb
+from .augment import add_noise, reverberate, speed_perturb
 from .decode import Decoder, WordNgram
 from .errors import VocabularyError
 from .manifest import read_manifest
@@ -65,25 +65,32 @@ def decoding_classes(vocab: Vocabulary) -> list[str]:
 
 class WaveAugment:
     """Training-time waveform augmentation (``Train.dataset.augment``): speed perturbation, then
+    reverberation with probability ``reverb_prob`` (reverberation time drawn from ``rt60``), then
     additive white, pink or brown noise with probability ``noise_prob``; draws come from NumPy's
     global stream, which the trainer seeds and checkpoints."""
 
     def __init__(
-        self, speeds: Sequence[float] = (0.9, 1.0, 1.1), snr_db: Sequence[float] = (10.0, 30.0), noise_prob: float = 0.5
+        self,
+        speeds: Sequence[float] = (0.9, 1.0, 1.1),
+        snr_db: Sequence[float] = (10.0, 30.0),
+        noise_prob: float = 0.5,
+        reverb_prob: float = 0.0,
+        rt60: Sequence[float] = (0.1, 0.5),
     ):
-        if len(snr_db) != 2 or not 0.0 <= noise_prob <= 1.0:
+        if len(snr_db) != 2 or len(rt60) != 2 or not (0.0 <= noise_prob <= 1.0 and 0.0 <= reverb_prob <= 1.0):
             raise ConfigError(
-                f"augment: snr_db must be [low, high] and noise_prob in [0, 1], got {snr_db!r}, {noise_prob!r}"
+                "augment: snr_db and rt60 must be [low, high], noise_prob and reverb_prob in [0, 1]; got "
+                f"{snr_db!r}, {rt60!r}, {noise_prob!r}, {reverb_prob!r}"
             )
-        self.speeds, self.snr_db, self.noise_prob = (
-            [float(s) for s in speeds],
-            (float(snr_db[0]), float(snr_db[1])),
-            noise_prob,
-        )
+        self.speeds = [float(s) for s in speeds]
+        self.snr_db, self.rt60 = (float(snr_db[0]), float(snr_db[1])), (float(rt60[0]), float(rt60[1]))
+        self.noise_prob, self.reverb_prob = noise_prob, reverb_prob
 
     def __call__(self, wave: np.ndarray) -> np.ndarray:
         rng = np.random.default_rng(np.random.randint(2**31))
         wave = speed_perturb(wave, rng, self.speeds)
+        if self.reverb_prob and rng.random() < self.reverb_prob:
+            wave = reverberate(wave, rng, self.rt60)
         if rng.random() < self.noise_prob:
             wave = add_noise(wave, rng, self.snr_db, kind=str(rng.choice(["white", "pink", "brown"])))
         return wave
