@@ -428,6 +428,41 @@ def test_winograd_in_chunks_of_images_equals_one_pass(monkeypatch):
     np.testing.assert_allclose(chunked, plain, rtol=1e-4, atol=1e-5 * np.abs(plain).max())
 
 
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_winograd_in_chunks_of_tile_rows_equals_one_pass(monkeypatch, rows):
+    """Tile-row chunks (one thread's path for large images and few outputs): top padding on the first
+    chunk only, rows past the image as zeros, an odd last chunk; equal to the whole-image pass."""
+    from paddlectl.framework.kernels import winograd
+    from paddlectl.framework.ops import conv_inference
+
+    x = rng.standard_normal((2, 5, 19, 8)).astype("float32")
+    w = rng.standard_normal((3, 5, 3, 3)).astype("float32")
+    u, pads = winograd.weights(w), (2, 1, 1, 0)
+    outs = (19 + 3 - 2, 8 + 1 - 2)
+    whole = conv_inference._winograd(x, u, pads, outs)
+    monkeypatch.setattr(conv_inference, "_WINOGRAD_ROW_CHUNK_BYTES", 1)
+    monkeypatch.setattr(conv_inference, "_WINOGRAD_MIN_ROWS", rows)
+    np.testing.assert_allclose(conv_inference._winograd_rows(x, u, pads, outs), whole, rtol=1e-6, atol=1e-6)
+
+
+def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monkeypatch):
+    """Few outputs (or a large image) take Winograd in tile-row chunks on one thread and the plain
+    convolution (the direct kernel's even bands) on more; 32+ outputs on a small image the whole pass."""
+    from paddlectl.framework.kernels import winograd
+    from paddlectl.framework.ops import conv_inference
+
+    calls = []
+    for name in ("_winograd", "_winograd_rows", "forward"):
+        real = getattr(conv_inference, name)
+        monkeypatch.setattr(conv_inference, name, lambda *a, _n=name, _f=real: calls.append(_n) or _f(*a))
+    x = rng.standard_normal((1, 4, 12, 12)).astype("float32")
+    for o, threaded in [(8, False), (8, True), (32, True)]:
+        w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
+        monkeypatch.setattr(conv_inference, "_threaded", lambda t=threaded: t)
+        conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 12))
+    assert calls == ["_winograd_rows", "forward", "_winograd"]
+
+
 @pytest.mark.parametrize(
     "x_shape, o, pads",
     [((2, 5, 9, 13), 7, (1, 1, 1, 1)), ((1, 3, 6, 5), 4, (0, 0, 0, 0)), ((1, 2, 1, 1), 3, (1, 1, 1, 1)),
@@ -449,9 +484,10 @@ def test_winograd_matches_a_float64_convolution(monkeypatch, x_shape, o, pads):
     w = (local.standard_normal((o, x_shape[1], 3, 3)) / np.sqrt(9 * x_shape[1])).astype("float32")
     outs = (x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2)
     truth = conv_ops.forward(x.astype(np.float64), w.astype(np.float64), (1, 1), pads, (1, 1), 1, outs)[0]
-    got = conv_inference._winograd_conv(x, w, winograd.weights(w), pads, outs)
     plain = conv_ops.forward(x, w, (1, 1), pads, (1, 1), 1, outs)[0]
-    assert got.shape == truth.shape and got.dtype == np.float32
     scale = np.abs(truth).max()
-    err, plain_err = np.abs(got - truth).max(), np.abs(plain - truth).max()
-    assert err <= max(3 * plain_err, 5e-7 * scale) and err <= 2e-6 * scale
+    for run in (conv_inference._winograd, conv_inference._winograd_rows):  # whole images, tile rows
+        got = run(x, winograd.weights(w), pads, outs)
+        assert got.shape == truth.shape and got.dtype == np.float32
+        err, plain_err = np.abs(got - truth).max(), np.abs(plain - truth).max()
+        assert err <= max(3 * plain_err, 5e-7 * scale) and err <= 2e-6 * scale

@@ -240,14 +240,14 @@ def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
 
 
 def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypatch):
-    """3x3 stride-1 convs with >= 32 outputs get their transformed filters (the IR round-trips);
+    """3x3 stride-1 convs with >= 16 outputs get their transformed filters (the IR round-trips);
     strided, grouped and narrow ones stay conv2d. Per input size the op runs Winograd from 4x4
     outputs up and the plain convolution below, both equal to eager."""
     from paddlectl.framework.ops import conv_inference as conv_ops
 
     layers = [nn.Conv2D(8, 32, 3, padding=1), nn.Conv2D(32, 32, 3, stride=2, padding=1),
-              nn.Conv2D(32, 32, 3, padding=1, groups=2), nn.Conv2D(32, 16, 3, padding=1),
-              nn.Conv2D(16, 40, 3, padding=[1, 0])]  # fmt: skip
+              nn.Conv2D(32, 32, 3, padding=1, groups=2), nn.Conv2D(32, 8, 3, padding=1),
+              nn.Conv2D(8, 40, 3, padding=[1, 0])]  # fmt: skip
     for layer in layers:
         layer.eval()
 

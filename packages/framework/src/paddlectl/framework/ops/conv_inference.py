@@ -2,7 +2,8 @@
 
 * ``conv2d`` at known shapes: checks and geometry once; planes of at most 4 outputs as one GEMM per
   kernel tap over the outputs it reaches, everything else ``kernels.conv_select.forward``;
-* ``conv2d_winograd`` (the ``winograd`` pass): Winograd F(2x2, 3x3), in chunks of images;
+* ``conv2d_winograd`` (the ``winograd`` pass): Winograd F(2x2, 3x3), in chunks of images (on one
+  thread also for large images and few output channels, in chunks of tile rows);
 * ``conv2d_scaled`` (the ``fold_channel_scale`` pass): a 1x1 conv of a per-channel-scaled input.
 
 None of these has a gradient: they serve predictors and loaded models, whose weights are constants.
@@ -18,7 +19,7 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
-from ..kernels.conv_select import forward
+from ..kernels.conv_select import _threaded, forward
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -103,14 +104,21 @@ def _conv2d_lowering(attrs, in_types, out_types):
 
 _WINOGRAD_MIN_TILES = 4
 _WINOGRAD_MAX_BYTES = 16 << 20
+_WINOGRAD_MIN_OUT = 32
 """Winograd F(2x2, 3x3) pays from this many 2x2 output tiles per image (4x4 planes), while one
-image's transformed input (16x its tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``. Measured on
-one thread against columns + GEMM: ResNet18's 64-channel 16x16 convs 0.09-0.12 vs 0.19-0.22 ms at
-batch 1 and 2.1-2.6 vs 2.6-2.8 ms at batch 16, its 128-channel 8x8 ones 0.12-0.14 vs 0.26-0.31 ms
-and 1.6-2.3 vs 2.7 ms, its 256-channel 4x4 ones 0.13-0.18 vs 0.22 ms and 2.1-2.5 vs 2.3-2.5 ms; on
-2x2 planes (one tile) it is slower (0.69 vs 0.56 ms). Past 32 MB (``core.allocator``'s mmap
-threshold) every call's fresh buffer costs its page faults: a [1, 96, 184, 184] input took 28 ms
-to transform, against 1.9 ms at 92x92."""
+image's transformed input (16x its tiles' channels) stays under ``_WINOGRAD_MAX_BYTES``, for layers
+with at least ``_WINOGRAD_MIN_OUT`` outputs (shorter GEMMs gain little from a second BLAS thread,
+where the direct kernel's bands split evenly). Measured on one thread against columns + GEMM:
+ResNet18's 64-channel 16x16 convs 0.09-0.12 vs 0.19-0.22 ms at batch 1 and 2.1-2.6 vs 2.6-2.8 ms at
+batch 16, its 128-channel 8x8 ones 0.12-0.14 vs 0.26-0.31 ms and 1.6-2.3 vs 2.7 ms, its 256-channel
+4x4 ones 0.13-0.18 vs 0.22 ms and 2.1-2.5 vs 2.3-2.5 ms; on 2x2 planes (one tile) it is slower (0.69
+vs 0.56 ms). Past 32 MB (``core.allocator``'s mmap threshold) every call's fresh buffer costs its
+page faults: a [1, 96, 184, 184] input took 28 ms to transform whole, against 1.9 ms at 92x92.
+
+On one thread the other sizes run in chunks of tile rows (``_winograd_rows``) instead, which bounds
+the buffer: against the direct kernel (CPU ms, 2026-12-06) PP-OCR det's 96 -> 24 3x3 conv at 184x184
+15.4 vs 30.3, 24 -> 24 at 368x368 20.1 vs 32.1, 96 -> 16 at 184x184 13.2 vs 22.3, 16 -> 16 at 368x368
+11.6 vs 14.9, 48 -> 16 at 92x92 1.6 vs 2.6 (onnxruntime's whole 96 -> 24 conv: 16.3)."""
 
 _WINOGRAD_CHUNK_BYTES = 512 << 10
 """A batch is transformed, multiplied and transformed back a chunk of images at a time, each
@@ -120,18 +128,34 @@ cache when the next step reads them. Batch 16, one thread, in-process A/B (ms): 
 within noise (their 1-4 MB transformed filters are re-read per chunk). 256 KB and 1-2 MB chunks
 were slower or equal."""
 
+_WINOGRAD_ROW_CHUNK_BYTES = 2 << 20
+_WINOGRAD_MIN_ROWS = 4
+"""Tile rows per chunk of ``_winograd_rows``: as many as keep the chunk's transformed input near
+2 MB, at least 4 (one or two rows a chunk make the 16 GEMMs too short: 96 -> 24 at 184x184 took
+18.7 ms in chunks of one tile row, 13.7 of two, 15.4 of four, 17.3 of eight)."""
 
-def _winograd_pays(x_shape, outs) -> bool:
+
+def _winograd_pays(x_shape, outs, out_channels: int) -> bool:
+    """Whether the whole-image Winograd pays at any thread count (see ``_WINOGRAD_MIN_TILES``)."""
     th, tw = winograd.tiles(*outs)
-    return th * tw >= _WINOGRAD_MIN_TILES and 16 * x_shape[1] * th * tw * 4 <= _WINOGRAD_MAX_BYTES
+    small = 16 * x_shape[1] * th * tw * 4 <= _WINOGRAD_MAX_BYTES
+    return th * tw >= _WINOGRAD_MIN_TILES and small and out_channels >= _WINOGRAD_MIN_OUT
+
+
+def _rows_pay(outs) -> bool:
+    """Whether Winograd in tile-row chunks pays on one thread: any size with a few tile rows."""
+    th, tw = winograd.tiles(*outs)
+    return th >= 2 and th * tw >= _WINOGRAD_MIN_TILES
 
 
 def _winograd_conv(x, w, u, padding, outs):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
-    where that pays at this size, else ``kernels.conv_select.forward``."""
-    if not _winograd_pays(x.shape, outs):
-        return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
-    return _winograd(x, u, padding, outs)
+    where that pays at this size and thread count, else ``kernels.conv_select.forward``."""
+    if _winograd_pays(x.shape, outs, w.shape[0]):
+        return _winograd(x, u, padding, outs)
+    if _rows_pay(outs) and not _threaded():
+        return _winograd_rows(x, u, padding, outs)
+    return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
 
 
 def _winograd(x, u, padding, outs):
@@ -142,10 +166,35 @@ def _winograd(x, u, padding, outs):
     out = np.empty((n, u.shape[1], *outs), dtype=x.dtype)
     per = max(1, _WINOGRAD_CHUNK_BYTES // (16 * c * th * tw * x.itemsize))
     for b in range(0, n, per):
-        v = winograd.inputs(x[b : b + per], padding[0], padding[2], th, tw)
-        m = np.matmul(u, v.reshape(16, c, -1))
-        winograd.outputs(m.reshape(16 * u.shape[1], -1), out[b : b + per], th, tw)
+        _winograd_block(x[b : b + per], u, padding[0], padding[2], th, tw, out[b : b + per])
     return out
+
+
+def _winograd_rows(x, u, padding, outs):
+    """``_winograd`` an image and a chunk of tile rows at a time (their input rows, top padding
+    only for the first chunk; rows past the image read as zeros), the buffer bounded whatever the
+    image size."""
+    th, tw = winograd.tiles(*outs)
+    x = np.ascontiguousarray(x)
+    n, c, h = x.shape[:3]
+    pt = padding[0]
+    out = np.empty((n, u.shape[1], *outs), dtype=x.dtype)
+    rows = max(_WINOGRAD_MIN_ROWS, _WINOGRAD_ROW_CHUNK_BYTES // (16 * c * tw * x.itemsize))
+    for b in range(n):
+        for ty0 in range(0, th, rows):
+            ty1 = min(th, ty0 + rows)
+            first = 2 * ty0 - pt  # the chunk's first input row (negative: top padding)
+            part = x[b : b + 1, :, max(0, first) : max(0, min(h, 2 * ty1 + 2 - pt))]
+            target = out[b : b + 1, :, 2 * ty0 : 2 * ty1]
+            _winograd_block(np.ascontiguousarray(part), u, max(0, -first), padding[2], ty1 - ty0, tw, target)
+    return out
+
+
+def _winograd_block(x, u, pt, pl, th, tw, out):
+    """One chunk: ``out`` (a view of the result) from ``x`` padded ``pt`` on top and ``pl`` on the left."""
+    v = winograd.inputs(x, pt, pl, th, tw)
+    m = np.matmul(u, v.reshape(16, x.shape[1], -1))
+    winograd.outputs(m.reshape(16 * u.shape[1], -1), out, th, tw)
 
 
 def _winograd_outs(x_shape, padding):
@@ -167,12 +216,15 @@ def _winograd_infer(x: Spec, w: Spec, u: Spec, bias, padding) -> Spec:
 
 
 def _winograd_samples(rng):
-    """A size where Winograd pays (4 tiles) and one where the op falls back to columns (1 tile)."""
-    w = rng.standard_normal((4, 3, 3, 3))
-    u = winograd.weights(w)
+    """Sizes where whole-image Winograd pays (32 outputs, 4 tiles), where one thread runs it in
+    tile-row chunks (4 outputs, odd sizes, asymmetric padding) and where the op falls back to the
+    plain convolution (1 tile)."""
+    w32, w4 = rng.standard_normal((32, 3, 3, 3)), rng.standard_normal((4, 3, 3, 3))
+    u32, u4 = winograd.weights(w32), winograd.weights(w4)
     return [
-        Sample((rng.standard_normal((2, 3, 4, 5)), w, u, rng.standard_normal(4)), {"padding": (1, 1, 1, 1)}),
-        Sample((rng.standard_normal((1, 3, 4, 4)), w, u, None), {"padding": (0, 0, 0, 0)}),
+        Sample((rng.standard_normal((2, 3, 4, 5)), w32, u32, rng.standard_normal(32)), {"padding": (1, 1, 1, 1)}),
+        Sample((rng.standard_normal((2, 3, 21, 9)), w4, u4, rng.standard_normal(4)), {"padding": (1, 0, 0, 1)}),
+        Sample((rng.standard_normal((1, 3, 4, 4)), w4, u4, None), {"padding": (0, 0, 0, 0)}),
     ]
 
 
@@ -183,13 +235,19 @@ conv2d_winograd_op = OpDef(
 
 @lowering("conv2d_winograd")
 def _winograd_lowering(attrs, in_types, out_types):
-    """At known sizes: the output size and the choice of path made once."""
+    """At known sizes: the output size and the paths made once; one thread or more picks at run time."""
     padding, x_shape, w_shape = attrs["padding"], in_types[0][0], in_types[1][0]
     outs = _winograd_outs(x_shape, padding)
-    if _winograd_pays(x_shape, outs):
+    if _winograd_pays(x_shape, outs, w_shape[0]):
         return lambda x, w, u, bias: _add_bias(_winograd(x, u, padding, outs), bias, "NCHW")
     run = _lowered_forward(w_shape, (1, 1), padding, (1, 1), 1, outs)
-    return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
+    if not _rows_pay(outs):
+        return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
+
+    def serial_or_forward(x, w, u, bias):
+        return _add_bias(run(x, w) if _threaded() else _winograd_rows(x, u, padding, outs), bias, "NCHW")
+
+    return serial_or_forward
 
 
 # ----- conv2d_scaled: a 1x1 conv of a per-channel-scaled input ---------------------------------------

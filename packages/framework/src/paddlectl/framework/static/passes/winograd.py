@@ -3,9 +3,9 @@
 ``conv2d(x, w, b)`` (NCHW, 3x3, stride 1, undilated, one group, explicit padding, a known weight
 with at least ``MIN_CHANNELS`` outputs) becomes ``conv2d_winograd(x, w, u, b)`` with ``u = G w G^T``
 (``kernels.winograd.weights``). The op picks Winograd F(2x2, 3x3) or the plain convolution per input
-size when a size is first seen (``ops.conv_inference._winograd_pays``), so symbolic sizes are fine. Layers with
-fewer outputs stay plain: their GEMMs are too short to gain (PP-OCR det's 24-channel convs run the
-direct kernel on two threads).
+size when a size is first seen (``ops.conv_inference._winograd_pays``), so symbolic sizes are fine;
+layers with fewer than 32 outputs (PP-OCR det's 24-channel convs) and large images use it on one
+thread only, in tile-row chunks. Layers with fewer than ``MIN_CHANNELS`` outputs stay plain.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ...ops.conv_inference import conv2d_winograd_op
 from ..ir import Program
 from .base import add_param, known_array, producer, unit_stride_padding
 
-MIN_CHANNELS = 32
+MIN_CHANNELS = 16
 
 
 def _eligible(op, program: Program, ctx):
