@@ -325,7 +325,7 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     direct = conv_ops.conv_direct
     monkeypatch.setattr(conv_ops, "conv_direct", lambda *a: calls.append(1) or direct(*a))
     monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
-    monkeypatch.setattr(conv_ops, "_threaded", lambda: True)
+    monkeypatch.setattr(conv_ops, "threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
     kwargs = dict(kwargs)
     x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)
@@ -458,7 +458,7 @@ def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monke
     x = rng.standard_normal((1, 4, 12, 12)).astype("float32")
     for o, threaded in [(8, False), (8, True), (32, True)]:
         w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
-        monkeypatch.setattr(conv_inference, "_threaded", lambda t=threaded: t)
+        monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
         conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 12))
     assert calls == ["_winograd_rows", "forward", "_winograd"]
 

@@ -121,11 +121,11 @@ def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
         return False
     if n * math.prod(w_shape) * outs[0] * outs[1] < _DIRECT_TINY_MACS:
         return True
-    few = w_shape[0] <= _DIRECT_SERIAL_MAX_OUT or _threaded()
+    few = w_shape[0] <= _DIRECT_SERIAL_MAX_OUT or threaded()
     return kernel == (3, 3) and outs[0] * outs[1] >= _DIRECT_MIN_OUTPUTS and few
 
 
-def _threaded() -> bool:
+def threaded() -> bool:
     """Whether parallel kernels run on more than one thread here and now."""
     return numba.get_num_threads() > 1 and parallel_allowed()
 

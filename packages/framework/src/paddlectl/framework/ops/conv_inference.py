@@ -19,7 +19,7 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
-from ..kernels.conv_select import _threaded, forward
+from ..kernels.conv_select import forward, threaded
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -153,7 +153,7 @@ def _winograd_conv(x, w, u, padding, outs):
     where that pays at this size and thread count, else ``kernels.conv_select.forward``."""
     if _winograd_pays(x.shape, outs, w.shape[0]):
         return _winograd(x, u, padding, outs)
-    if _rows_pay(outs) and not _threaded():
+    if _rows_pay(outs) and not threaded():
         return _winograd_rows(x, u, padding, outs)
     return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
 
@@ -245,7 +245,7 @@ def _winograd_lowering(attrs, in_types, out_types):
         return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
 
     def serial_or_forward(x, w, u, bias):
-        return _add_bias(run(x, w) if _threaded() else _winograd_rows(x, u, padding, outs), bias, "NCHW")
+        return _add_bias(run(x, w) if threaded() else _winograd_rows(x, u, padding, outs), bias, "NCHW")
 
     return serial_or_forward
 
