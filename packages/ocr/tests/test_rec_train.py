@@ -1,8 +1,11 @@
-"""Training a tiny CRNN and a tiny SVTR for a few steps lowers the CTC loss; model shapes and the
-export-time checks of the recogniser."""
+"""Training a tiny CRNN, a tiny SVTR and the shipped Rosetta config for a few steps lowers the CTC loss;
+model shapes and the export-time checks of the recogniser."""
+
+from importlib.resources import files
 
 import numpy as np
 import pytest
+import yaml
 from _ocr_lines import rec_config, write_lines
 
 import paddlectl.framework as paddle
@@ -40,6 +43,19 @@ def _losses(config: dict, steps: int) -> list[float]:
 @pytest.mark.parametrize("backbone", ["MobileNetV3", "SVTRNet"])
 def test_a_few_steps_lower_the_ctc_loss(lines, tmp_path, backbone):
     losses = _losses(rec_config(*lines, tmp_path, backbone=backbone), steps=6)
+    assert all(np.isfinite(losses))
+    assert np.mean(losses[-2:]) < 0.7 * losses[0], losses
+
+
+def test_the_shipped_rosetta_config_learns_at_its_own_learning_rate(lines, tmp_path):
+    """README's example: MobileNetV3 straight into the CTC head at Adam 0.01, high enough to diverge
+    if the parts did not keep it stable."""
+    shipped = yaml.safe_load((files("paddlectl.ocr") / "configs" / "rec_mv3_none_none_ctc.yml").read_text("utf-8"))
+    config = rec_config(*lines, tmp_path)
+    config["Architecture"] = shipped["Architecture"]
+    config["Optimizer"]["lr"]["learning_rate"] = shipped["Optimizer"]["lr"]["learning_rate"]
+    assert config["Architecture"]["Neck"]["encoder_type"] == "reshape"
+    losses = _losses(config, steps=6)
     assert all(np.isfinite(losses))
     assert np.mean(losses[-2:]) < 0.7 * losses[0], losses
 

@@ -148,7 +148,7 @@ def test_config_is_not_mutated_by_checks(config):
     assert config == before
 
 
-@pytest.mark.parametrize("name", ["rec_mv3_bilstm_ctc", "rec_svtr_tiny_ctc", "cls_mv3"])
+@pytest.mark.parametrize("name", ["rec_mv3_bilstm_ctc", "rec_mv3_none_none_ctc", "rec_svtr_tiny_ctc", "cls_mv3"])
 def test_shipped_configs_build_and_serve_their_input_size(name, lines):
     from paddlectl.framework.config import load_config
     from paddlectl.ocr.cls.task import ClsTask
