@@ -266,7 +266,8 @@ def bench(session: nox.Session) -> None:
 # np.float_; its dataset code needs pandas 2's Series.agg(len)): it runs in a worker virtualenv of its own.
 RECBOLE_WORKER = [
     "torch==2.13.0", "numpy==1.26.4", "pandas==2.2.3", "scipy==1.15.3", "pyyaml==6.0.4", "tqdm==4.70.1",
-    "tensorboard==2.21.0", "texttable==1.7.2", "colorlog==6.12.0", "colorama==0.4.6",
+    "tensorboard==2.21.0", "texttable==1.7.2", "colorlog==6.12.0", "colorama==0.4.6", "scikit-learn==1.9.1",
+    "joblib==1.6.0", "threadpoolctl==3.8.0",
 ]  # fmt: skip
 
 
