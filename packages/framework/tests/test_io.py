@@ -250,6 +250,45 @@ def test_dataset_combinators():
         len(Stream())
 
 
+def _tensor_dataset():
+    return io.TensorDataset(
+        [paddle.to_tensor(np.arange(14, dtype=np.float32).reshape(7, 2)), paddle.to_tensor(np.arange(7) * 10)]
+    )
+
+
+def test_tensor_dataset_batches_equal_its_collated_rows():
+    """The loader fetches a TensorDataset a batch at a time; the batches are the rows' default collation."""
+
+    class Doubled(io.TensorDataset):  # its own rows: fetched row by row
+        def __getitem__(self, index):
+            return tuple(t * 2 for t in super().__getitem__(index))
+
+    data = _tensor_dataset()
+    order = [[6, 0, 3], [5], [1, 2, 4]]
+    fast = list(io.DataLoader(data, batch_sampler=order))
+    rows = list(io.DataLoader(data, batch_sampler=order, collate_fn=lambda b: io.default_collate_fn(b)))
+    for a, b in zip(fast, rows, strict=True):
+        assert [t.dtype for t in a] == [t.dtype for t in b]
+        assert all(np.array_equal(x.numpy(), y.numpy()) for x, y in zip(a, b, strict=True))
+    for batch_size, drop_last in ((3, False), (1, False), (4, True)):
+        plain = list(io.DataLoader(data, batch_size=batch_size, drop_last=drop_last))
+        doubled = list(io.DataLoader(Doubled(data.tensors), batch_size=batch_size, drop_last=drop_last))
+        assert len(plain) == len(doubled) == (1 if drop_last else -(-7 // batch_size))
+        for a, b in zip(plain, doubled, strict=True):
+            assert np.array_equal(b[0].numpy(), 2 * a[0].numpy()) and a[1].shape == [len(a[1])]
+
+
+def test_tensor_dataset_batches_match_paddle():
+    paddle_ref = pytest.importorskip("paddle", reason="the Paddle 3.3.1 oracle is not installed")
+    x, y = np.arange(14, dtype=np.float32).reshape(7, 2), np.arange(7, dtype=np.int64) * 10
+    theirs = paddle_ref.io.DataLoader(
+        paddle_ref.io.TensorDataset([paddle_ref.to_tensor(x), paddle_ref.to_tensor(y)]), batch_size=3
+    )
+    ours = io.DataLoader(_tensor_dataset(), batch_size=3)
+    for a, b in zip(ours, theirs, strict=True):
+        assert all(np.array_equal(p.numpy(), q.numpy()) for p, q in zip(a, b, strict=True))
+
+
 def test_random_split_is_a_seeded_partition():
     paddle.seed(5)
     parts = io.random_split(Squares(10), [0.7, 0.3])

@@ -53,13 +53,14 @@ def test_deepfm_pairwise_term_is_the_sum_over_field_pairs():
     paddle.seed(1)
     model = DeepFM(SIZES, 2, embedding_dim=4, hidden_sizes=[])
     x, _ = batch(5)
-    fields, _ = model.embedder(paddle.to_tensor(x))
+    rows, dense = model.embedder.split(paddle.to_tensor(x))
+    fields = model.embedder(rows, dense)
     v = fields.numpy()
     brute = sum((v[:, i] * v[:, j]).sum(1) for i, j in itertools.combinations(range(v.shape[1]), 2))
     summed = v.sum(1)
     fm = 0.5 * ((summed**2) - (v**2).sum(1)).sum(1)
     assert np.allclose(fm, brute, atol=1e-5)
-    first = model.first(paddle.to_tensor(x)).numpy()[:, 0]
+    first = model.first(rows, dense).numpy()[:, 0]
     deep = model.head(model.deep(paddle.flatten(fields, start_axis=1))).numpy()[:, 0]
     expected = 1 / (1 + np.exp(-(first + brute + deep)))
     assert np.allclose(model(paddle.to_tensor(x)).numpy()[:, 0], expected, atol=1e-5)

@@ -64,6 +64,12 @@ class TensorDataset(Dataset):
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
+    def _batch(self, indices) -> list[np.ndarray]:
+        """What ``default_collate_fn`` makes of ``[self[i] for i in indices]``, with one indexing per
+        tensor instead of a Python call and a stacked array per row (a 512-row batch of a CTR
+        matrix: ~1 ms of the ~7 ms training step)."""
+        return [t.numpy()[indices] for t in self.tensors]
+
 
 def _as_list(value) -> list:
     return list(value) if isinstance(value, list | tuple) else [value]

@@ -20,7 +20,8 @@ from multiprocessing.reduction import ForkingPickler
 import numpy as np
 
 from ..ops.random import seed as paddle_seed
-from .collate import to_arrays
+from .collate import default_collate_fn, to_arrays
+from .dataset import TensorDataset
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -56,6 +57,12 @@ class Fetcher:
         self.batch_size = batch_size
         self.drop_last = drop_last
         self._iterator = None
+        # a TensorDataset whose rows are its tensors' rows, collated the default way: fetched by index arrays
+        self._batched = (
+            collate_fn is default_collate_fn
+            and isinstance(dataset, TensorDataset)
+            and type(dataset).__getitem__ is TensorDataset.__getitem__
+        )
 
     def reset(self) -> None:
         self._iterator = None
@@ -63,6 +70,8 @@ class Fetcher:
     def fetch(self, indices):
         """A batch; raises StopIteration when an iterable dataset has no (full, if drop_last) batch left."""
         if not self.iterable:
+            if self.auto_collate and self._batched:
+                return self.dataset._batch(indices)
             if self.auto_collate:
                 return self.collate_fn([self.dataset[i] for i in indices])
             return self.collate_fn(self.dataset[indices])

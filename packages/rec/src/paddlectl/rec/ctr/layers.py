@@ -37,14 +37,14 @@ class FieldEmbedding(nn.Layer):
         rows = ids + self.offsets
         return rows, x[:, self.num_sparse :]
 
-    def forward(self, x):
-        """``(field embeddings [N, F, dim] (sparse fields then dense ones), dense values [N, D])``."""
-        rows, dense = self.split(x)
+    def forward(self, rows, dense):
+        """Field embeddings ``[N, F, dim]`` (sparse fields then dense ones) of ``split``'s halves (a
+        model splits its input once and hands the halves to this layer and its first-order term)."""
         fields = self.table(rows)
         if self.num_dense:
             scaled = paddle.unsqueeze(dense, -1) * paddle.unsqueeze(self.dense_vectors, 0)
             fields = paddle.concat([fields, scaled], axis=1)
-        return fields, dense
+        return fields
 
 
 class Linear1(nn.Layer):
@@ -56,8 +56,8 @@ class Linear1(nn.Layer):
         self.weights = nn.Embedding(embedder.table._num_embeddings, 1, sparse=sparse)
         self.dense = nn.Linear(embedder.num_dense, 1) if embedder.num_dense else None
 
-    def forward(self, x):
-        rows, dense = self.embedder.split(x)
+    def forward(self, rows, dense):
+        """``[N, 1]`` from ``FieldEmbedding.split``'s ``(rows, dense)``."""
         out = paddle.sum(self.weights(rows), axis=1)
         return out + self.dense(dense) if self.dense is not None else out
 

@@ -41,7 +41,7 @@ class WideDeep(_CtrModel):
         rows, dense = self.embedder.split(x)
         embedded = paddle.flatten(self.embedder.table(rows), start_axis=1)
         deep_in = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
-        return F.sigmoid(self.wide(x) + self.head(self.deep(deep_in)))
+        return F.sigmoid(self.wide(rows, dense) + self.head(self.deep(deep_in)))
 
 
 class DeepFM(_CtrModel):
@@ -54,11 +54,12 @@ class DeepFM(_CtrModel):
         self.head = nn.Linear(out, 1)
 
     def forward(self, x):
-        fields, _ = self.embedder(x)
+        rows, dense = self.embedder.split(x)
+        fields = self.embedder(rows, dense)
         summed = paddle.sum(fields, axis=1)
         second = 0.5 * paddle.sum(summed * summed - paddle.sum(fields * fields, axis=1), axis=1, keepdim=True)
         deep = self.head(self.deep(paddle.flatten(fields, start_axis=1)))
-        return F.sigmoid(self.first(x) + second + deep)
+        return F.sigmoid(self.first(rows, dense) + second + deep)
 
 
 class DCN(_CtrModel):

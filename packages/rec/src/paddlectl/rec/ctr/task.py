@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from paddlectl.framework import to_tensor
 from paddlectl.framework.hapi.builders import check_keys, instantiate, require_mapping
 from paddlectl.framework.hapi.task import TaskBase
-from paddlectl.framework.io import Dataset
+from paddlectl.framework.io import TensorDataset
 from paddlectl.framework.nn import functional as F
 from paddlectl.framework.static.input_spec import InputSpec
 
@@ -43,19 +44,6 @@ from .sources import check_dataset, features_section, prepare
 log = logging.getLogger("paddlectl.rec")
 LOADER_KEYS = ("batch_size", "shuffle", "drop_last", "num_workers")
 METRICS = {"auc": CtrAuc, "logloss": LogLoss}
-
-
-class ArrayDataset(Dataset):
-    """``(features [S + D] float32, label [1] float32)`` rows of an encoded split."""
-
-    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
-        self.x, self.y = x, y
-
-    def __len__(self) -> int:
-        return len(self.x)
-
-    def __getitem__(self, index):
-        return self.x[index], self.y[index]
 
 
 def bce(output, label):
@@ -115,7 +103,8 @@ class CtrTask(TaskBase):
         sets = []
         for table in (data.train, data.eval):
             x, unseen = data.encoder.encode(table)
-            sets.append(ArrayDataset(x, data.encoder.labels(table)))
+            # (features [S + D], label [1]) float32 rows; a TensorDataset is fetched a batch at a time
+            sets.append(TensorDataset([to_tensor(x), to_tensor(data.encoder.labels(table))]))
         _report_unseen(unseen, len(data.eval), "evaluation rows")
         return tuple(sets)
 
