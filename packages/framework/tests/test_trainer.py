@@ -79,7 +79,7 @@ def test_run_directory_holds_checkpoints_log_and_curve(digits_run):
     assert best["epoch"] == best["best"]["epoch"]
     assert json.loads((out / "epoch_3" / "state.json").read_text())["global_step"] == 3 * 45
     train_records = [r for r in records if r["kind"] == "train"]
-    assert all(r["lr"] > 0 and r["samples_per_s"] > 0 for r in train_records)
+    assert all(r["lr"] > 0 and r["samples_per_s"] > 0 and r["samples_per_cpu_s"] > 0 for r in train_records)
     assert (out / "loss_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     saved = load_config(out / "latest" / "config.yml")
     assert saved["Global"]["output_dir"] == str(out)

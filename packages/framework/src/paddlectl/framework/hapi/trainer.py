@@ -340,7 +340,7 @@ class Trainer:
         )
         self.model.train()
         self.progress.start(c.epoch + 1, self.epochs, len(batches), c.step_in_epoch)
-        window_start, window_samples = time.perf_counter(), 0
+        window_start, window_cpu, window_samples = time.perf_counter(), time.process_time(), 0
         try:
             for inputs, labels in loader:
                 loss = self.share.mean(self.precision.step(self.train_model, self.loss_fn, inputs, labels))
@@ -358,6 +358,7 @@ class Trainer:
                     )
                 elapsed = time.perf_counter() - window_start
                 ips = window_samples / elapsed if elapsed > 0 else 0.0
+                cpu = time.process_time() - window_cpu  # this process's CPU time: unlike ips, blind to other load
                 if c.global_step % self.log_interval == 0 or c.step_in_epoch == len(batches):
                     self.log.append(
                         {
@@ -367,9 +368,10 @@ class Trainer:
                             "loss": value,
                             "lr": lr,
                             "samples_per_s": ips,
+                            "samples_per_cpu_s": window_samples / cpu if cpu > 0 else 0.0,
                         }
                     )
-                    window_start, window_samples = time.perf_counter(), 0
+                    window_start, window_cpu, window_samples = time.perf_counter(), time.process_time(), 0
                 self.progress.update(c.step_in_epoch, value, lr, ips)
                 if stop.requested:
                     return False
