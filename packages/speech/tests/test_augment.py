@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from paddlectl.framework.errors import ConfigError
-from paddlectl.speech.augment import SpecAugment, add_noise, noise, reverberate, speed_perturb
+from paddlectl.speech.augment import SpecAugment, add_noise, noise, reverberate, speed_perturb, tilt
 from paddlectl.speech.task import WaveAugment
 
 
@@ -68,11 +68,35 @@ def test_reverberation_decays_at_its_rt60_and_keeps_length_and_level():
         reverberate(_tone(), np.random.default_rng(0), rt60=(0.5, 0.1))
 
 
+def test_tilt_falls_by_its_slope_per_octave_above_the_corner_and_keeps_the_level():
+    white = noise("white", 1 << 15, np.random.default_rng(11))
+    tilted = tilt(white, np.random.default_rng(12), db_per_octave=(-6.0, -6.0))
+    freqs = np.fft.rfftfreq(len(white), 1 / 16000)
+
+    def gain_db(low, high):
+        band = (freqs >= low) & (freqs < high)
+        return 10 * np.log10(
+            np.sum(np.abs(np.fft.rfft(tilted)[band]) ** 2) / np.sum(np.abs(np.fft.rfft(white)[band]) ** 2)
+        )
+
+    flat = gain_db(200, 900)
+    assert gain_db(1900, 2100) - flat == pytest.approx(-6.0, abs=0.2)
+    assert gain_db(3900, 4100) - flat == pytest.approx(-12.0, abs=0.2)
+    assert np.sqrt(np.mean(tilted**2)) == pytest.approx(np.sqrt(np.mean(white**2)), rel=1e-5)
+    np.testing.assert_array_equal(tilt(white, np.random.default_rng(0), db_per_octave=(0.0, 0.0)), white)
+    with pytest.raises(ConfigError, match="db_per_octave"):
+        tilt(white, np.random.default_rng(0), db_per_octave=(2.0, -8.0))
+
+
 def test_wave_augment_refuses_bad_probabilities():
     with pytest.raises(ConfigError, match="reverb_prob"):
         WaveAugment(reverb_prob=1.5)
     with pytest.raises(ConfigError, match="rt60"):
         WaveAugment(rt60=[0.1])
+    with pytest.raises(ConfigError, match="tilt_prob"):
+        WaveAugment(tilt_prob=-0.1)
+    with pytest.raises(ConfigError, match="tilt_db_per_octave"):
+        WaveAugment(tilt_db_per_octave=[-6.0])
 
 
 def test_spec_augment_masks_within_bounds_and_repeats_with_the_seed():

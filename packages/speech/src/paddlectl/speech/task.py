@@ -25,7 +25,7 @@ from paddlectl.framework.io import Dataset
 from paddlectl.framework.static import InputSpec
 
 from .audio import read_audio
-from .augment import add_noise, reverberate, speed_perturb
+from .augment import add_noise, reverberate, speed_perturb, tilt
 from .decode import Decoder, WordNgram
 from .errors import VocabularyError
 from .manifest import read_manifest
@@ -66,8 +66,9 @@ def decoding_classes(vocab: Vocabulary) -> list[str]:
 class WaveAugment:
     """Training-time waveform augmentation (``Train.dataset.augment``): speed perturbation, then
     reverberation with probability ``reverb_prob`` (reverberation time drawn from ``rt60``), then
-    additive white, pink or brown noise with probability ``noise_prob``; draws come from NumPy's
-    global stream, which the trainer seeds and checkpoints."""
+    additive white, pink or brown noise with probability ``noise_prob``, then a microphone's spectral
+    tilt with probability ``tilt_prob`` (slope drawn from ``tilt_db_per_octave``); draws come from
+    NumPy's global stream, which the trainer seeds and checkpoints."""
 
     def __init__(
         self,
@@ -76,15 +77,23 @@ class WaveAugment:
         noise_prob: float = 0.5,
         reverb_prob: float = 0.0,
         rt60: Sequence[float] = (0.1, 0.5),
+        tilt_prob: float = 0.0,
+        tilt_db_per_octave: Sequence[float] = (-6.0, 3.0),
     ):
-        if len(snr_db) != 2 or len(rt60) != 2 or not (0.0 <= noise_prob <= 1.0 and 0.0 <= reverb_prob <= 1.0):
+        ranges, probabilities = (snr_db, rt60, tilt_db_per_octave), (noise_prob, reverb_prob, tilt_prob)
+        if any(len(r) != 2 for r in ranges) or not all(0.0 <= p <= 1.0 for p in probabilities):
             raise ConfigError(
-                "augment: snr_db and rt60 must be [low, high], noise_prob and reverb_prob in [0, 1]; got "
-                f"{snr_db!r}, {rt60!r}, {noise_prob!r}, {reverb_prob!r}"
+                "augment: snr_db, rt60 and tilt_db_per_octave must be [low, high], noise_prob, reverb_prob and "
+                f"tilt_prob in [0, 1]; got {snr_db!r}, {rt60!r}, {tilt_db_per_octave!r}, {noise_prob!r}, "
+                f"{reverb_prob!r}, {tilt_prob!r}"
             )
         self.speeds = [float(s) for s in speeds]
         self.snr_db, self.rt60 = (float(snr_db[0]), float(snr_db[1])), (float(rt60[0]), float(rt60[1]))
         self.noise_prob, self.reverb_prob = noise_prob, reverb_prob
+        self.tilt_prob, self.tilt_db_per_octave = (
+            tilt_prob,
+            (float(tilt_db_per_octave[0]), float(tilt_db_per_octave[1])),
+        )
 
     def __call__(self, wave: np.ndarray) -> np.ndarray:
         rng = np.random.default_rng(np.random.randint(2**31))
@@ -93,6 +102,8 @@ class WaveAugment:
             wave = reverberate(wave, rng, self.rt60)
         if rng.random() < self.noise_prob:
             wave = add_noise(wave, rng, self.snr_db, kind=str(rng.choice(["white", "pink", "brown"])))
+        if self.tilt_prob and rng.random() < self.tilt_prob:
+            wave = tilt(wave, rng, self.tilt_db_per_octave)
         return wave
 
 
