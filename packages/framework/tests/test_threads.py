@@ -165,3 +165,26 @@ def test_beside_spinning_neighbours_a_predictor_run_takes_one_thread(monkeypatch
             spinner.wait()
     parallel, blas_counts = seen[0]
     assert not parallel and set(blas_counts) <= {1}
+
+
+def test_every_kernel_releases_the_gil():
+    """Predictors in several Python threads (the OCR chain's images, serving's workers) only run at once
+    if no kernel holds the GIL: every Numba function in ``kernels`` goes through ``kernels.njit``."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    from paddlectl.framework import kernels
+
+    found = []
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"{kernels.__name__}.{info.name}")
+        for value in vars(module).values():
+            dispatchers = [value.parallel, value.serial] if isinstance(value, kernels.SizeDispatched) else [value]
+            found += [
+                (info.name, d) for d in dispatchers if isinstance(d, CPUDispatcher) and d.__module__ == module.__name__
+            ]
+    assert len(found) > 50
+    holding = [f"{name}.{d.__name__}" for name, d in found if not d.targetoptions.get("nogil")]
+    assert not holding, f"kernels holding the GIL: {holding}"

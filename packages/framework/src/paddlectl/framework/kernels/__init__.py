@@ -24,6 +24,14 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
 
 
+def njit(fn=None, **options):
+    """``numba.njit`` with the GIL released: kernels touch no Python object, so predictors run from
+    several Python threads (OCR's images two at a time, serving's workers) run their kernels at once
+    instead of taking turns. The project's one Numba decorator."""
+    options["nogil"] = True
+    return numba.njit(**options) if fn is None else numba.njit(fn, **options)
+
+
 def layer_is_thread_safe() -> bool:
     """Whether parallel kernels may run from two Python threads at once (not under workqueue)."""
     try:
@@ -99,13 +107,13 @@ class SizeDispatched:
 
     def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset()) -> None:
         fastmath = set(fastmath)  # Numba takes a set (or bool/dict) of flags, not a frozenset
-        self.parallel = numba.njit(cache=True, parallel=True, fastmath=fastmath, error_model="numpy")(fn)
+        self.parallel = njit(cache=True, parallel=True, fastmath=fastmath, error_model="numpy")(fn)
         serial = types.FunctionType(
             fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
         )
         serial.__qualname__ = fn.__qualname__ + "_serial"
         serial.__module__ = fn.__module__
-        self.serial = numba.njit(cache=True, fastmath=fastmath, error_model="numpy")(serial)
+        self.serial = njit(cache=True, fastmath=fastmath, error_model="numpy")(serial)
         self.min_size = min_size
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 from .fastmath import REASSOC, exp
 from .rows import row_max
 

@@ -183,8 +183,10 @@ def _variants(function: str) -> str:
     by zero gives inf/nan as the eager ops do, and without Python's zero check the loop vectorises
     (a sigmoid 22x faster)."""
     text = function.replace("\n\n        for j", "\n        for j").rstrip()
-    serial = '@njit(cache=True, error_model="numpy")\n' + text.replace("{name}", "kernel").replace("{loop}", "range")
-    parallel = '@njit(cache=True, parallel=True, error_model="numpy")\n' + text.replace(
+    serial = '@njit(cache=True, nogil=True, error_model="numpy")\n' + text.replace("{name}", "kernel").replace(
+        "{loop}", "range"
+    )
+    parallel = '@njit(cache=True, nogil=True, parallel=True, error_model="numpy")\n' + text.replace(
         "{name}", "kernel_parallel"
     ).replace("{loop}", "prange")
     return f"{serial}\n\n\n{parallel}\n"

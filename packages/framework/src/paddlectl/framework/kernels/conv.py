@@ -10,9 +10,9 @@ GEMM, so it runs directly: each output plane accumulates its kh*kw shifted, scal
 """
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import prange, uint64
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 
 
 @njit(cache=True, inline="always")

@@ -10,9 +10,9 @@ Everything runs in float64 log space; the per-entry transition gradient is kept 
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 
 
 @njit(cache=True, inline="always")

@@ -8,9 +8,9 @@ and the gradient ``softmax - posterior`` is produced in the same pass as the los
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 from .rows import row_max
 
 

@@ -12,7 +12,8 @@ and tap; ``mask`` [N, dg * kh * kw, Ho, Wo]; the samples ``cols`` [N, C, kh * kw
 import math
 
 import numpy as np
-from numba import njit
+
+from . import njit
 
 
 @njit(cache=True, inline="always")

@@ -7,8 +7,8 @@ small boxes, NMS). Both walk boxes best first; the IoU is PaddleDetection's (``n
 import math
 
 import numpy as np
-from numba import njit
 
+from . import njit
 from .nms import _class_nms, _iou
 
 

@@ -12,9 +12,9 @@ with no shared writes.
 """
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import prange, uint64
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 from .conv import valid_run
 
 _BAND_ELEMENTS = 2048

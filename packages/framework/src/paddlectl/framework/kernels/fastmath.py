@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from numba.core import types
 from numba.extending import overload
+
+from . import njit
 
 _F = np.float32
 _LOG2E = _F(1.4426950408889634)

@@ -18,10 +18,12 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.core import config as numba_config
 from numba.extending import intrinsic
+
+from . import njit
 
 
 def _lanes() -> int:
@@ -155,7 +157,7 @@ _ROW = _tile_intrinsic(VECTORS, 1)
 """One row (a batch-1 dense layer): the full tile would do MR times its multiply-adds."""
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _panel(a, packed, n, relu, out, p, r0, r1):
     """Rows r0..r1 of panel ``p``'s columns; the last, partial panel through a scratch tile."""
     k = a.shape[1]
@@ -187,7 +189,7 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
                 out[i0 + r, full * NR + j] = scratch[r, j]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def fc(a, packed, n, relu, out):
     """``out = act(a @ weight + bias)`` for ``a`` [M, K] with unit column stride, ``packed`` from
     :func:`pack` and ``out`` [M, n] contiguous; input rows in blocks that stay in L2 while every panel

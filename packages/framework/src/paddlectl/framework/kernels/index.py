@@ -2,9 +2,9 @@
 (an embedding-sized gather backward: 80 ms against 3 ms), and these run every training step."""
 
 import numpy as np
-from numba import njit
 
 from ..core.selected_rows import use_rows_add
+from . import njit
 
 
 @njit(cache=True)

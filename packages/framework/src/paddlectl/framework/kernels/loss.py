@@ -15,9 +15,9 @@ loss exceeds 64 plus log C); ``log_softmax(x)[c] = max(x[c] - m, -64) - log_sum`
 
 import math
 
-from numba import njit, prange
+from numba import prange
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 from .fastmath import REASSOC, exp
 from .rows import row_max
 

@@ -8,8 +8,10 @@ The state is one uint64 array: 312 words, then the index of the next word to tem
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
+
+from . import njit
 
 _N, _M = 312, 156
 STATE_SIZE = _N + 1

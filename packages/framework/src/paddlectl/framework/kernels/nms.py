@@ -7,7 +7,8 @@ before and after, ``normalized`` areas or pixel areas with +1, and ``nms_eta``'s
 """
 
 import numpy as np
-from numba import njit
+
+from . import njit
 
 
 @njit(cache=True, inline="always")

@@ -17,8 +17,8 @@ nonlinearities cost ten times its matmul.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from . import njit
 from .fastmath import sigmoid, tanh
 
 _F = np.float32

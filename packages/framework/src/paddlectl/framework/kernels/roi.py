@@ -11,7 +11,8 @@ and the ONNX reference's definition; it is not a max of interpolated values).
 import math
 
 import numpy as np
-from numba import njit
+
+from . import njit
 
 
 @njit(cache=True, inline="always")

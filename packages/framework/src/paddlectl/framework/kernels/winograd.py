@@ -19,9 +19,9 @@ and each part of the planes allocates its buffers once.
 """
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import prange, uint64
 
-from . import parallel_kernel
+from . import njit, parallel_kernel
 from .conv import _PARTS
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])

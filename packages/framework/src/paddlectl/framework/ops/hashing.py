@@ -7,11 +7,11 @@ which Python's salted ``hash()`` is not."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
 from ..errors import ConfigError, DTypeError, ShapeError
+from ..kernels import njit
 from .creation import to_tensor
 
 _P1 = np.uint64(0x9E3779B185EBCA87)
