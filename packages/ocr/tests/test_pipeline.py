@@ -148,3 +148,28 @@ def test_round_offset_matches_clippers_polygon():
         [50, 2],
     ]
     assert sorted(map(tuple, grown.astype(int).tolist())) == sorted(map(tuple, expected))
+
+
+def test_run_many_equals_one_at_a_time_and_keeps_the_order(systems):
+    from dataclasses import replace
+
+    ours, _ = systems
+    images = [_lines_image(), document_page(min_height=640), _lines_image()[:, ::-1].copy()]
+    alone = [ours.run(img) for img in images]
+    two = replace(ours.settings, workers=2)
+    ours.settings, saved = two, ours.settings
+    try:
+        together = list(ours.run_many(images))
+    finally:
+        ours.settings = saved
+    assert [p.dt_polys for p in together] == [p.dt_polys for p in alone]
+    assert [[(r.text, r.score) for r in p.lines] for p in together] == [
+        [(r.text, r.score) for r in p.lines] for p in alone
+    ]
+
+
+def test_a_clone_shares_the_models_and_has_its_own_predictors(systems):
+    ours, _ = systems
+    twin = ours.clone()
+    assert twin.det is not ours.det and twin.rec is not ours.rec and twin.cls is not ours.cls
+    assert twin.det._model is ours.det._model and twin.classes is ours.classes

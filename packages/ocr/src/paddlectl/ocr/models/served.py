@@ -3,6 +3,7 @@ and the pre/post-processing stored with the model, exactly as ``paddlectl predic
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -48,6 +49,12 @@ class _Served:
         config = Config(str(model))
         config.set_cpu_math_library_num_threads(threads)
         self.predictor = Predictor(config, saved)
+
+    def clone(self) -> _Served:
+        """The same stage with a predictor of its own (``TextSystem.clone``)."""
+        twin = copy.copy(self)
+        twin.predictor = self.predictor.clone()
+        return twin
 
     def __call__(self, raw_inputs: list) -> list[dict]:
         return self.task.postprocess(self.post, self.predictor.run(self.task.preprocess(self.pre, raw_inputs)))
