@@ -162,6 +162,7 @@ def test_predict_refuses_bad_rows_in_one_line(trained, tmp_path, row, message):
         ({"Architecture.hiden_sizes": [4]}, "hidden_sizes"),
         ({"Train.dataset.features.sparse": ["user_id", "nope"]}, "no column 'nope'"),
         ({"Train.dataset.split": {"name": "by_time"}}, "random or leave_last_out"),
+        ({"Train.dataset.split": {"name": "random", "validation": "yes"}}, "validation is 'yes'; give true or false"),
         ({"Train.dataset.max_rows": 3}, "max_rows"),
         ({"Loss": {"name": "MSELoss"}}, "binary cross-entropy"),
         ({"Metric": {"main_indicator": "ndcg"}}, "auc, logloss"),

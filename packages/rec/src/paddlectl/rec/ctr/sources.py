@@ -24,7 +24,7 @@ from .features import FeatureEncoder, check_values, parse_features
 from .rows import read_rows, rows_table
 
 DATASET_KEYS = ("name", "path", "split", "max_rows", "features")
-SPLIT_KEYS = ("name", "n", "fractions", "seed")
+SPLIT_KEYS = ("name", "n", "fractions", "seed", "validation")
 
 
 def _movielens() -> Table:
@@ -73,16 +73,22 @@ def check_dataset(section) -> None:
     check_keys(split, "Train.dataset.split", SPLIT_KEYS)
     if split.get("name", "random") not in ("random", "leave_last_out"):
         raise ConfigError(f"Train.dataset.split.name is {split.get('name')!r}; use random or leave_last_out")
+    if not isinstance(split.get("validation", False), bool):
+        raise ConfigError(f"Train.dataset.split.validation is {split['validation']!r}; give true or false")
     rows = section.get("max_rows")
     if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool) or rows < 10):
         raise ConfigError(f"Train.dataset.max_rows is {rows!r}; give an int >= 10 or leave it out")
 
 
 def _split(table: Table, split: dict) -> tuple[Table, Table]:
+    """``(train, eval)``. With ``validation: true`` the eval rows are a hold-out of the training part
+    made by the same rule (each user's latest rating before the test one), the test rows left out:
+    settings and epochs are chosen on them without reading the test split."""
     if split.get("name", "random") == "leave_last_out":
-        return leave_last_out(table, int(split.get("n", 1)))
-    train, test = random_split(table, split.get("fractions", (0.8, 0.2)), int(split.get("seed", 0)))
-    return train, test
+        train, test = leave_last_out(table, int(split.get("n", 1)))
+    else:
+        train, test = random_split(table, split.get("fractions", (0.8, 0.2)), int(split.get("seed", 0)))
+    return _split(train, {**split, "validation": False}) if split.get("validation") else (train, test)
 
 
 @lru_cache(maxsize=4)
