@@ -5,7 +5,7 @@ plain text (a string, or a UTF-8 file holding one text).
 Sections besides the trainer's ``Global`` and the framework's ``Optimizer``::
 
     Architecture: {name: <a model of the task>, ...its arguments}
-    Train:  {dataset: {root, held_out, split_seed, min_freq, max_length, max_samples},
+    Train:  {dataset: {root, held_out, split_seed, validation, min_freq, max_length, max_samples},
              loader: {batch_size, shuffle, drop_last, num_workers}}
     Eval:   {dataset: {max_samples}, loader: {...}}          # the held-out items
     Loss:   {name: <the task's loss>}
@@ -13,6 +13,9 @@ Sections besides the trainer's ``Global`` and the framework's ``Optimizer``::
 
 ``Train.dataset`` fixes the corpus and its split, so the table, the evaluation items and the
 exported pre-processing cannot disagree; export stores the characters in the model.
+``validation: FRACTION`` holds that part of the training items out (seeded like the split) and
+evaluates on it instead of the held-out items, so settings are chosen without looking at the test
+set; the character table then comes from the rest.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from ..corpora import held_out_split
 from .pretrained import PretrainedText
 from .vocab import CharTable
 
-CORPUS_KEYS = ("root", "held_out", "split_seed", "min_freq", "max_length", "max_samples")
+CORPUS_KEYS = ("root", "held_out", "split_seed", "validation", "min_freq", "max_length", "max_samples")
 SPLIT_KEYS = ("dataset", "loader")
 LOADER_KEYS = ("batch_size", "shuffle", "drop_last", "num_workers")
 
@@ -93,17 +96,20 @@ class CharTaskBase(TaskBase):
         require_mapping(section, f"{split}.dataset")
         return section
 
-    def corpus(self, config: dict) -> tuple[str | None, float, int, int]:
-        """``(root, held_out, split_seed, max_length)`` of ``Train.dataset``, checked."""
+    def corpus(self, config: dict) -> tuple[str | None, float, int, int, float | None]:
+        """``(root, held_out, split_seed, max_length, validation)`` of ``Train.dataset``, checked."""
         section = self.dataset_section(config, "Train")
         held_out, seed = section.get("held_out", 0.1), section.get("split_seed", 0)
         if not isinstance(held_out, float) or isinstance(seed, bool) or not isinstance(seed, int):
             raise ConfigError(
                 f"Train.dataset.held_out must be a fraction and split_seed an integer, got {held_out!r}, {seed!r}"
             )
+        validation = section.get("validation")
+        if validation is not None and (not isinstance(validation, float) or not 0.0 < validation < 1.0):
+            raise ConfigError(f"Train.dataset.validation must be a fraction in (0, 1), got {validation!r}")
         root = section.get("root")
         max_length = _positive(section, "max_length", self.DEFAULT_MAX_LENGTH, "Train.dataset")
-        return (None if root is None else str(root), held_out, seed, max_length)
+        return (None if root is None else str(root), held_out, seed, max_length, validation)
 
     def check_config(self, config: dict) -> None:
         for split in ("Train", "Eval"):
@@ -130,8 +136,7 @@ class CharTaskBase(TaskBase):
 
     # ----- data ---------------------------------------------------------------------------
     def split(self, config: dict) -> tuple[list, list]:
-        root, held_out, seed, max_length = self.corpus(config)
-        return _split(self, root, held_out, seed, max_length)
+        return _split(self, *self.corpus(config))
 
     def items(self, config: dict, split: str) -> list:
         items = self.split(config)[0 if split == "Train" else 1]
@@ -185,14 +190,17 @@ class CharTaskBase(TaskBase):
 
 
 @lru_cache(maxsize=4)
-def _split(task: CharTaskBase, root, held_out: float, seed: int, max_length: int) -> tuple[list, list]:
-    """The corpus read and split once per process (train, export and eval all ask for it)."""
-    return held_out_split(task.read_items(root, max_length), held_out, seed)
+def _split(task: CharTaskBase, root, held_out: float, seed: int, max_length: int, validation) -> tuple[list, list]:
+    """The corpus read and split once per process (train, export and eval all ask for it): (train,
+    held out), or with ``validation`` (train less the validation part, the validation part)."""
+    train, held = held_out_split(task.read_items(root, max_length), held_out, seed)
+    return (train, held) if validation is None else held_out_split(train, validation, seed)
 
 
 @lru_cache(maxsize=4)
-def _table(task: CharTaskBase, root, held_out: float, seed: int, max_length: int, min_freq: int) -> CharTable:
-    return CharTable.from_texts((text for text, _ in _split(task, root, held_out, seed, max_length)[0]), min_freq)
+def _table(task: CharTaskBase, root, held_out: float, seed: int, max_length: int, validation, min_freq: int):
+    train = _split(task, root, held_out, seed, max_length, validation)[0]
+    return CharTable.from_texts((text for text, _ in train), min_freq)
 
 
 __all__ = ["CharTaskBase", "read_text"]

@@ -1,5 +1,6 @@
-"""Sentence classifiers over character ids (0 = padding): a CNN (Kim, 2014) trained from scratch,
-and a BERT-architecture encoder (``paddlectl.nlp.encoder``) with a linear head."""
+"""Sentence classifiers over character ids (0 = padding): a CNN (Kim, 2014) and a fastText-style
+bag of character n-grams (Joulin et al., 2016) trained from scratch, and a BERT-architecture encoder
+(``paddlectl.nlp.encoder``) with a linear head."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import paddlectl.framework as paddle
 from paddlectl.framework import nn
 from paddlectl.framework.errors import CheckpointError, ConfigError
 from paddlectl.framework.nn import functional as F
+from paddlectl.framework.ops.hashing import hash as hash_rows
 
 from ..checkpoint import load_pretrained
 from ..encoder import BertConfig, BertModel
@@ -41,6 +43,51 @@ class CharCNN(nn.Layer):
         return self.fc(self.dropout(paddle.concat(pooled, axis=1)))
 
 
+class FastText(nn.Layer):
+    """The mean embedding of a text's characters and of its character n-grams up to ``max_ngram``,
+    dropout, linear (Joulin et al., 2016): the features the TF-IDF + logistic regression baseline
+    sees, with shared low-rank weights. An n-gram is its row of character ids hashed (the
+    framework's ``hash``, XXH64) into ``buckets`` rows after the characters' own, so n-grams are
+    formed inside the model and it serves the character ids the task's table gives, like the CNN.
+    Windows that reach into the padding are left out of the mean."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        embed_dim: int = 64,
+        max_ngram: int = 3,
+        buckets: int = 200_000,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        for label, value in (("embed_dim", embed_dim), ("max_ngram", max_ngram), ("buckets", buckets)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
+        self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
+        self.embedding = nn.Embedding(vocab_size + (buckets if max_ngram > 1 else 0), embed_dim, padding_idx=0)
+        self.dropout = nn.Dropout(dropout)
+        self.fc = nn.Linear(embed_dim, num_classes)
+
+    def ngram_ids(self, input_ids):
+        """[batch, features]: the character ids, then each n-gram's bucket row (0 where the window
+        ends in padding: padding only ever follows the text)."""
+        length = input_ids.shape[1]
+        features = [input_ids]
+        for n in range(2, min(self.max_ngram, length) + 1):
+            windows = paddle.stack([input_ids[:, i : length - n + 1 + i] for i in range(n)], axis=2)
+            rows = hash_rows(windows.reshape([-1, n]), self.buckets).reshape([-1, length - n + 1])
+            inside = (input_ids[:, n - 1 :] != 0).astype("int64")
+            features.append((rows + self.vocab_size) * inside)
+        return paddle.concat(features, axis=1)
+
+    def forward(self, input_ids):
+        ids = self.ngram_ids(input_ids)
+        counts = (ids != 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
+        mean = self.embedding(ids).sum(axis=1) / counts  # the padding row is zero and stays so
+        return self.fc(self.dropout(mean))
+
+
 class EncoderClassifier(nn.Layer):
     """A BERT-architecture encoder, the pooled [CLS] state, dropout and a linear layer. With
     ``pretrained`` (a checkpoint directory, or ``all-MiniLM-L6-v2``) the encoder starts from that
@@ -71,4 +118,4 @@ class EncoderClassifier(nn.Layer):
         return self.fc(self.dropout(pooled))
 
 
-MODELS = {"CharCNN": CharCNN, "EncoderClassifier": EncoderClassifier}
+MODELS = {"CharCNN": CharCNN, "FastText": FastText, "EncoderClassifier": EncoderClassifier}

@@ -1,0 +1,98 @@
+"""The fastText-style review classifier (``Architecture.name: FastText``): its n-gram features, its
+forward pass against NumPy, training and serving through ``paddlectl train / export / predict``, and
+the validation split that settings are chosen on."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from _nlp_corpus import invoke, run_log, task_config, train_and_export, write_reviews
+
+import paddlectl.framework as paddle
+from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.ops.hashing import hash as hash_rows
+from paddlectl.nlp.text_cls.model import FastText
+from paddlectl.nlp.text_cls.task import TextClsTask
+
+ARCH = {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0}
+
+
+def _config(root, output, **dataset):
+    config = task_config("nlp.text_cls", root, output, ARCH, "CrossEntropyLoss", "acc", **dataset)
+    config["Global"]["epochs"] = 3
+    return config
+
+
+def test_ngram_ids_hash_each_window_and_leave_out_the_padding():
+    model = FastText(vocab_size=10, num_classes=2, buckets=50)
+    ids = np.array([[3, 4, 5, 0, 0], [6, 7, 8, 9, 2]], dtype=np.int64)
+    features = model.ngram_ids(paddle.to_tensor(ids)).numpy()
+    assert features.shape == (2, 5 + 4 + 3)
+    for n, start in ((2, 5), (3, 9)):
+        windows = np.stack([ids[:, i : 5 - n + 1 + i] for i in range(n)], axis=2).reshape(-1, n)
+        expected = hash_rows(paddle.to_tensor(windows), 50).numpy().reshape(2, -1) + 10
+        expected[ids[:, n - 1 :] == 0] = 0  # a window ending in padding is no n-gram
+        np.testing.assert_array_equal(features[:, start : start + 6 - n], expected)
+    assert (features[0, 5:] != 0).sum() == 2 + 1 and (features[1, 5:] >= 10).all()
+
+
+def test_forward_is_the_mean_embedding_of_the_features_then_linear():
+    model = FastText(vocab_size=10, num_classes=3, embed_dim=4, buckets=50)
+    ids = np.array([[3, 4, 5, 0, 0], [6, 7, 8, 9, 1]], dtype=np.int64)
+    features = model.ngram_ids(paddle.to_tensor(ids)).numpy()
+    table, weight, bias = (p.numpy() for p in (model.embedding.weight, model.fc.weight, model.fc.bias))
+    means = np.stack([table[row[row != 0]].mean(axis=0) for row in features])
+    np.testing.assert_allclose(model(paddle.to_tensor(ids)).numpy(), means @ weight + bias, rtol=1e-5, atol=1e-6)
+
+
+def test_unigrams_only_need_no_buckets():
+    assert FastText(vocab_size=10, num_classes=2, max_ngram=1).embedding.weight.shape == [10, 64]
+
+
+@pytest.mark.parametrize("key, value", [("embed_dim", 0), ("max_ngram", 1.5), ("buckets", True)])
+def test_bad_sizes_are_config_errors(key, value):
+    with pytest.raises(ConfigError, match=f"FastText.{key} must be a positive integer"):
+        FastText(vocab_size=10, num_classes=2, **{key: value})
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fasttext")
+    write_reviews(root / "corpus")
+    train_and_export(root, _config(root / "corpus", root / "run"))
+    return root
+
+
+def test_training_lowers_the_loss_and_learns_the_marks(trained):
+    losses, evaluations = run_log(trained / "run")
+    assert len(losses) == 18 and np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3])
+    assert max(r["acc"] for r in evaluations) >= 0.9
+
+
+def test_the_export_serves_text_files(trained, tmp_path):
+    (tmp_path / "a.txt").write_text("这本书好棒\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("东西差烂了", encoding="utf-8")
+    out = tmp_path / "pred.json"
+    result = invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--json", out)
+    assert result.exit_code == 0, result.output
+    assert [p["label"] for p in json.loads(out.read_text())["predictions"]] == ["positive", "negative"]
+
+
+def test_validation_is_a_part_of_the_training_items(tmp_path):
+    write_reviews(tmp_path / "corpus")
+    task = TextClsTask()
+    train, held = task.split(_config(tmp_path / "corpus", tmp_path / "run"))
+    config = _config(tmp_path / "corpus", tmp_path / "run", validation=0.2)
+    fit, validation = task.split(config)
+    assert sorted(fit + validation) == sorted(train) and len(validation) == round(0.2 * len(train))
+    assert not set(validation) & set(held)
+    assert [text for text, _ in task.items(config, "Eval")] == [text for text, _ in validation]
+    used = set("".join(text for text, _ in fit))
+    assert set(task.table(config).tokens[2:]) == used  # min_freq 1: the table is the fitted part's
+
+
+def test_a_bad_validation_fraction_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match=r"validation must be a fraction in \(0, 1\)"):
+        TextClsTask().check_config(_config(tmp_path, tmp_path / "run", validation=1))
