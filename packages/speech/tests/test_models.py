@@ -117,6 +117,13 @@ def test_utterance_cmvn_ignores_padding_and_a_channels_per_band_gain():
     assert frames - 2 <= loud.sum() <= frames + 2 < len(level)  # the appended silence is left out of them
     np.testing.assert_allclose(alone[:, loud].mean(axis=1), 0.0, atol=1e-4)
     np.testing.assert_allclose(alone[:, loud].std(axis=1), 1.0, atol=0.02)
+    mean_only = utterance_cmvn(log_mel, frontend.floor_db, variance=False).numpy()[0]
+    np.testing.assert_allclose(mean_only[:, loud].mean(axis=1), 0.0, atol=1e-4)
+    np.testing.assert_allclose(
+        mean_only - log_mel.numpy()[0],
+        np.broadcast_to(mean_only[:, :1] - log_mel.numpy()[0][:, :1], mean_only.shape),
+        atol=1e-4,
+    )
     channel = np.linspace(-12.0, 12.0, 40, dtype="float32")[None, :, None]  # a tilt: -12 dB low, +12 dB high
     through_channel = utterance_cmvn(log_mel + paddle.to_tensor(channel), frontend.floor_db).numpy()[0]
     np.testing.assert_allclose(through_channel, alone, atol=1e-4)

@@ -2,8 +2,8 @@
 and an exported model takes raw 16 kHz audio: log-mel filter banks (``paddle.audio``'s
 ``LogMelSpectrogram``, 25 ms windows every 10 ms) and a per-band normalisation whose statistics
 are learnt over the training set (BatchNorm running means and variances, i.e. global CMVN),
-optionally after a per-utterance CMVN (``utterance_cmvn``) that removes each recording's own
-channel: a microphone's or room's frequency response is a constant per-band offset in log-mel. In
+optionally after a per-utterance CMVN (``utterance_cmvn``; ``utterance_variance: false`` removes
+the mean alone) that takes out each recording's own channel: a microphone's or room's frequency response is a constant per-band offset in log-mel. In
 training, ``spec_augment`` settings apply SpecAugment to the normalised features (nothing before it
 is trained, so the augmented features enter the graph as data).
 
@@ -30,9 +30,10 @@ above the amin floor) give the per-utterance statistics: the silence that pads a
 a served clip would otherwise set the mean by its length."""
 
 
-def utterance_cmvn(log_mel, floor_db: float, eps: float = 1e-3):
-    """[B, n_mels, frames] log-mel (dB) -> each band shifted to mean 0 and scaled to variance 1 over the
-    utterance's own loud frames (``SPEECH_RANGE_DB``), as Kaldi's per-utterance CMVN but blind to padding."""
+def utterance_cmvn(log_mel, floor_db: float, variance: bool = True, eps: float = 1e-3):
+    """[B, n_mels, frames] log-mel (dB) -> each band shifted to mean 0 (and, with ``variance``, scaled to
+    variance 1) over the utterance's own loud frames (``SPEECH_RANGE_DB``), as Kaldi's per-utterance
+    CMVN (``norm_vars``) but blind to padding."""
     level = paddle.mean(log_mel, axis=1, keepdim=True)
     loudest = paddle.max(level, axis=2, keepdim=True)
     floor = paddle.full_like(loudest, floor_db + 1.0)
@@ -40,8 +41,10 @@ def utterance_cmvn(log_mel, floor_db: float, eps: float = 1e-3):
     count = paddle.maximum(paddle.sum(weight, axis=2, keepdim=True), paddle.full_like(loudest, 1.0))
     mean = paddle.sum(log_mel * weight, axis=2, keepdim=True) / count
     centred = log_mel - mean
-    variance = paddle.sum(centred * centred * weight, axis=2, keepdim=True) / count
-    return centred / paddle.sqrt(variance + eps)
+    if not variance:
+        return centred
+    spread = paddle.sum(centred * centred * weight, axis=2, keepdim=True) / count
+    return centred / paddle.sqrt(spread + eps)
 
 
 class Frontend(nn.Layer):
@@ -58,6 +61,7 @@ class Frontend(nn.Layer):
         amin: float = 1e-5,
         spec_augment: dict | None = None,
         utterance_cmvn: bool = False,
+        utterance_variance: bool = True,
     ) -> None:
         super().__init__()
         self.logmel = LogMelSpectrogram(
@@ -74,6 +78,7 @@ class Frontend(nn.Layer):
         self.spec_augment = SpecAugment(**spec_augment) if spec_augment else None
         self.n_mels, self.hop_length = n_mels, hop_length
         self.floor_db = 10.0 * float(np.log10(amin)) if utterance_cmvn else None
+        self.utterance_variance = utterance_variance
 
     def log_mel(self, audio):
         """[B, S] waveforms -> [B, n_mels, frames] log-mel features, before normalisation. Nothing in
@@ -84,7 +89,7 @@ class Frontend(nn.Layer):
         """[B, n_mels, frames] -> [B, frames, n_mels]: per-utterance CMVN if asked, global CMVN, then
         SpecAugment when training."""
         if self.floor_db is not None:
-            log_mel = utterance_cmvn(log_mel, self.floor_db)
+            log_mel = utterance_cmvn(log_mel, self.floor_db, self.utterance_variance)
         features = paddle.transpose(self.cmvn(log_mel), [0, 2, 1])
         if self.training and self.spec_augment is not None:
             # masks (and warps) drawn from NumPy's global stream, which the trainer seeds and checkpoints
