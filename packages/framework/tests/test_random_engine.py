@@ -29,6 +29,10 @@ DRAWS = {
     "dropout": lambda p: p.nn.functional.dropout(p.ones([10]), 0.4),
     "dropout_axis": lambda p: p.nn.functional.dropout(p.ones([3, 4]), 0.5, axis=1),
     "stream_continues": lambda p: p.concat([p.rand([2]), p.randn([3]), p.rand([2])]),
+    "many_twists": lambda p: p.concat(
+        [p.rand([1500]), p.randn([700]), p.rand([1000], dtype="float64").astype("float32")]
+    ),
+    "dropout_many_twists": lambda p: p.nn.functional.dropout(p.ones([40, 50]), 0.3),
     "linear": lambda p: p.nn.Linear(3, 2).weight,
     "conv2d": lambda p: p.nn.Conv2D(2, 3, 3).weight,
     "embedding": lambda p: p.nn.Embedding(4, 3).weight,
