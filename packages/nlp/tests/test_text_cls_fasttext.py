@@ -16,7 +16,7 @@ from paddlectl.framework.ops.hashing import hash as hash_rows
 from paddlectl.nlp.text_cls.model import FastText
 from paddlectl.nlp.text_cls.task import TextClsTask
 
-ARCH = {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0}
+ARCH = {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn"}
 
 
 def _config(root, output, **dataset):
@@ -38,13 +38,14 @@ def test_ngram_ids_hash_each_window_and_leave_out_the_padding():
     assert (features[0, 5:] != 0).sum() == 2 + 1 and (features[1, 5:] >= 10).all()
 
 
-def test_forward_is_the_mean_embedding_of_the_features_then_linear():
-    model = FastText(vocab_size=10, num_classes=3, embed_dim=4, buckets=50)
+@pytest.mark.parametrize("pooling, power", [("mean", 1.0), ("sqrtn", 0.5)])
+def test_forward_pools_the_embeddings_of_the_features_then_linear(pooling, power):
+    model = FastText(vocab_size=10, num_classes=3, embed_dim=4, buckets=50, pooling=pooling)
     ids = np.array([[3, 4, 5, 0, 0], [6, 7, 8, 9, 1]], dtype=np.int64)
     features = model.ngram_ids(paddle.to_tensor(ids)).numpy()
     table, weight, bias = (p.numpy() for p in (model.embedding.weight, model.fc.weight, model.fc.bias))
-    means = np.stack([table[row[row != 0]].mean(axis=0) for row in features])
-    np.testing.assert_allclose(model(paddle.to_tensor(ids)).numpy(), means @ weight + bias, rtol=1e-5, atol=1e-6)
+    pooled = np.stack([table[row[row != 0]].sum(axis=0) / (row != 0).sum() ** power for row in features])
+    np.testing.assert_allclose(model(paddle.to_tensor(ids)).numpy(), pooled @ weight + bias, rtol=1e-5, atol=1e-6)
 
 
 def test_unigrams_only_need_no_buckets():
@@ -55,6 +56,8 @@ def test_unigrams_only_need_no_buckets():
 def test_bad_sizes_are_config_errors(key, value):
     with pytest.raises(ConfigError, match=f"FastText.{key} must be a positive integer"):
         FastText(vocab_size=10, num_classes=2, **{key: value})
+    with pytest.raises(ConfigError, match="FastText.pooling must be mean or sqrtn"):
+        FastText(vocab_size=10, num_classes=2, pooling="max")
 
 
 @pytest.fixture(scope="module")

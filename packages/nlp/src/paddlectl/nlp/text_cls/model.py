@@ -44,12 +44,14 @@ class CharCNN(nn.Layer):
 
 
 class FastText(nn.Layer):
-    """The mean embedding of a text's characters and of its character n-grams up to ``max_ngram``,
-    dropout, linear (Joulin et al., 2016): the features the TF-IDF + logistic regression baseline
-    sees, with shared low-rank weights. An n-gram is its row of character ids hashed (the
-    framework's ``hash``, XXH64) into ``buckets`` rows after the characters' own, so n-grams are
-    formed inside the model and it serves the character ids the task's table gives, like the CNN.
-    Windows that reach into the padding are left out of the mean."""
+    """The pooled embeddings of a text's characters and of its character n-grams up to
+    ``max_ngram``, dropout, linear (Joulin et al., 2016): the features the TF-IDF + logistic
+    regression baseline sees, with shared low-rank weights. An n-gram is its row of character ids
+    hashed (the framework's ``hash``, XXH64) into ``buckets`` rows after the characters' own, so
+    n-grams are formed inside the model and it serves the character ids the task's table gives, like
+    the CNN. Windows that reach into the padding are left out. ``pooling``: the sum over the count of
+    features (``mean``), or over its square root (``sqrtn``: a long text's bag weighs more, as an
+    L2-normalised term-frequency vector does)."""
 
     def __init__(
         self,
@@ -59,8 +61,12 @@ class FastText(nn.Layer):
         max_ngram: int = 3,
         buckets: int = 200_000,
         dropout: float = 0.0,
+        pooling: str = "mean",
     ) -> None:
         super().__init__()
+        if pooling not in ("mean", "sqrtn"):
+            raise ConfigError(f"FastText.pooling must be mean or sqrtn, got {pooling!r}")
+        self.pooling = pooling
         for label, value in (("embed_dim", embed_dim), ("max_ngram", max_ngram), ("buckets", buckets)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
@@ -84,8 +90,9 @@ class FastText(nn.Layer):
     def forward(self, input_ids):
         ids = self.ngram_ids(input_ids)
         counts = (ids != 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
-        mean = self.embedding(ids).sum(axis=1) / counts  # the padding row is zero and stays so
-        return self.fc(self.dropout(mean))
+        scale = counts.sqrt() if self.pooling == "sqrtn" else counts
+        pooled = self.embedding(ids).sum(axis=1) / scale  # the padding row is zero and stays so
+        return self.fc(self.dropout(pooled))
 
 
 class EncoderClassifier(nn.Layer):
