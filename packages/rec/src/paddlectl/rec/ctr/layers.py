@@ -42,7 +42,7 @@ class FieldEmbedding(nn.Layer):
         model splits its input once and hands the halves to this layer and its first-order term)."""
         fields = self.table(rows)
         if self.num_dense:
-            scaled = paddle.unsqueeze(dense, -1) * paddle.unsqueeze(self.dense_vectors, 0)
+            scaled = paddle.unsqueeze(dense, -1) * self.dense_vectors  # [N, D, 1] * [D, dim]
             fields = paddle.concat([fields, scaled], axis=1)
         return fields
 
