@@ -340,6 +340,51 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs",
+    [((2, 8, 17, 20), (5, 8, 3, 3), dict(padding=1)), ((1, 9, 33, 30), (12, 9, 3, 3), dict(padding=[0, 2, 1, 0])),
+     ((1, 16, 200, 180), (24, 16, 3, 3), dict(padding=1, bias=True)), ((1, 8, 41, 23), (32, 8, 3, 3), dict()),
+     ((3, 10, 12, 9), (17, 10, 3, 3), dict(padding="SAME")), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=1))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
+def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes):
+    """Float32 3x3 stride-2 layers with few outputs run as register tiles: 8 / 16 / 24 channels a
+    tile, two 16-channel panels (32), outputs not a multiple of 8, batches, asymmetric padding, bands
+    of four rows or the whole image, the parallel variant (a 576k-element input)."""
+    from paddlectl.framework.kernels import conv_select as conv_ops
+    from paddlectl.framework.kernels import conv_tiles
+
+    calls = []
+    tiles = conv_tiles.conv2d
+    monkeypatch.setattr(conv_tiles, "conv2d", lambda *a: calls.append(1) or tiles(*a))
+    monkeypatch.setattr(conv_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(conv_ops, "_TILES_MIN_MACS", 1)
+    kwargs = dict(kwargs, stride=2)
+    x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
+    b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    assert calls, "the register-tile path did not run"
+    theirs = real_paddle.nn.functional.conv2d(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
+    )
+    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_register_tiles_leave_small_or_shallow_layers_and_float64_alone():
+    from paddlectl.framework.kernels.conv_select import _tiles_pay
+
+    big = np.zeros((1, 48, 368, 368), np.float32)
+    w = np.zeros((24, 48, 3, 3), np.float32)
+    assert _tiles_pay(big, w, (2, 2), (1, 1), 1, (184, 184))
+    assert not _tiles_pay(big, w, (1, 1), (1, 1), 1, (368, 368))  # stride 1: Winograd or direct
+    assert not _tiles_pay(big[:, :3], w[:, :3], (2, 2), (1, 1), 1, (184, 184))  # 27 taps: too short
+    assert not _tiles_pay(big[:, :, :32, :32], w, (2, 2), (1, 1), 1, (16, 16))  # too small to pay
+    assert not _tiles_pay(big.astype(np.float64), w.astype(np.float64), (2, 2), (1, 1), 1, (184, 184))
+    assert not _tiles_pay(big, np.zeros((64, 48, 3, 3), np.float32), (2, 2), (1, 1), 1, (184, 184))  # GEMM
+
+
 @pytest.mark.parametrize("block_bytes", [64, 4096, 1 << 21], ids=["rows", "images", "one"])
 @pytest.mark.parametrize(
     "w_shape, kwargs", [((5, 4, 1, 1), dict()), ((5, 4, 1, 1), dict(stride=2)), ((5, 4, 3, 3), dict(padding=1, stride=2))],

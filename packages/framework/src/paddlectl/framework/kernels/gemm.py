@@ -65,88 +65,105 @@ def _data(context, builder, array_type, array):
     return cgutils.create_struct_proxy(array_type)(context, builder, value=array).data
 
 
-def _tile_intrinsic(vectors: int, height: int = MR):
-    """``tile(a, lda, row0, rows, panel, k, c, ldc, crow0, col0, relu)``: ``c[crow0 + r, col0:col0 +
-    vectors*LANES] = act(bias + a[row0 + r, :k] @ weight)`` for r < rows <= height, the panel's bias
-    and weight read from the flat packed array at ``panel`` (its element offset). Rows past ``rows``
-    repeat the last row's loads and are not stored, so one kernel serves every row count."""
+def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, stride: int = NR):
+    """``tile(a, start, step, rows, [offsets,] packed, panel, k, c, ldc, crow0, col0, relu)``:
+        ``c[crow0 + r, col0:col0 + vectors*LANES] = act(bias + sum_kk A[r, kk] * weight[kk])`` for r < rows
+        <= height, where ``A[r, kk]`` is ``a.flat[start + r*step + kk]`` (a row-major matrix: start =
+        row0*lda, step = lda) or, ``indexed``, ``a.flat[start + r*step + offsets[kk]]`` (a convolution read
+        in place: ``offsets`` the taps' element offsets in the image, ``step`` the stride between
+        neighbouring output pixels). The panel's bias and weight are read from the flat packed array at
+        ``panel`` (its element offset), ``stride`` floats a row (a narrower last panel of ``pack``'s keeps
+    ``NR``). Rows past ``rows`` repeat
+        the last row's loads and are not stored, so one kernel serves every row count."""
     vec = ir.VectorType(_F32, LANES)
     splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
 
+    def codegen(context, builder, signature, args):
+        if indexed:
+            a_, start_, step_, rows_, offsets_, packed_, panel_, k_, c_, ldc_, crow0_, col0_, relu_ = args
+            at, ot, pt, ct = (signature.args[i] for i in (0, 4, 5, 8))
+            o_ptr = _data(context, builder, ot, offsets_)
+        else:
+            a_, start_, step_, rows_, packed_, panel_, k_, c_, ldc_, crow0_, col0_, relu_ = args
+            at, pt, ct = (signature.args[i] for i in (0, 4, 7))
+        a_ptr, p_ptr = _data(context, builder, at, a_), _data(context, builder, pt, packed_)
+        c_ptr = _data(context, builder, ct, c_)
+        fmuladd = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(vec, [vec, vec, vec]), f"llvm.fmuladd.v{LANES}f32"
+        )
+
+        def const(i):
+            return ir.Constant(_I64, i)
+
+        def vectors_at(offset):
+            """The tile's width of packed floats from element ``offset``: one panel row."""
+            base = builder.gep(p_ptr, [offset])
+            return [
+                builder.load(builder.bitcast(builder.gep(base, [const(LANES * v)]), vec.as_pointer()), align=4)
+                for v in range(vectors)
+            ]
+
+        def broadcast(scalar):
+            lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
+            return builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat)
+
+        last = builder.sub(rows_, const(1))
+        row_ptrs = [
+            builder.gep(a_ptr, [builder.add(start_, builder.mul(builder.select(
+                builder.icmp_signed("<", const(r), rows_), const(r), last), step_))])
+            for r in range(height)
+        ]  # fmt: skip
+        bias = vectors_at(panel_)
+        entry = builder.block
+        loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
+        builder.cbranch(builder.icmp_signed(">", k_, const(0)), loop, done)
+
+        builder.position_at_end(loop)
+        kk = builder.phi(_I64)
+        kk.add_incoming(const(0), entry)
+        accs = [builder.phi(vec) for _ in range(height * vectors)]
+        for i, acc in enumerate(accs):
+            acc.add_incoming(bias[i % vectors], entry)
+        weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(stride))))
+        element = builder.load(builder.gep(o_ptr, [kk])) if indexed else kk
+        updated = []
+        for r in range(height):
+            a_rk = broadcast(builder.load(builder.gep(row_ptrs[r], [element])))
+            updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
+        next_k = builder.add(kk, const(1))
+        kk.add_incoming(next_k, loop)
+        for acc, new in zip(accs, updated, strict=True):
+            acc.add_incoming(new, loop)
+        builder.cbranch(builder.icmp_signed("<", next_k, k_), loop, done)
+
+        builder.position_at_end(done)
+        results = [builder.phi(vec) for _ in range(height * vectors)]
+        for i, result in enumerate(results):
+            result.add_incoming(bias[i % vectors], entry)
+            result.add_incoming(updated[i], loop)
+        zero = ir.Constant(vec, [0.0] * LANES)
+        for r in range(height):
+            with builder.if_then(builder.icmp_signed("<", const(r), rows_)):
+                out = builder.gep(c_ptr, [builder.add(builder.mul(builder.add(crow0_, const(r)), ldc_), col0_)])
+                for v in range(vectors):
+                    result = results[r * vectors + v]
+                    kept = builder.fcmp_unordered(">", result, zero)  # NaN kept, as the relu op does
+                    activated = builder.select(relu_, builder.select(kept, result, zero), result)
+                    target = builder.bitcast(builder.gep(out, [const(LANES * v)]), vec.as_pointer())
+                    builder.store(activated, target, align=4)
+        return context.get_dummy_value()
+
+    if indexed:
+
+        @intrinsic
+        def tile(typingctx, a, start, step, rows, offsets, packed, panel, k, c, ldc, crow0, col0, relu):
+            return types.void(a, start, step, rows, offsets, packed, panel, k, c, ldc, crow0, col0, relu), codegen
+
+        return tile
+
     @intrinsic
-    def tile(typingctx, a, lda, row0, rows, packed, panel, k, c, ldc, crow0, col0, relu):
-        sig = types.void(a, lda, row0, rows, packed, panel, k, c, ldc, crow0, col0, relu)
-
-        def codegen(context, builder, signature, args):
-            a_, lda_, row0_, rows_, packed_, panel_, k_, c_, ldc_, crow0_, col0_, relu_ = args
-            at, _, _, _, pt, _, _, ct = signature.args[:8]
-            a_ptr, p_ptr = _data(context, builder, at, a_), _data(context, builder, pt, packed_)
-            c_ptr = _data(context, builder, ct, c_)
-            fmuladd = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(vec, [vec, vec, vec]), f"llvm.fmuladd.v{LANES}f32"
-            )
-
-            def const(i):
-                return ir.Constant(_I64, i)
-
-            def vectors_at(offset):
-                """The tile's width of packed floats from element ``offset``: one panel row."""
-                base = builder.gep(p_ptr, [offset])
-                return [
-                    builder.load(builder.bitcast(builder.gep(base, [const(LANES * v)]), vec.as_pointer()), align=4)
-                    for v in range(vectors)
-                ]
-
-            def broadcast(scalar):
-                lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
-                return builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat)
-
-            last = builder.sub(rows_, const(1))
-            row_ptrs = [
-                builder.gep(a_ptr, [builder.mul(builder.add(row0_, builder.select(
-                    builder.icmp_signed("<", const(r), rows_), const(r), last)), lda_)])
-                for r in range(height)
-            ]  # fmt: skip
-            bias = vectors_at(panel_)
-            entry = builder.block
-            loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
-            builder.cbranch(builder.icmp_signed(">", k_, const(0)), loop, done)
-
-            builder.position_at_end(loop)
-            kk = builder.phi(_I64)
-            kk.add_incoming(const(0), entry)
-            accs = [builder.phi(vec) for _ in range(height * vectors)]
-            for i, acc in enumerate(accs):
-                acc.add_incoming(bias[i % vectors], entry)
-            weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(NR))))
-            updated = []
-            for r in range(height):
-                a_rk = broadcast(builder.load(builder.gep(row_ptrs[r], [kk])))
-                updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
-            next_k = builder.add(kk, const(1))
-            kk.add_incoming(next_k, loop)
-            for acc, new in zip(accs, updated, strict=True):
-                acc.add_incoming(new, loop)
-            builder.cbranch(builder.icmp_signed("<", next_k, k_), loop, done)
-
-            builder.position_at_end(done)
-            results = [builder.phi(vec) for _ in range(height * vectors)]
-            for i, result in enumerate(results):
-                result.add_incoming(bias[i % vectors], entry)
-                result.add_incoming(updated[i], loop)
-            zero = ir.Constant(vec, [0.0] * LANES)
-            for r in range(height):
-                with builder.if_then(builder.icmp_signed("<", const(r), rows_)):
-                    out = builder.gep(c_ptr, [builder.add(builder.mul(builder.add(crow0_, const(r)), ldc_), col0_)])
-                    for v in range(vectors):
-                        result = results[r * vectors + v]
-                        kept = builder.fcmp_unordered(">", result, zero)  # NaN kept, as the relu op does
-                        activated = builder.select(relu_, builder.select(kept, result, zero), result)
-                        target = builder.bitcast(builder.gep(out, [const(LANES * v)]), vec.as_pointer())
-                        builder.store(activated, target, align=4)
-            return context.get_dummy_value()
-
-        return sig, codegen
+    def tile(typingctx, a, start, step, rows, packed, panel, k, c, ldc, crow0, col0, relu):
+        return types.void(a, start, step, rows, packed, panel, k, c, ldc, crow0, col0, relu), codegen
 
     return tile
 
@@ -165,9 +182,9 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
     if p < full:
         for i0 in range(r0, r1, MR):
             if r1 - i0 == 1:
-                _ROW(a, lda, i0, 1, packed, start, k, out, n, i0, p * NR, relu)
+                _ROW(a, i0 * lda, lda, 1, packed, start, k, out, n, i0, p * NR, relu)
             else:
-                _TILE(a, lda, i0, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
+                _TILE(a, i0 * lda, lda, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
         return
     rest = n - full * NR
     vectors = -(-rest // LANES)
@@ -175,15 +192,15 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
     for i0 in range(r0, r1, MR):
         rows = min(MR, r1 - i0)
         if rows == 1:
-            _ROW(a, lda, i0, 1, packed, start, k, scratch, NR, 0, 0, relu)
+            _ROW(a, i0 * lda, lda, 1, packed, start, k, scratch, NR, 0, 0, relu)
         elif vectors == 1:
-            _TILE_1(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
+            _TILE_1(a, i0 * lda, lda, rows, packed, start, k, scratch, NR, 0, 0, relu)
         elif vectors == 2:
-            _TILE_2(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
+            _TILE_2(a, i0 * lda, lda, rows, packed, start, k, scratch, NR, 0, 0, relu)
         elif vectors == 3:
-            _TILE_3(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
+            _TILE_3(a, i0 * lda, lda, rows, packed, start, k, scratch, NR, 0, 0, relu)
         else:
-            _TILE(a, lda, i0, rows, packed, start, k, scratch, NR, 0, 0, relu)
+            _TILE(a, i0 * lda, lda, rows, packed, start, k, scratch, NR, 0, 0, relu)
         for r in range(rows):  # element loops: a 2-D slice copy costs Numba seconds to compile
             for j in range(rest):
                 out[i0 + r, full * NR + j] = scratch[r, j]
