@@ -271,7 +271,7 @@ def causal_lm(args: argparse.Namespace) -> list[Row]:
 
 
 TASK_MODELS = {  # task -> (its config, where the README's export command writes its model)
-    "text_cls": ("packages/nlp/configs/text_cls_cnn.yml", "output/text_cls_model"),
+    "text_cls": ("packages/nlp/configs/text_cls_fasttext.yml", "output/text_cls_model"),
     "token_cls": ("packages/nlp/configs/token_cls_cnn_crf.yml", "output/token_cls_model"),
 }
 
