@@ -348,8 +348,9 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
-def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes):
-    """Float32 3x3 stride-2 layers with few outputs run as register tiles: 8 / 16 / 24 channels a
+@pytest.mark.parametrize("stride", [1, 2])
+def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes, stride):
+    """Float32 3x3 layers (stride 1 and 2) with few outputs run as register tiles: 8 / 16 / 24 channels a
     tile, two 16-channel panels (32), outputs not a multiple of 8, batches, asymmetric padding, bands
     of four rows or the whole image, the parallel variant (a 576k-element input)."""
     from paddlectl.framework.kernels import conv_select as conv_ops
@@ -360,7 +361,8 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
     monkeypatch.setattr(conv_tiles, "conv2d", lambda *a: calls.append(1) or tiles(*a))
     monkeypatch.setattr(conv_tiles, "BAND_BYTES", band_bytes)
     monkeypatch.setattr(conv_ops, "_TILES_MIN_MACS", 1)
-    kwargs = dict(kwargs, stride=2)
+    monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)  # small stride-1 images: shifted GEMMs
+    kwargs = dict(kwargs, stride=stride)
     x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
     b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
     with paddle.no_grad():
@@ -378,7 +380,8 @@ def test_register_tiles_leave_small_or_shallow_layers_and_float64_alone():
     big = np.zeros((1, 48, 368, 368), np.float32)
     w = np.zeros((24, 48, 3, 3), np.float32)
     assert _tiles_pay(big, w, (2, 2), (1, 1), 1, (184, 184))
-    assert not _tiles_pay(big, w, (1, 1), (1, 1), 1, (368, 368))  # stride 1: Winograd or direct
+    assert _tiles_pay(big, w, (1, 1), (1, 1), 1, (368, 368))
+    assert not _tiles_pay(big, w, (2, 1), (1, 1), 1, (184, 368))
     assert not _tiles_pay(big[:, :3], w[:, :3], (2, 2), (1, 1), 1, (184, 184))  # 27 taps: too short
     assert not _tiles_pay(big[:, :, :32, :32], w, (2, 2), (1, 1), 1, (16, 16))  # too small to pay
     assert not _tiles_pay(big.astype(np.float64), w.astype(np.float64), (2, 2), (1, 1), 1, (184, 184))

@@ -3,7 +3,7 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
-* float32 3x3 stride-2 layers with few output channels: register tiles (``kernels.conv_tiles``);
+* float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
 * 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
   more than one thread) large: a direct Numba kernel;
 * otherwise im2col (``kernels.im2col``): columns of cache-sized blocks of output rows across the
@@ -128,16 +128,18 @@ def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
 
 _TILES_MIN_CHANNELS = 8
 _TILES_MIN_MACS = 1 << 24
-"""Register tiles (``kernels.conv_tiles``) run float32 3x3 stride-2 convolutions with at most
+"""Register tiles (``kernels.conv_tiles``) run float32 3x3 stride-1 and -2 convolutions with at most
 ``_DIRECT_MAX_OUT`` outputs from this many input channels and multiply-adds (a shorter reduction or
 a small layer leaves the tiles' set-up unpaid: PP-OCRv6 det's 3 -> 24 first conv 9.7 against 6.3 ms
 directly, 8 -> 16 at 64x64 0.17 against 0.12). Measured, one thread, CPU ms, against the direct
 kernel (onnxruntime): 48 -> 24 at 368x368 13.4-15.2 vs 19.0-27.0 (10.2-10.8), 64 -> 24 at 184x184
-5.3 vs 7.7 (3.4), 24 -> 8 at 368x368 5.3 vs 7.7 (3.8), 32 -> 32 at 92x92 0.82 vs 0.99 (0.5)."""
+5.3 vs 7.7 (3.4), 24 -> 8 at 368x368 5.3 vs 7.7 (3.8), 32 -> 32 at 92x92 0.82 vs 0.99 (0.5); stride 1:
+96 -> 24 at 184x184 19.9 vs 31.9 (one thread runs it as Winograd rows: 15.4), 96 -> 16 14.2 vs 19.3,
+64 -> 32 at 92x92 4.8 vs 6.9, 16 -> 16 at 368x368 11.9 vs 14.0, 24 -> 24 at 368x368 26.6 vs 26.5."""
 
 
 def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
-    shape = tuple(w.shape[2:]) == (3, 3) and tuple(stride) == (2, 2) and tuple(dil) == (1, 1) and groups == 1
+    shape = tuple(w.shape[2:]) == (3, 3) and tuple(stride) in ((1, 1), (2, 2)) and tuple(dil) == (1, 1) and groups == 1
     few = w.shape[0] <= _DIRECT_MAX_OUT and w.shape[1] >= _TILES_MIN_CHANNELS
     big = x.shape[0] * math.prod(w.shape) * outs[0] * outs[1] >= _TILES_MIN_MACS
     return shape and few and big and x.dtype == np.float32 and w.dtype == np.float32
