@@ -80,6 +80,8 @@ def test_run_directory_holds_checkpoints_log_and_curve(digits_run):
     assert json.loads((out / "epoch_3" / "state.json").read_text())["global_step"] == 3 * 45
     train_records = [r for r in records if r["kind"] == "train"]
     assert all(r["lr"] > 0 and r["samples_per_s"] > 0 and r["samples_per_cpu_s"] > 0 for r in train_records)
+    per_epoch = [sum(r["samples"] for r in train_records if r["epoch"] == e) for e in range(1, 7)]
+    assert all(r["samples"] > 0 for r in train_records) and len(set(per_epoch)) == 1  # every row, once an epoch
     assert (out / "loss_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     saved = load_config(out / "latest" / "config.yml")
     assert saved["Global"]["output_dir"] == str(out)

@@ -367,6 +367,7 @@ class Trainer:
                             "step": c.global_step,
                             "loss": value,
                             "lr": lr,
+                            "samples": window_samples,
                             "samples_per_s": ips,
                             "samples_per_cpu_s": window_samples / cpu if cpu > 0 else 0.0,
                         }
