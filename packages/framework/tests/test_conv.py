@@ -344,14 +344,15 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     "x_shape, w_shape, kwargs",
     [((2, 8, 17, 20), (5, 8, 3, 3), dict(padding=1)), ((1, 9, 33, 30), (12, 9, 3, 3), dict(padding=[0, 2, 1, 0])),
      ((1, 16, 200, 180), (24, 16, 3, 3), dict(padding=1, bias=True)), ((1, 8, 41, 23), (32, 8, 3, 3), dict()),
-     ((3, 10, 12, 9), (17, 10, 3, 3), dict(padding="SAME")), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=1))],
+     ((3, 10, 12, 9), (17, 10, 3, 3), dict(padding="SAME")), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=1)),
+     ((2, 12, 19, 24), (61, 12, 3, 3), dict(padding=1))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
 @pytest.mark.parametrize("stride", [1, 2])
 def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes, stride):
     """Float32 3x3 layers (stride 1 and 2) with few outputs run as register tiles: 8 / 16 / 24 channels a
-    tile, two 16-channel panels (32), outputs not a multiple of 8, batches, asymmetric padding, bands
+    tile, 16-channel panels (32, 61), outputs not a multiple of 8, batches, asymmetric padding, bands
     of four rows or the whole image, the parallel variant (a 576k-element input)."""
     from paddlectl.framework.kernels import conv_select as conv_ops
     from paddlectl.framework.kernels import conv_tiles
@@ -385,7 +386,7 @@ def test_register_tiles_leave_small_or_shallow_layers_and_float64_alone():
     assert not _tiles_pay(big[:, :3], w[:, :3], (2, 2), (1, 1), 1, (184, 184))  # 27 taps: too short
     assert not _tiles_pay(big[:, :, :32, :32], w, (2, 2), (1, 1), 1, (16, 16))  # too small to pay
     assert not _tiles_pay(big.astype(np.float64), w.astype(np.float64), (2, 2), (1, 1), 1, (184, 184))
-    assert not _tiles_pay(big, np.zeros((64, 48, 3, 3), np.float32), (2, 2), (1, 1), 1, (184, 184))  # GEMM
+    assert not _tiles_pay(big, np.zeros((96, 48, 3, 3), np.float32), (2, 2), (1, 1), 1, (184, 184))  # GEMM
 
 
 @pytest.mark.parametrize("block_bytes", [64, 4096, 1 << 21], ids=["rows", "images", "one"])

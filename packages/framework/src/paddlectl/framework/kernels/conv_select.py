@@ -127,20 +127,24 @@ def _direct_pays(n, w_shape, stride, dil, groups, outs) -> bool:
 
 
 _TILES_MIN_CHANNELS = 8
+_TILES_MAX_OUT = 64
 _TILES_MIN_MACS = 1 << 24
 """Register tiles (``kernels.conv_tiles``) run float32 3x3 stride-1 and -2 convolutions with at most
-``_DIRECT_MAX_OUT`` outputs from this many input channels and multiply-adds (a shorter reduction or
+``_TILES_MAX_OUT`` outputs from this many input channels and multiply-adds (a shorter reduction or
 a small layer leaves the tiles' set-up unpaid: PP-OCRv6 det's 3 -> 24 first conv 9.7 against 6.3 ms
 directly, 8 -> 16 at 64x64 0.17 against 0.12). Measured, one thread, CPU ms, against the direct
 kernel (onnxruntime): 48 -> 24 at 368x368 13.4-15.2 vs 19.0-27.0 (10.2-10.8), 64 -> 24 at 184x184
 5.3 vs 7.7 (3.4), 24 -> 8 at 368x368 5.3 vs 7.7 (3.8), 32 -> 32 at 92x92 0.82 vs 0.99 (0.5); stride 1:
 96 -> 24 at 184x184 19.9 vs 31.9 (one thread runs it as Winograd rows: 15.4), 96 -> 16 14.2 vs 19.3,
-64 -> 32 at 92x92 4.8 vs 6.9, 16 -> 16 at 368x368 11.9 vs 14.0, 24 -> 24 at 368x368 26.6 vs 26.5."""
+64 -> 32 at 92x92 4.8 vs 6.9, 16 -> 16 at 368x368 11.9 vs 14.0, 24 -> 24 at 368x368 26.6 vs 26.5.
+Up to 64 outputs (16-channel panels) against columns + GEMM: 48 -> 64 stride 2 at 184x184 8.6 vs
+9.6 (onnxruntime 6.1), 96 -> 48 stride 2 at 96x96 3.4 vs 4.4 (2.6), PP-OCRv6 rec's 96 -> 48 stride 2
+at [6, 96, 24, 160] 7.9 vs 10.7."""
 
 
 def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
     shape = tuple(w.shape[2:]) == (3, 3) and tuple(stride) in ((1, 1), (2, 2)) and tuple(dil) == (1, 1) and groups == 1
-    few = w.shape[0] <= _DIRECT_MAX_OUT and w.shape[1] >= _TILES_MIN_CHANNELS
+    few = w.shape[0] <= _TILES_MAX_OUT and w.shape[1] >= _TILES_MIN_CHANNELS
     big = x.shape[0] * math.prod(w.shape) * outs[0] * outs[1] >= _TILES_MIN_MACS
     return shape and few and big and x.dtype == np.float32 and w.dtype == np.float32
 
