@@ -65,7 +65,7 @@ def run(variant, x, w, stride, pads, dilation):
 
 @pytest.mark.parametrize("variant", ["serial", "parallel"])
 @pytest.mark.parametrize("stride", [(1, 1), (2, 1), (2, 2), (1, 2)], ids=str)
-@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize("k", [3, 5, 7])
 @pytest.mark.parametrize("rows", [1, 2, 3, 6])
 def test_small_planes_match_numpy(variant, stride, k, rows):
     x = rng.standard_normal((2, 4, rows, 13)).astype(np.float32)
@@ -81,6 +81,9 @@ def test_small_planes_match_numpy(variant, stride, k, rows):
         ((3, 3), (2, 2), (2, 1), (2, 1)),  # dilated and strided
         ((5, 5), (3, 3), (1, 2), (1, 1)),  # three phases per axis
         ((1, 7), (1, 2), (0, 3), (1, 1)),  # 7 = a pass of 5 taps and two single taps
+        ((7, 7), (1, 1), (3, 3), (1, 1)),  # a row of 7 adjacent taps in one pass
+        ((7, 7), (1, 1), (1, 5), (1, 1)),  # the same, asymmetric padding
+        ((2, 7), (1, 1), (0, 3), (1, 2)),  # dilated: 5 + 1 + 1
         ((2, 4), (1, 1), (0, 1), (1, 2)),  # no pass of 3 or 5 fits a row of 2; 4 = 3 + 1
         ((3, 3), (1, 1), (0, 0), (1, 1)),  # no padding: every tap row reads the image
         ((5, 5), (1, 1), (4, 4), (1, 1)),  # padding wider than the plane: whole output rows of zeros

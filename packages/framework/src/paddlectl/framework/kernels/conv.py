@@ -238,6 +238,9 @@ def _plane_taps(ext, phases, w, o, rows, cols, sw, dw):
         ext[q] = 0
     for i in range(kh):
         e0, n, row = rows[i, 0], rows[i, 1], rows[i, 2]
+        if kw == 7 and sw == 1 and dw == 1:
+            _add_7_taps(ext, phases, w, o, i, e0, n, row + cols[0])
+            continue
         fives = kw - kw % 5
         threes = fives + 3 if kw - fives >= 3 else fives
         for j in range(0, fives, 5):
@@ -300,6 +303,21 @@ def _add_5_taps(ext, phases, w, o, i, j, e0, n, row, cols, sw, dw):
                 + d * phases[uint64(sd + q)]
                 + f * phases[uint64(sf + q)]
             )
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _add_7_taps(ext, phases, w, o, i, e0, n, start):
+    """A row of seven adjacent taps (stride and dilation 1) in one pass, from ``start``: a 7x7 kernel
+    in 7 passes over ``ext``, not 21 (5 + 1 + 1 a row). PP-OCRv6 det's [1, 96, 184, 184]: see
+    ``depthwise``."""
+    a, b, c, d = w[o, 0, i, 0], w[o, 0, i, 1], w[o, 0, i, 2], w[o, 0, i, 3]
+    f, g, h = w[o, 0, i, 4], w[o, 0, i, 5], w[o, 0, i, 6]
+    for q in range(n):
+        ext[uint64(e0 + q)] += (
+            a * phases[uint64(start + q)] + b * phases[uint64(start + q + 1)] + c * phases[uint64(start + q + 2)]
+            + d * phases[uint64(start + q + 3)] + f * phases[uint64(start + q + 4)]
+            + g * phases[uint64(start + q + 5)] + h * phases[uint64(start + q + 6)]
+        )  # fmt: skip
 
 
 # The gradients use the forward's phase planes at any stride: the input gradient runs the tap loop's
