@@ -22,15 +22,20 @@ from paddlectl.framework.kernels.cores import physical_cores
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+MAX_DEFAULT_WORKERS = 4
+"""The default's cap: each worker holds its own activations (a 736x736 detector input's are tens of
+MB per layer), so a many-core machine does not multiply the memory unasked; ``OCRSettings.workers``
+sets any count."""
+
 IN_FLIGHT_PER_WORKER = 2
 """Items submitted ahead per worker: enough that a worker never waits for the next image, few
 enough that a long stream is not read into memory at once."""
 
 
 def default_workers() -> int:
-    """One image at a time per physical core (a busy neighbour only slows a worker down: unlike a
-    parallel region, no worker waits for another)."""
-    return physical_cores()
+    """One image at a time per physical core, at most ``MAX_DEFAULT_WORKERS`` (a busy neighbour only
+    slows a worker down: unlike a parallel region, no worker waits for another)."""
+    return min(physical_cores(), MAX_DEFAULT_WORKERS)
 
 
 def map_ordered(system, fn: Callable[[object, Item], Result], items: Iterable[Item], workers: int) -> Iterator[Result]:
