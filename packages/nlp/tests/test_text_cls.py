@@ -19,20 +19,25 @@ from paddlectl.nlp.text_cls.base import read_text
 from paddlectl.nlp.text_cls.metric import ClassificationMetric, macro_f1
 from paddlectl.nlp.text_cls.task import TextClsTask
 
-ARCH = {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0}
+ARCHITECTURES = {
+    "CharCNN": {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0},
+    "FastText": {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn"},
+}  # fmt: skip
+ARCH = ARCHITECTURES["CharCNN"]
 
 
-def _config(root, output):
-    config = task_config("nlp.text_cls", root, output, ARCH, "CrossEntropyLoss", "acc")
+def _config(root, output, architecture=ARCH):
+    config = task_config("nlp.text_cls", root, output, architecture, "CrossEntropyLoss", "acc")
     config["Global"]["epochs"] = 3
     return config
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+@pytest.fixture(scope="module", params=list(ARCHITECTURES))
+def trained(request, tmp_path_factory):
+    """Each architecture trained, exported and served the same way."""
     root = tmp_path_factory.mktemp("text_cls")
     write_reviews(root / "corpus")
-    train_and_export(root, _config(root / "corpus", root / "run"))
+    train_and_export(root, _config(root / "corpus", root / "run", ARCHITECTURES[request.param]))
     return root
 
 

@@ -1,14 +1,12 @@
 """The fastText-style review classifier (``Architecture.name: FastText``): its n-gram features, its
-forward pass against NumPy, training and serving through ``paddlectl train / export / predict``, and
-the validation split that settings are chosen on."""
+forward pass against NumPy and the validation split that settings are chosen on (training and
+serving: test_text_cls.py runs it beside the CNN)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from _nlp_corpus import invoke, run_log, task_config, train_and_export, write_reviews
+from _nlp_corpus import task_config, write_reviews
 
 import paddlectl.framework as paddle
 from paddlectl.framework.errors import ConfigError
@@ -58,29 +56,6 @@ def test_bad_sizes_are_config_errors(key, value):
         FastText(vocab_size=10, num_classes=2, **{key: value})
     with pytest.raises(ConfigError, match="FastText.pooling must be mean or sqrtn"):
         FastText(vocab_size=10, num_classes=2, pooling="max")
-
-
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    root = tmp_path_factory.mktemp("fasttext")
-    write_reviews(root / "corpus")
-    train_and_export(root, _config(root / "corpus", root / "run"))
-    return root
-
-
-def test_training_lowers_the_loss_and_learns_the_marks(trained):
-    losses, evaluations = run_log(trained / "run")
-    assert len(losses) == 18 and np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3])
-    assert max(r["acc"] for r in evaluations) >= 0.9
-
-
-def test_the_export_serves_text_files(trained, tmp_path):
-    (tmp_path / "a.txt").write_text("这本书好棒\n", encoding="utf-8")
-    (tmp_path / "b.txt").write_text("东西差烂了", encoding="utf-8")
-    out = tmp_path / "pred.json"
-    result = invoke("predict", "-m", trained / "model", "-i", tmp_path / "a.txt", tmp_path / "b.txt", "--json", out)
-    assert result.exit_code == 0, result.output
-    assert [p["label"] for p in json.loads(out.read_text())["predictions"]] == ["positive", "negative"]
 
 
 def test_validation_is_a_part_of_the_training_items(tmp_path):
