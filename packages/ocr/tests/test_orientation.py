@@ -45,9 +45,6 @@ class _Scores:
     def __init__(self, scores) -> None:
         self.scores = np.array([scores], np.float32)
 
-    def model_metadata(self) -> dict:
-        return {"character": "0\n90\n180\n270"}
-
     def run(self, inputs):
         assert inputs[0].shape[1:] == (3, 224, 224)
         return [np.repeat(self.scores, len(inputs[0]), axis=0)]

