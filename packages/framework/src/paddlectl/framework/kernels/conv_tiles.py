@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import njit, parallel_kernel
+from . import gemm, njit, parallel_kernel
 from .gemm import LANES, _tile_intrinsic
 
 BAND_BYTES = 768 * 1024
@@ -39,14 +39,9 @@ def vectors_for(out_channels: int) -> int:
 
 
 def pack(w: np.ndarray, vectors: int) -> np.ndarray:
-    """[O, C, kh, kw] weights as [panels, 1 + C*kh*kw, vectors*LANES] float32: row 0 of each panel
-    the (zero) bias, then one row per (channel, tap), columns past O zero."""
-    o = w.shape[0]
-    width = vectors * LANES
-    k = w[0].size
-    padded = np.zeros((k + 1, -(-o // width) * width), np.float32)
-    padded[1:, :o] = w.reshape(o, k).T
-    return np.ascontiguousarray(padded.reshape(k + 1, -1, width).transpose(1, 0, 2))
+    """[O, C, kh, kw] weights as ``gemm.pack``'s panels ``vectors*LANES`` wide: one row per (channel,
+    tap) after the (zero) bias row, columns past O zero."""
+    return gemm.pack(w.reshape(w.shape[0], -1).T, width=vectors * LANES)
 
 
 @njit(cache=True, inline="always")

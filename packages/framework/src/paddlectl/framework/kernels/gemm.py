@@ -50,15 +50,15 @@ _F32 = ir.FloatType()
 _I64 = ir.IntType(64)
 
 
-def pack(weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-    """``weight`` [K, N] (and ``bias`` [N]) as [ceil(N / NR), K + 1, NR] float32: panel p holds
-    columns p*NR.. of the bias (row 0) and the weight (rows 1..K), zero-padded past N."""
+def pack(weight: np.ndarray, bias: np.ndarray | None = None, width: int = NR) -> np.ndarray:
+    """``weight`` [K, N] (and ``bias`` [N]) as [ceil(N / width), K + 1, width] float32: panel p holds
+    columns p*width.. of the bias (row 0) and the weight (rows 1..K), zero-padded past N."""
     k, n = weight.shape
-    padded = np.zeros((k + 1, -(-n // NR) * NR), np.float32)
+    padded = np.zeros((k + 1, -(-n // width) * width), np.float32)
     padded[1:, :n] = weight
     if bias is not None:
         padded[0, :n] = bias
-    return np.ascontiguousarray(padded.reshape(k + 1, -1, NR).transpose(1, 0, 2))
+    return np.ascontiguousarray(padded.reshape(k + 1, -1, width).transpose(1, 0, 2))
 
 
 def _data(context, builder, array_type, array):
