@@ -70,7 +70,7 @@ def to_tensor_like(value, like: Tensor | None = None) -> Tensor:
 def tensor_args(*values):
     """Tensors for a binary op: scalars take their dtype from the tensor beside them, and integer
     tensors meeting a float tensor become that float dtype (Paddle's promotion, not NumPy's float64)."""
-    if all(isinstance(v, Tensor) for v in values) and len({v._data.dtype for v in values}) == 1:
+    if all(isinstance(v, Tensor) for v in values) and len({v.dtype for v in values}) == 1:
         return values  # nothing to convert or promote: the common case, and a third of a small op's cost
     like = next((v for v in values if isinstance(v, Tensor)), None)
     tensors = tuple(to_tensor_like(v, like) for v in values)
