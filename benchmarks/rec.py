@@ -117,7 +117,8 @@ def _recbole(model_name: str, root: Path, settings: dict, python: str) -> tuple[
     spec = root / f"{model_name}.spec.json"
     spec.write_text(json.dumps({"model": model_name, "root": str(root), "settings": settings}), encoding="utf-8")
     # in the split's folder: RecBole writes log_tensorboard/ and saved/ into its working directory
-    subprocess.run([python, str(Path(__file__).resolve()), "--recbole-worker", str(spec)], check=True, cwd=root)
+    python = os.path.abspath(python) if os.sep in python else python
+    subprocess.run([python, os.path.abspath(__file__), "--recbole-worker", str(spec)], check=True, cwd=root)
     result = json.loads((root / f"{model_name}.result.json").read_text(encoding="utf-8"))
     return result["metrics"], (result["examples_per_cpu_s"], result["examples_per_s"])
 
