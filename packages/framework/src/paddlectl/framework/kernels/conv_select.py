@@ -19,6 +19,7 @@ convolution) and ``weight_grad``.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numba
 import numpy as np
@@ -142,6 +143,32 @@ Up to 64 outputs (16-channel panels) against columns + GEMM: 48 -> 64 stride 2 a
 at [6, 96, 24, 160] 7.9 vs 10.7."""
 
 
+class PerWeight:
+    """``make(w)`` per weight: kept for a read-only one (a loaded model's weights never change) until
+    it is dropped, made anew for a writeable one (eager weights change every step). ``id(w) in``
+    tells whether one is held."""
+
+    def __init__(self, make) -> None:
+        self._make, self._held = make, {}
+
+    def __contains__(self, key: int) -> bool:
+        return key in self._held
+
+    def __call__(self, w: np.ndarray):
+        held = self._held.get(id(w))
+        if held is not None and held[0]() is w:
+            return held[1]
+        value = self._make(w)
+        if not w.flags.writeable:
+            key = id(w)
+            self._held[key] = (weakref.ref(w, lambda _, key=key: self._held.pop(key, None)), value)
+        return value
+
+
+_TILE_PANELS = PerWeight(lambda w: conv_tiles.pack(w, conv_tiles.vectors_for(w.shape[0])))
+"""Each read-only weight packed for ``conv_tiles`` once (40-80 us a call for 48-64 outputs otherwise)."""
+
+
 def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
     shape = tuple(w.shape[2:]) == (3, 3) and tuple(stride) in ((1, 1), (2, 2)) and tuple(dil) == (1, 1) and groups == 1
     few = w.shape[0] <= _TILES_MAX_OUT and w.shape[1] >= _TILES_MIN_CHANNELS
@@ -165,8 +192,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
     if not keep_columns and _tiles_pay(x, w, stride, dil, groups, outs):
-        packed = conv_tiles.pack(w, conv_tiles.vectors_for(o))
-        return conv_tiles.conv2d(x, packed, o, w.shape[2:], stride, pads, outs), x
+        return conv_tiles.conv2d(x, _TILE_PANELS(w), o, w.shape[2:], stride, pads, outs), x
     if not keep_columns and _direct_pays(n, w.shape, stride, dil, groups, outs):
         return conv_direct(np.ascontiguousarray(x), np.ascontiguousarray(w), *stride, pads[0], pads[2], *outs), x
     if pointwise:

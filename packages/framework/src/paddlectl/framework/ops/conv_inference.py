@@ -11,15 +11,13 @@ None of these has a gradient: they serve predictors and loaded models, whose wei
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
-from ..kernels.conv_select import forward, threaded
+from ..kernels.conv_select import PerWeight, forward, threaded
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -61,23 +59,14 @@ def _tap_gemms(x, taps, pads, outs):
     return np.ascontiguousarray(out.reshape(o, oh, ow, n).transpose(3, 0, 1, 2))
 
 
-_TAP_MAJOR: dict[int, tuple] = {}
-"""id(weight) -> (a weak reference to it, its tap-major copy): one copy per read-only weight, shared
-by every input shape's lowering (a model fed many image sizes keeps one, not one per size), and
-dropped with the weight."""
+_TAP_MAJOR = PerWeight(lambda w: np.ascontiguousarray(w.transpose(2, 3, 0, 1)))
+"""Each read-only weight's tap-major copy, shared by every input shape's lowering (a model fed many
+image sizes keeps one, not one per size)."""
 
 
 def _tap_major(w: np.ndarray) -> np.ndarray:
-    """A conv weight as [kh, kw, O, C] (each tap's [O, C] matrix contiguous for its GEMM): kept for a
-    read-only weight (a loaded model's weights never change), made anew for a writeable one."""
-    held = _TAP_MAJOR.get(id(w))
-    if held is not None and held[0]() is w:
-        return held[1]
-    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))
-    if not w.flags.writeable:
-        key = id(w)
-        _TAP_MAJOR[key] = (weakref.ref(w, lambda _, key=key: _TAP_MAJOR.pop(key, None)), taps)
-    return taps
+    """A conv weight as [kh, kw, O, C] (each tap's [O, C] matrix contiguous for its GEMM)."""
+    return _TAP_MAJOR(w)
 
 
 def _lowered_forward(w_shape, stride, pads, dil, groups, outs):
