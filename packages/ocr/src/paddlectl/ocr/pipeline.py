@@ -25,6 +25,7 @@ from .db_postprocess import DBParams, boxes_from_probability
 from .geometry import homography, warp_perspective
 from .parallel import default_workers, map_ordered
 from .preprocess import det_input, det_size, letterbox, letterbox_pad, line_input, orientation_input
+from .rec.labels import softmax
 
 MAX_DET_PIXELS = 1 << 26
 """The largest detector input (64 Mpixel, about 800 MB as float32 planes): the detector scales an
@@ -81,8 +82,7 @@ def _probabilities(out: np.ndarray) -> np.ndarray:
     out = out.astype(np.float32)
     if np.all(out >= 0) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4):
         return out
-    e = np.exp(out - out.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    return softmax(out)
 
 
 def _predictor(path, threads: int):
