@@ -36,13 +36,18 @@ def test_ngram_ids_hash_each_window_and_leave_out_the_padding():
     assert (features[0, 5:] != 0).sum() == 2 + 1 and (features[1, 5:] >= 10).all()
 
 
-@pytest.mark.parametrize("pooling, power", [("mean", 1.0), ("sqrtn", 0.5)])
-def test_forward_pools_the_embeddings_of_the_features_then_linear(pooling, power):
-    model = FastText(vocab_size=10, num_classes=3, embed_dim=4, buckets=50, pooling=pooling)
+@pytest.mark.parametrize("pooling, power, hidden", [("mean", 1.0, 0), ("sqrtn", 0.5, 0), ("sqrtn", 0.5, 5)])
+def test_forward_pools_the_embeddings_of_the_features_then_linear(pooling, power, hidden):
+    model = FastText(vocab_size=10, num_classes=3, embed_dim=4, buckets=50, pooling=pooling, hidden=hidden)
+    model.eval()
     ids = np.array([[3, 4, 5, 0, 0], [6, 7, 8, 9, 1]], dtype=np.int64)
     features = model.ngram_ids(paddle.to_tensor(ids)).numpy()
     table, weight, bias = (p.numpy() for p in (model.embedding.weight, model.fc.weight, model.fc.bias))
     pooled = np.stack([table[row[row != 0]].sum(axis=0) / (row != 0).sum() ** power for row in features])
+    if hidden:  # a ReLU layer between the bag and the classes
+        layer = model.hidden[0]
+        pooled = np.maximum(pooled @ layer.weight.numpy() + layer.bias.numpy(), 0.0)
+        assert pooled.shape == (2, hidden)
     np.testing.assert_allclose(model(paddle.to_tensor(ids)).numpy(), pooled @ weight + bias, rtol=1e-5, atol=1e-6)
 
 
@@ -54,6 +59,9 @@ def test_unigrams_only_need_no_buckets():
 def test_bad_sizes_are_config_errors(key, value):
     with pytest.raises(ConfigError, match=f"FastText.{key} must be a positive integer"):
         FastText(vocab_size=10, num_classes=2, **{key: value})
+    for hidden in (-1, 2.0, True):
+        with pytest.raises(ConfigError, match=r"FastText.hidden must be a width >= 0 \(0: no hidden layer\)"):
+            FastText(vocab_size=10, num_classes=2, hidden=hidden)
     with pytest.raises(ConfigError, match="FastText.pooling must be mean or sqrtn"):
         FastText(vocab_size=10, num_classes=2, pooling="max")
 
@@ -85,5 +93,26 @@ def test_the_shipped_config_builds_its_model():
     config = load_config(Path(__file__).parents[1] / "configs" / "text_cls_fasttext.yml")
     task = TextClsTask()
     task.check_config(config)
-    assert isinstance(task.build_model(config), FastText)
+    model = task.build_model(config)
+    assert isinstance(model, FastText) and model.hidden is not None
     assert task.input_spec(config)[0].shape[1] == 384
+
+
+def test_onnx_export_is_refused_naming_the_hash_op(tmp_path):
+    """ONNX has no hashing operator (XXH64 of each n-gram's row), so the bag of n-grams exports only to
+    the native format; every other op of the model has an ONNX form, so ``hash`` alone is named and
+    the characters-only bag exports and runs in onnxruntime."""
+    from paddlectl.framework import jit
+    from paddlectl.framework.errors import ConversionError
+    from paddlectl.framework.static.input_spec import InputSpec
+
+    model = FastText(vocab_size=10, num_classes=2, embed_dim=4, buckets=50, pooling="sqrtn")
+    with pytest.raises(ConversionError, match=r"op\(s\) \['hash'\] have no ONNX form") as refused:
+        jit.save(model, tmp_path / "fasttext", input_spec=[InputSpec([None, 6], "int64", "input_ids")], format="onnx")
+    assert "\n" not in str(refused.value) and not (tmp_path / "fasttext.onnx").exists()
+    unigrams = FastText(vocab_size=10, num_classes=2, embed_dim=4, max_ngram=1, pooling="sqrtn")
+    jit.save(unigrams, tmp_path / "unigrams", input_spec=[InputSpec([None, 6], "int64", "input_ids")], format="onnx")
+    ort = pytest.importorskip("onnxruntime", reason="runs the exported characters-only bag")
+    ids = np.array([[3, 4, 5, 0, 0, 0], [6, 7, 8, 9, 1, 2]], dtype=np.int64)
+    (served,) = ort.InferenceSession(str(tmp_path / "unigrams.onnx")).run(None, {"input_ids": ids})
+    np.testing.assert_allclose(served, unigrams(paddle.to_tensor(ids)).numpy(), rtol=1e-5, atol=1e-6)

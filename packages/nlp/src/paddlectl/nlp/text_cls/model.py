@@ -51,7 +51,9 @@ class FastText(nn.Layer):
     n-grams are formed inside the model and it serves the character ids the task's table gives, like
     the CNN. Windows that reach into the padding are left out. ``pooling``: the sum over the count of
     features (``mean``), or over its square root (``sqrtn``: a long text's bag weighs more, as an
-    L2-normalised term-frequency vector does)."""
+    L2-normalised term-frequency vector does). ``hidden`` > 0 puts a ReLU layer of that width (and
+    the dropout) between the bag and the linear layer: with two classes the bag alone is a linear
+    model of the n-gram counts, as the baseline's, and the layer lets n-grams interact."""
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class FastText(nn.Layer):
         buckets: int = 200_000,
         dropout: float = 0.0,
         pooling: str = "mean",
+        hidden: int = 0,
     ) -> None:
         super().__init__()
         if pooling not in ("mean", "sqrtn"):
@@ -70,29 +73,34 @@ class FastText(nn.Layer):
         for label, value in (("embed_dim", embed_dim), ("max_ngram", max_ngram), ("buckets", buckets)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
+            raise ConfigError(f"FastText.hidden must be a width >= 0 (0: no hidden layer), got {hidden!r}")
         self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
         self.embedding = nn.Embedding(vocab_size + (buckets if max_ngram > 1 else 0), embed_dim, padding_idx=0)
         self.dropout = nn.Dropout(dropout)
-        self.fc = nn.Linear(embed_dim, num_classes)
+        self.hidden = nn.Sequential(nn.Linear(embed_dim, hidden), nn.ReLU(), nn.Dropout(dropout)) if hidden else None
+        self.fc = nn.Linear(hidden or embed_dim, num_classes)
 
     def ngram_ids(self, input_ids):
         """[batch, features]: the character ids, then each n-gram's bucket row (0 where the window
-        ends in padding: padding only ever follows the text)."""
+        ends in padding: padding only ever follows the text). Ids are never negative, so ``> 0``
+        tests for padding (``greater_than`` has an ONNX form, ``not_equal`` not)."""
         length = input_ids.shape[1]
         features = [input_ids]
         for n in range(2, min(self.max_ngram, length) + 1):
             windows = paddle.stack([input_ids[:, i : length - n + 1 + i] for i in range(n)], axis=2)
             rows = hash_rows(windows.reshape([-1, n]), self.buckets).reshape([-1, length - n + 1])
-            inside = (input_ids[:, n - 1 :] != 0).astype("int64")
+            inside = (input_ids[:, n - 1 :] > 0).astype("int64")
             features.append((rows + self.vocab_size) * inside)
         return paddle.concat(features, axis=1)
 
     def forward(self, input_ids):
         ids = self.ngram_ids(input_ids)
-        counts = (ids != 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
+        counts = (ids > 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
         scale = counts.sqrt() if self.pooling == "sqrtn" else counts
         pooled = self.embedding(ids).sum(axis=1) / scale  # the padding row is zero and stays so
-        return self.fc(self.dropout(pooled))
+        pooled = self.dropout(pooled)
+        return self.fc(pooled if self.hidden is None else self.hidden(pooled))
 
 
 class EncoderClassifier(nn.Layer):
