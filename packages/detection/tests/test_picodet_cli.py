@@ -1,6 +1,7 @@
 """``paddlectl train / export / predict / eval`` on det.picodet over a tiny generated set, end to end."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,17 @@ def _predict(model: Path, images: Path, out: Path, *flags) -> list[dict]:
     result = _invoke("predict", "-m", model, "-i", images, "--json", out, *flags)
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text())["predictions"]
+
+
+def test_the_shipped_cosine_schedule_spans_the_whole_run_it_documents():
+    """The learning rate reaches its end with the last step of the documented run (2,000 scenes,
+    batches of 16): a T_max left from another run length stops the decay half-way or restarts it."""
+    text = CONFIG.read_text(encoding="utf-8")
+    config = yaml.safe_load(text)
+    scenes = int(re.search(r"det synth --out \S+/train --n (\d+)", text).group(1))
+    steps = config["Global"]["epochs"] * (scenes // config["Train"]["loader"]["batch_size"])
+    assert config["Train"]["loader"]["drop_last"] is True
+    assert config["Optimizer"]["lr"]["T_max"] == steps
 
 
 def test_train_logs_coco_ap_and_per_class_ap(trained):
