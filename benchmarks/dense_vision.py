@@ -14,13 +14,16 @@ classes, corners within 0.01 px) or the section fails. Latency: median over ``RU
 warm-up, engines interleaved for ``ROUNDS`` rounds, the round with the middle median shown; the
 ratio is ours over theirs.
 
-"segmenter": PP-LiteSeg trained on generated scenes (``paddlectl seg synth``; 400 training scenes,
-100 held-out ones from another seed, 128 px, 3 epochs), its mIoU on the held-out scenes through the
-exported model, and batch-1 latency against the same network and weights in PyTorch (one thread).
+"segmenter": U-Net trained on generated scenes (``paddlectl seg synth``; 2000 training scenes,
+100 held-out ones from another seed, 128 px, the config's epochs), its mIoU on the held-out scenes
+through the exported model and its training CPU time.
+
+"pp_liteseg": PP-LiteSeg trained the same way on 400 scenes for 3 epochs, its mIoU, and batch-1
+latency against the same network and weights in PyTorch (one thread).
 
 "detector": det.picodet trained on generated scenes (``paddlectl det synth``; 2000 training scenes,
-300 held-out ones from another seed, 192 px), its COCO AP50 on the held-out scenes through the
-exported model, and its training step time.
+300 held-out ones from another seed, 192 px) for the shipped config's epochs, its COCO AP50 on the
+held-out scenes through the exported model, its training CPU time and step time.
 """
 
 from __future__ import annotations
@@ -110,22 +113,18 @@ def layout() -> dict:
 
 
 SEG_WORK = ROOT / "output" / "dense_vision_seg"
-SEG_SCENES = {"train": (400, 0), "val": (100, 1)}  # split: (scenes, seed); another seed: disjoint scenes
-SEG_SIZE, SEG_EPOCHS = 128, 3
+SEG_VAL = (100, 1)  # held-out (scenes, seed); another seed than training's 0: disjoint scenes
+SEG_SIZE = 128
 
 
-def segmenter() -> dict:
-    """PP-LiteSeg (``packages/seg/configs/pp_liteseg_scenes.yml`` at 128 px) trained on generated
-    scenes, its mIoU on held-out scenes through the exported model's Predictor (as ``paddlectl eval``
-    measures it), and batch-1 latency of that Predictor against the same network and weights in
-    PyTorch eager (``_torch_seg.py``), both on one thread. A finished run under ``SEG_WORK`` (all
-    ``SEG_EPOCHS`` done) is reused; delete the directory to train again."""
-    import torch
+def _seg_run(config_file: str, work: Path, train_scenes: int, epochs: int | None = None):
+    """Train ``packages/seg/configs/<config_file>`` at ``SEG_SIZE`` px on ``train_scenes`` generated
+    scenes for ``epochs`` (the config's when None) on one thread, or reuse a finished run under
+    ``work``; score its best checkpoint on the ``SEG_VAL`` held-out scenes through the exported
+    model's Predictor (as ``paddlectl eval`` measures it). Returns the figures and what the caller
+    may time further: ``(result, task, config, predictor, first preprocessed input)``."""
     import yaml
-    from _torch_seg import PPLiteSeg as TorchPPLiteSeg
-    from _torch_seg import load_paddlectl_weights
 
-    from paddlectl.framework.hapi.checkpoint_dir import model_weights
     from paddlectl.framework.hapi.export import export
     from paddlectl.framework.hapi.task import compute_metrics
     from paddlectl.framework.hapi.trainer import train
@@ -134,27 +133,26 @@ def segmenter() -> dict:
     from paddlectl.seg.synth import FILE_LIST, generate_seg_set
     from paddlectl.seg.task import SemanticSegTask
 
-    for split, (n, seed) in SEG_SCENES.items():
-        if not (SEG_WORK / split / FILE_LIST).is_file():
-            generate_seg_set(SEG_WORK / split, n, seed=seed, image_size=(SEG_SIZE, SEG_SIZE))
-    config = yaml.safe_load((ROOT / "packages/seg/configs/pp_liteseg_scenes.yml").read_text(encoding="utf-8"))
-    config["Global"].update(epochs=SEG_EPOCHS, output_dir=str(SEG_WORK / "run"))
-    config["Train"]["dataset"]["dataset_root"] = str(SEG_WORK / "train")
-    config["Train"]["dataset"]["transforms"][1]["RandomPaddingCrop"]["crop_size"] = [SEG_SIZE, SEG_SIZE]
-    config["Eval"]["dataset"]["dataset_root"] = str(SEG_WORK / "val")
+    for split, (n, seed) in {"train": (train_scenes, 0), "val": SEG_VAL}.items():
+        if not (work / split / FILE_LIST).is_file():
+            generate_seg_set(work / split, n, seed=seed, image_size=(SEG_SIZE, SEG_SIZE))
+    config = yaml.safe_load((ROOT / "packages/seg/configs" / config_file).read_text(encoding="utf-8"))
+    epochs = epochs or config["Global"]["epochs"]
+    config["Global"].update(epochs=epochs, output_dir=str(work / "run"))
+    config["Train"]["dataset"]["dataset_root"] = str(work / "train")
+    for step in config["Train"]["dataset"]["transforms"]:
+        if "RandomPaddingCrop" in step:
+            step["RandomPaddingCrop"]["crop_size"] = [SEG_SIZE, SEG_SIZE]
+    config["Eval"]["dataset"]["dataset_root"] = str(work / "val")
     config["Export"]["input_shape"] = [3, SEG_SIZE, SEG_SIZE]
-    task, run = SemanticSegTask(), SEG_WORK / "run"
-    start = time.perf_counter()
-    finished = (run / "latest" / "state.json").is_file() and json.loads(
-        (run / "latest" / "state.json").read_text(encoding="utf-8")
-    )["epoch"] == SEG_EPOCHS
-    if not finished:
+    task, run = SemanticSegTask(), work / "run"
+    start, cpu = time.perf_counter(), time.process_time()
+    state = run / "latest" / "state.json"
+    if not (state.is_file() and json.loads(state.read_text(encoding="utf-8"))["epoch"] == epochs):
         train(task, config, progress=False)
-    train_s = time.perf_counter() - start
-    best = run / "best"
-    export(task, config, best, SEG_WORK / "model")  # always from this run's best (a model left there may be older)
-    torch.set_num_threads(1)
-    served = Config(str(SEG_WORK / "model"))
+    train_s, train_cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    export(task, config, run / "best", work / "model")  # always from this run's best (a model left there may be older)
+    served = Config(str(work / "model"))
     served.set_cpu_math_library_num_threads(1)
     predictor = Predictor(served)
     pre = task.preprocess_config(config)
@@ -162,24 +160,51 @@ def segmenter() -> dict:
     outputs = [predictor.run(task.preprocess(pre, [path]))[0] for path, _ in samples]
     labels = np.stack([label for _, label in samples])
     metrics = compute_metrics(task, config, [np.concatenate(outputs)], labels)
+    trained = train_s > 1
+    result = {
+        "config": config_file, "train_scenes": train_scenes, "val_scenes": SEG_VAL[0], "size": SEG_SIZE,
+        "epochs": epochs, "train_s": train_s if trained else None, "train_cpu_s": train_cpu_s if trained else None,
+        "miou": metrics["miou"], "acc": metrics["acc"], "kappa": metrics["kappa"], "mdice": metrics["mdice"],
+        "class_iou": {k[4:]: v for k, v in metrics.items() if k.startswith("iou_")},
+    }  # fmt: skip
+    print(f"{config['Architecture']['name']} on {SEG_SIZE}px scenes, {epochs} epochs of {train_scenes}: "
+          f"mIoU {metrics['miou']:.3f} on {len(samples)} held-out scenes (acc {metrics['acc']:.3f}, kappa {metrics['kappa']:.3f})")  # fmt: skip
+    if trained:
+        print(f"training: {train_cpu_s / 60:.1f} CPU-minutes, {train_s / 60:.1f} minutes wall")
+    print("class IoU: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_iou"].items()))
+    return result, task, config, predictor, task.preprocess(pre, [samples[0][0]])
+
+
+def segmenter() -> dict:
+    """The segmenter of the issue's accuracy goal: U-Net (``packages/seg/configs/unet_scenes.yml``,
+    its epochs) on 2000 generated scenes, scored on the held-out ones (see ``_seg_run``). A finished
+    run under ``SEG_WORK/unet`` is reused; delete it to train again."""
+    return _seg_run("unet_scenes.yml", SEG_WORK / "unet", 2000)[0]
+
+
+def pp_liteseg() -> dict:
+    """PP-LiteSeg (``packages/seg/configs/pp_liteseg_scenes.yml``) on 400 generated scenes for 3
+    epochs, scored as ``segmenter``, and batch-1 latency of its Predictor against the same network
+    and weights in PyTorch eager (``_torch_seg.py``), both on one thread. A finished run under
+    ``SEG_WORK`` is reused; delete the directory to train again."""
+    import torch
+    from _torch_seg import PPLiteSeg as TorchPPLiteSeg
+    from _torch_seg import load_paddlectl_weights
+
+    from paddlectl.framework.hapi.checkpoint_dir import model_weights
+
+    result, task, config, predictor, x = _seg_run("pp_liteseg_scenes.yml", SEG_WORK, 400, epochs=3)
+    torch.set_num_threads(1)
     arch = {k: v for k, v in config["Architecture"].items() if k not in ("name", "num_classes")}
-    weights = {k.removeprefix("net."): np.asarray(v) for k, v in model_weights(best).items()}
+    weights = {k.removeprefix("net."): np.asarray(v) for k, v in model_weights(SEG_WORK / "run" / "best").items()}
     net = load_paddlectl_weights(TorchPPLiteSeg(config["Architecture"]["num_classes"], **arch), weights)
-    x = task.preprocess(pre, [samples[0][0]])
     with torch.no_grad():
         tensor = torch.from_numpy(x[0])
         diff = float(np.abs(net(tensor).numpy() - predictor.run(x)[0]).max())
         latency = _interleaved({"ours": lambda: predictor.run(x), "torch": lambda: net(tensor)})
-    result = {
-        "train_scenes": SEG_SCENES["train"][0], "val_scenes": SEG_SCENES["val"][0], "size": SEG_SIZE,
-        "epochs": SEG_EPOCHS, "train_s": train_s if train_s > 1 else None, "miou": metrics["miou"],
-        "acc": metrics["acc"], "kappa": metrics["kappa"], "mdice": metrics["mdice"],
-        "class_iou": {k[4:]: v for k, v in metrics.items() if k.startswith("iou_")},
-        "latency": latency, "ratio": latency["ours"]["median_ms"] / latency["torch"]["median_ms"], "max_abs_diff": diff,
-    }  # fmt: skip
-    print(f"PP-LiteSeg on {SEG_SIZE}px scenes, {SEG_EPOCHS} epochs of {SEG_SCENES['train'][0]}: mIoU {metrics['miou']:.3f} "
-          f"on {len(samples)} held-out scenes (acc {metrics['acc']:.3f}, kappa {metrics['kappa']:.3f})")  # fmt: skip
-    print("class IoU: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_iou"].items()))
+    result.update(
+        latency=latency, ratio=latency["ours"]["median_ms"] / latency["torch"]["median_ms"], max_abs_diff=diff
+    )
     print(f"batch 1, one thread: ours {latency['ours']['median_ms']:.1f} ms, torch {latency['torch']['median_ms']:.1f} ms "
           f"(ratio {result['ratio']:.2f}; outputs within {diff:.1e})")  # fmt: skip
     return result
@@ -187,17 +212,17 @@ def segmenter() -> dict:
 
 DET_WORK = ROOT / "output" / "dense_vision_det"
 DET_SCENES = {"train": (2000, 0), "val": (300, 1)}  # split: (scenes, seed)
-DET_SIZE, DET_EPOCHS, DET_BATCH = 192, 5, 16
+DET_SIZE, DET_BATCH = 192, 16
 
 
 def detector() -> dict:
     """det.picodet (``packages/detection/configs/picodet_lcnet_scenes.yml``) trained on generated
-    scenes for ``DET_EPOCHS`` epochs on one thread, its COCO AP50 (pycocotools) on held-out scenes
-    through the exported model's Predictor and NMS after it (as ``paddlectl eval`` measures), and
-    the median training step time from its log; then one network training step (forward, a squared
-    loss on the raw outputs, backward, AdamW) on the same batch, ours against the same architecture
-    in PyTorch (``_torch_picodet.py``), both on one thread. A trained run under ``DET_WORK`` is
-    reused; delete it to train again."""
+    scenes for the config's epochs on one thread (CPU time: this process's), its COCO AP50
+    (pycocotools) on held-out scenes through the exported model's Predictor and NMS after it (as
+    ``paddlectl eval`` measures), and the median training step time from its log; then one network
+    training step (forward, a squared loss on the raw outputs, backward, AdamW) on the same batch,
+    ours against the same architecture in PyTorch (``_torch_picodet.py``), both on one thread. A
+    trained run under ``DET_WORK`` is reused; delete it to train again."""
     import torch
     import yaml
     from _torch_picodet import TorchPicoDet
@@ -215,16 +240,20 @@ def detector() -> dict:
         if not (DET_WORK / split / ANNOTATIONS).is_file():
             generate_scenes(DET_WORK / split, n, seed=seed, image_size=(DET_SIZE, DET_SIZE))
     config = yaml.safe_load((ROOT / "packages/detection/configs/picodet_lcnet_scenes.yml").read_text(encoding="utf-8"))
-    steps = DET_EPOCHS * (DET_SCENES["train"][0] // DET_BATCH)
-    config["Global"].update(epochs=DET_EPOCHS, eval_interval=DET_EPOCHS, output_dir=str(DET_WORK / "run"))
-    config["Optimizer"]["lr"]["T_max"] = steps
+    epochs = config["Global"]["epochs"]
+    steps = epochs * (DET_SCENES["train"][0] // DET_BATCH)
+    if config["Optimizer"]["lr"]["T_max"] != steps:
+        raise SystemExit(
+            f"detector: the config's cosine T_max must be its {steps} steps, so the schedule ends with the run"
+        )
+    config["Global"].update(eval_interval=epochs, output_dir=str(DET_WORK / "run"))
     for split, name in (("Train", "train"), ("Eval", "val")):
         config[split]["dataset"]["dataset_dir"] = str(DET_WORK / name)
     task, best = PicoDetTask(), DET_WORK / "run" / "best"
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     if not best.is_dir():
         train(task, config, progress=False)
-    train_s = time.perf_counter() - start
+    train_s, train_cpu_s = time.perf_counter() - start, time.process_time() - cpu
     log = [json.loads(line) for line in (DET_WORK / "run" / "metrics.jsonl").read_text().splitlines()]
     rates = [r["samples_per_s"] for r in log if r["kind"] == "train"]
     if not (DET_WORK / "model").is_dir():
@@ -258,14 +287,17 @@ def detector() -> dict:
     step = _interleaved({"ours": ours_step, "torch": theirs_step})
     result = {
         "train_scenes": DET_SCENES["train"][0], "val_scenes": DET_SCENES["val"][0], "size": DET_SIZE,
-        "epochs": DET_EPOCHS, "steps": steps, "network_step": step,
+        "epochs": epochs, "steps": steps, "network_step": step,
         "network_step_ratio": step["ours"]["median_ms"] / step["torch"]["median_ms"], "train_s": train_s if train_s > 1 else None,
+        "train_cpu_s": train_cpu_s if train_s > 1 else None,
         "step_s": DET_BATCH / float(np.median(rates)) if rates else None,
         **{k: metrics[k] for k in ("bbox_ap", "bbox_ap50", "bbox_ap75")},
         "class_ap": {k[3:]: v for k, v in metrics.items() if k.startswith("ap_")},
     }  # fmt: skip
-    print(f"PicoDet (LCNet 0.5x) on {DET_SIZE}px scenes, {DET_EPOCHS} epochs of {DET_SCENES['train'][0]}: "
+    print(f"PicoDet (LCNet 0.5x) on {DET_SIZE}px scenes, {epochs} epochs of {DET_SCENES['train'][0]}: "
           f"AP50 {metrics['bbox_ap50']:.3f}, AP {metrics['bbox_ap']:.3f} on {len(samples)} held-out scenes")  # fmt: skip
+    if result["train_cpu_s"] is not None:
+        print(f"training: {train_cpu_s / 60:.1f} CPU-minutes, {train_s / 60:.1f} minutes wall")
     print("class AP: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_ap"].items()))
     if result["step_s"] is not None:
         print(f"training step with the loss (batch {DET_BATCH}): median {result['step_s']:.2f} s")
@@ -274,7 +306,7 @@ def detector() -> dict:
     return result
 
 
-SECTIONS = {"layout": layout, "segmenter": segmenter, "detector": detector}
+SECTIONS = {"layout": layout, "segmenter": segmenter, "pp_liteseg": pp_liteseg, "detector": detector}
 
 
 def main() -> None:
