@@ -10,6 +10,7 @@ import paddlectl.framework as paddle
 from paddlectl.framework.core.op import REGISTRY
 from paddlectl.framework.errors import DTypeError, ShapeError
 from paddlectl.framework.jit import InputSpec, to_static
+from paddlectl.framework.static import executor as executor_module
 from paddlectl.framework.static import parse_program
 from paddlectl.framework.static.executor import Executor
 
@@ -50,6 +51,11 @@ def test_each_feed_shape_is_checked_once_and_respecialised():
         x = np.arange(rows * 4, dtype="float32").reshape(rows, 4) - 5
         np.testing.assert_array_equal(executor.run([x])[0], np.maximum(x.reshape(rows, 2, 2), 0))
     assert seen == [{"N": 1}, {"N": 3}]
+    # the straight-line run of a new size reuses the text compiled for the first one
+    compiled = executor_module._compiled.cache_info()
+    executor.run([np.zeros((7, 4), "float32")])
+    executor.run([np.zeros((7, 4), "float32")])
+    assert executor_module._compiled.cache_info().misses == compiled.misses
     with pytest.raises(DTypeError, match="expected dtype float32"):
         executor.run([np.zeros((1, 4))])
     with pytest.raises(ShapeError, match="expected shape"):

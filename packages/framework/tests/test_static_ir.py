@@ -45,6 +45,10 @@ def test_symbolic_dims_are_canonical_and_evaluate():
         symbolic.evaluate("N*2", {})
     with pytest.raises(ValueError, match="unsupported"):
         symbolic.simplify("N**2")
+    for text in ("N**2", "N+", "f(N)", "N/2"):  # evaluated from a tree built once per text
+        with pytest.raises(ValueError, match="unsupported"):
+            symbolic.evaluate(text, {"N": 4})
+    assert symbolic.evaluate("-(N-7)//2", {"N": np.int64(2)}) == 2  # NumPy sizes bind too
 
 
 def test_walk_uses_and_rewrite_then_verify():

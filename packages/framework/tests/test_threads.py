@@ -188,3 +188,18 @@ def test_every_kernel_releases_the_gil():
     assert len(found) > 50
     holding = [f"{name}.{d.__name__}" for name, d in found if not d.targetoptions.get("nogil")]
     assert not holding, f"kernels holding the GIL: {holding}"
+
+
+def test_a_run_inside_a_run_does_not_wait_for_itself(monkeypatch):
+    """Before the first parallel kernel picks Numba's threading layer, runs take turns on a lock; a
+    run that calls another predictor (or the cap again) from inside one must not deadlock."""
+    import threading
+
+    from paddlectl.framework.inference import threads
+
+    monkeypatch.setattr(threads, "layer_is_thread_safe", lambda: False)
+    result = []
+    worker = threading.Thread(target=lambda: result.append(threads.call_limited(1, threads.call_limited, 1, int, "7")))
+    worker.start()
+    worker.join(timeout=10)
+    assert result == [7]

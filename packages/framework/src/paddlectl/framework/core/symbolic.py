@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import operator
 import re
 
 from ..errors import ShapeError
@@ -199,30 +200,47 @@ def evaluate(dim, bindings: dict[str, int]) -> int:
     """The value of a dim once its symbols are bound; ShapeError names an unbound symbol."""
     if isinstance(dim, int):
         return dim
+    return _evaluator(str(dim))(bindings)
 
-    def run(node) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
+
+
+@functools.lru_cache(maxsize=4096)
+def _evaluator(text: str):
+    """``value(bindings)`` for one dim's text, built from its syntax tree once: a predictor plans
+    every new input shape by evaluating each value's dims (thousands a plan), and parsing each
+    time was a third of a PP-OCR recogniser's planning."""
+
+    def build(node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            value = node.value
+            return lambda bindings: value
         if isinstance(node, ast.Name):
-            if node.id not in bindings:
-                raise ShapeError(
-                    f"symbolic dim {dim!r}: symbol {node.id!r} is not bound by any input; "
-                    f"known symbols: {sorted(bindings)}"
-                )
-            return bindings[node.id]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-            v = run(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp):
-            a, b = run(node.left), run(node.right)
-            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
-            if isinstance(node.op, ast.FloorDiv):
-                return a // b
-            if type(node.op) in ops:
-                return ops[type(node.op)]
-        raise ShapeError(f"symbolic dim {dim!r}: unsupported expression")
+            name = node.id
 
-    return run(ast.parse(str(dim), mode="eval").body)
+            def bound(bindings):
+                if name not in bindings:
+                    raise ShapeError(
+                        f"symbolic dim {text!r}: symbol {name!r} is not bound by any input; "
+                        f"known symbols: {sorted(bindings)}"
+                    )
+                return bindings[name]
+
+            return bound
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            operand, sign = build(node.operand), -1 if isinstance(node.op, ast.USub) else 1
+            return lambda bindings: sign * operand(bindings)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            left, right, op = build(node.left), build(node.right), _BINARY[type(node.op)]
+            return lambda bindings: op(left(bindings), right(bindings))
+        raise ShapeError(f"symbolic dim {text!r}: unsupported expression")
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise ShapeError(f"symbolic dim {text!r}: unsupported expression") from None
+    return build(tree.body)
 
 
 def check_name(name: str) -> str:

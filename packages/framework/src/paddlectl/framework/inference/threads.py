@@ -21,7 +21,7 @@ from ..kernels import layer_is_thread_safe, set_serial
 from ..kernels.blas import BLAS_CAP
 from ..kernels.cores import free_cores, physical_cores
 
-_WORKQUEUE_LOCK = threading.Lock()
+_WORKQUEUE_LOCK = threading.RLock()  # re-entrant: a run may call another predictor
 
 SMALL_MODEL_BYTES = 1 << 20
 """Below this much weight a model runs on one thread by default: its kernels are too small to gain
