@@ -162,3 +162,19 @@ def test_lowered_conv_equals_eager(kwargs):
     for _ in range(2):
         np.testing.assert_allclose(static(x).numpy(), conv(x).numpy(), rtol=1e-6, atol=1e-6)
     assert REGISTRY["conv2d"].lower is not None
+
+
+def test_planning_leaves_the_cycle_collector_as_it_found_it():
+    import gc
+
+    text = '%x: f32[N,4] = input "x"\n%1: f32[N,4] = relu(%x)\nreturn %1\n'
+    executor = Executor(parse_program(text, {}))
+    was = gc.isenabled()
+    try:
+        for enabled, rows in ((True, 1), (False, 2), (True, 3)):
+            gc.enable() if enabled else gc.disable()
+            executor.run([np.ones((rows, 4), "float32")])  # plans (collector paused)
+            executor.run([np.ones((rows, 4), "float32")])  # builds the straight line (paused too)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
