@@ -3,9 +3,10 @@ predictor clones), compile report and memory plans.
 
 ``Config.switch_ir_optim(False)`` runs the program as saved; otherwise every pass runs except
 those ``Config.delete_pass`` named (Paddle's pass names are accepted too). The memory plan is
-made once per input shape (per binding of the symbolic dims): at load time for a fixed-shape
-(re-specialised) model, before the first run of each new shape otherwise (the executor asks when
-it first sees a feed shape), so ``predictor.memory_plan(shapes)`` answers before anything runs.
+made once per input shape (per binding of the symbolic dims) when asked for: at load time for a
+fixed-shape (re-specialised) model, at the first ``predictor.memory_plan(shapes)`` otherwise, which
+answers before anything runs. Runs do not wait for it (it was ~6 ms of each new shape's planning
+for PP-OCRv6's recogniser, which sees a new line width at nearly every call).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class OptimizedModel:
         self._plans: dict[tuple, MemoryPlan] = {}
         self._lock = threading.Lock()
         free_dead = memory_optim or self.planner is not None
-        self.executor = Executor(self.program, free_dead=free_dead, on_bind=self.plan)
+        self.executor = Executor(self.program, free_dead=free_dead)
 
     @property
     def planner(self):

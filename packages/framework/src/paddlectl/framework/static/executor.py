@@ -137,13 +137,11 @@ _MAX_SPECIALISATIONS = 64
 
 class Executor:
     """Runs one program; thread-safe (each run has its own frame), weights shared read-only and read
-    when the executor is made. ``on_bind(bindings)`` is called once per new feed signature, before
-    its first run (a predictor plans memory there)."""
+    when the executor is made."""
 
-    def __init__(self, program: Program, free_dead: bool = False, on_bind: Callable | None = None) -> None:
+    def __init__(self, program: Program, free_dead: bool = False) -> None:
         self.program = program
         self.free_dead = free_dead
-        self._on_bind = on_bind
         values = list(program.values())
         self._slot = {id(v): i for i, v in enumerate(values)}
         self._none = len(values)  # the slot of an absent optional input, always None
@@ -298,8 +296,6 @@ class Executor:
         a result nothing reads, has type None: the lowering need not compute the latter); kept per
         feed signature."""
         bindings = bind_inputs(self.program, feeds)
-        if self._on_bind is not None:
-            self._on_bind(bindings)
         sizes: dict = {}
 
         def concrete(value: Value) -> tuple | None:
