@@ -128,6 +128,8 @@ POOLS = [
     ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1, exclusive=False)),
     ("adaptive_avg_pool2d", dict(output_size=1)),
     ("max_pool2d", dict(kernel_size=2, stride=2, data_format="NHWC")),
+    ("max_pool2d", dict(kernel_size=2, stride=1, padding="SAME")),  # PP-HGNetV2's stem: its own kernel
+    ("max_pool2d", dict(kernel_size=2, stride=1, padding=[0, 1, 0, 1])),
 ]
 
 
@@ -140,6 +142,16 @@ def test_lowered_pooling_equals_eager(name, kwargs):
     for _ in range(2):  # the first run specialises, the second runs the prepared callable
         np.testing.assert_array_equal(static(paddle.to_tensor(x)).numpy(), pool(paddle.to_tensor(x), **kwargs).numpy())
     assert REGISTRY["max_pool2d"].lower and REGISTRY["avg_pool2d"].lower
+
+
+@pytest.mark.parametrize("shape", [(3, 7, 9), (2, 1, 5), (2, 4, 1), (1, 1, 1)])
+def test_the_same_padded_2x2_pooling_kernel_equals_the_general_one_nans_included(shape):
+    from paddlectl.framework.kernels.pool import max_pool_values, max_pool_values_2x2_same
+
+    x = np.random.default_rng(1).standard_normal(shape).astype("float32")
+    x.flat[:: max(1, x.size // 5)] = np.nan  # in first rows/columns and elsewhere: which one wins is the rule
+    expected = max_pool_values(x, shape[1], shape[2], 2, 2, 1, 1, 0, 0)
+    np.testing.assert_array_equal(max_pool_values_2x2_same(x), expected)
 
 
 CONVS = [

@@ -22,6 +22,7 @@ from ..kernels.pool import (
     max_pool_2x2,
     max_pool_grad,
     max_pool_values,
+    max_pool_values_2x2_same,
 )
 from ._window import as_tuple, normalize_padding, out_size, resolve_padding
 from .shape import squeeze, unsqueeze
@@ -177,6 +178,8 @@ def _max_values(sizes, frozen_attrs):
     hs, _, ws, _, _ = _cached_plan(sizes, frozen_attrs)
     kernel, stride = attrs["kernel_size"], attrs["stride"]
     pads, _ = resolve_padding(attrs["padding"], sizes, kernel, stride, (1, 1))
+    if tuple(kernel) == (2, 2) and tuple(stride) == (1, 1) and tuple(pads) == (0, 1, 0, 1):
+        return lambda planes: (max_pool_values_2x2_same(planes), None)
     return lambda planes: (max_pool_values(planes, hs.size, ws.size, *kernel, *stride, pads[0], pads[2]), None)
 
 
