@@ -1,6 +1,7 @@
-"""PP-LiteSeg written in PyTorch for the segmenter benchmark (benchmarks/dense_vision.py): the same
-layers and attribute names as ``paddlectl.seg.models.PPLiteSeg``, so a paddlectl state dict loads
-by name (batch-norm statistics renamed) and both frameworks run the same weights."""
+"""PP-LiteSeg written in PyTorch for the ``pp_liteseg`` benchmark (benchmarks/dense_vision.py): the
+same layers and attribute names as ``paddlectl.seg.models.PPLiteSeg``, so a paddlectl state dict
+loads by name (batch-norm statistics renamed) and both frameworks run the same weights. Its
+``ConvBN`` and ``load_paddlectl_weights`` also serve the U-Net of ``_torch_unet.py``."""
 
 from __future__ import annotations
 
@@ -151,5 +152,7 @@ def load_paddlectl_weights(model: nn.Module, state: dict) -> nn.Module:
     missing, unexpected = model.load_state_dict(renamed, strict=False)
     missing = [m for m in missing if not m.endswith("num_batches_tracked")]
     if missing or unexpected:
-        raise ValueError(f"weights do not fit the torch PP-LiteSeg: missing {missing[:3]}, unexpected {unexpected[:3]}")
+        raise ValueError(
+            f"weights do not fit the torch {type(model).__name__}: missing {missing[:3]}, unexpected {unexpected[:3]}"
+        )
     return model.eval()
