@@ -250,7 +250,8 @@ DET_SIZE, DET_BATCH = 192, 16
 
 def detector() -> dict:
     """det.picodet (``packages/detection/configs/picodet_lcnet_scenes.yml``) trained on generated
-    scenes for the config's epochs on one thread (CPU time: this process's), its COCO AP50
+    scenes for the config's epochs on the process's threads (the default: every core; wall and CPU
+    time reported; ``NUMBA_NUM_THREADS=1`` etc. for one), its COCO AP50
     (pycocotools) on held-out scenes through the exported model's Predictor and NMS after it (as
     ``paddlectl eval`` measures), and the median training step time from its log; then one network
     training step (forward, a squared loss on the raw outputs, backward, AdamW) on the same batch,
