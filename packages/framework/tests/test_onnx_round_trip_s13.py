@@ -131,6 +131,16 @@ def test_fft_programs_export_as_dft_nodes_on_real_imag_pairs(fn):
     np.testing.assert_allclose(got, fn(paddle.to_tensor(x)).numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_not_equal_exports_as_not_of_equal():
+    import onnxruntime
+
+    x = np.array([[0, 3, 0, 5]], np.int64)
+    program = to_static(lambda t: (t != 0).astype("int64"), input_spec=[InputSpec([1, 4], "int64", "x")])
+    model = program_to_onnx(getattr(program.concrete_program(), "program", program.concrete_program()))
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(session.run(None, {session.get_inputs()[0].name: x})[0], [[0, 1, 0, 1]])
+
+
 def test_a_product_of_complex_values_is_refused_by_name():
     program = to_static(lambda x: paddle.as_real(paddle.fft.fft(x.astype("complex64")) * (1 + 2j)),
                         input_spec=[InputSpec([4], "float32", "x")]).concrete_program()  # fmt: skip

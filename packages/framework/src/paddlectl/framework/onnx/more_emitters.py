@@ -20,6 +20,12 @@ for _ours, _theirs in (
     emits(_ours)(_same(_theirs))
 
 
+@emits("not_equal")
+def _not_equal(e, op, ins, out):
+    """ONNX has no NotEqual: Not(Equal)."""
+    e.node("Not", e.node("Equal", ins), out)
+
+
 @emits("logical_not", "logical_and", "logical_or", "logical_xor")
 def _logical(e, op, ins, out):
     """Paddle's logical ops take any dtype (nonzero is true); ONNX's take bool."""

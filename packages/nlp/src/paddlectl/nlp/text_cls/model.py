@@ -83,20 +83,19 @@ class FastText(nn.Layer):
 
     def ngram_ids(self, input_ids):
         """[batch, features]: the character ids, then each n-gram's bucket row (0 where the window
-        ends in padding: padding only ever follows the text). Ids are never negative, so ``> 0``
-        tests for padding (``greater_than`` has an ONNX form, ``not_equal`` not)."""
+        ends in padding: padding only ever follows the text)."""
         length = input_ids.shape[1]
         features = [input_ids]
         for n in range(2, min(self.max_ngram, length) + 1):
             windows = paddle.stack([input_ids[:, i : length - n + 1 + i] for i in range(n)], axis=2)
             rows = hash_rows(windows.reshape([-1, n]), self.buckets).reshape([-1, length - n + 1])
-            inside = (input_ids[:, n - 1 :] > 0).astype("int64")
+            inside = (input_ids[:, n - 1 :] != 0).astype("int64")
             features.append((rows + self.vocab_size) * inside)
         return paddle.concat(features, axis=1)
 
     def forward(self, input_ids):
         ids = self.ngram_ids(input_ids)
-        counts = (ids > 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
+        counts = (ids != 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
         scale = counts.sqrt() if self.pooling == "sqrtn" else counts
         pooled = self.embedding(ids).sum(axis=1) / scale  # the padding row is zero and stays so
         pooled = self.dropout(pooled)
