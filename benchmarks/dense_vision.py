@@ -159,10 +159,10 @@ SEG_SIZE = 128
 
 def _seg_run(config_file: str, work: Path, train_scenes: int, epochs: int | None = None):
     """Train ``packages/seg/configs/<config_file>`` at ``SEG_SIZE`` px on ``train_scenes`` generated
-    scenes for ``epochs`` (the config's when None) on one thread, or reuse a finished run under
+    scenes for ``epochs`` (the config's when None) on the process's threads, or reuse a finished run under
     ``work``; score its best checkpoint on the ``SEG_VAL`` held-out scenes through the exported
     model's Predictor (as ``paddlectl eval`` measures it). Returns the figures and what the caller
-    may time further: ``(result, task, config, predictor, first preprocessed input)``."""
+    may time further: ``(result, config, predictor, first preprocessed input)``."""
     import yaml
 
     from paddlectl.framework.hapi.export import export
@@ -214,7 +214,7 @@ def _seg_run(config_file: str, work: Path, train_scenes: int, epochs: int | None
         print(f"training: {train_cpu_s / 60:.1f} CPU-minutes, {train_s / 60:.1f} minutes wall")
     print(f"training steps alone (run log, evaluations excluded): {result['training_only_cpu_s'] / 60:.1f} CPU-minutes")
     print("class IoU: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_iou"].items()))
-    return result, task, config, predictor, task.preprocess(pre, [samples[0][0]])
+    return result, config, predictor, task.preprocess(pre, [samples[0][0]])
 
 
 def segmenter() -> dict:
@@ -226,7 +226,7 @@ def segmenter() -> dict:
     from _torch_unet import UNet as TorchUNet
 
     work = SEG_WORK / "unet"
-    result, _, config, predictor, x = _seg_run("unet_scenes.yml", work, 2000)
+    result, config, predictor, x = _seg_run("unet_scenes.yml", work, 2000)
     arch = {k: v for k, v in config["Architecture"].items() if k != "name"}
     return {**result, **_against_torch(predictor, TorchUNet(**arch), work / "run", x)}
 
@@ -238,7 +238,7 @@ def pp_liteseg() -> dict:
     ``SEG_WORK`` is reused; delete the directory to train again."""
     from _torch_seg import PPLiteSeg as TorchPPLiteSeg
 
-    result, _, config, predictor, x = _seg_run("pp_liteseg_scenes.yml", SEG_WORK, 400, epochs=3)
+    result, config, predictor, x = _seg_run("pp_liteseg_scenes.yml", SEG_WORK, 400, epochs=3)
     arch = {k: v for k, v in config["Architecture"].items() if k != "name"}
     return {**result, **_against_torch(predictor, TorchPPLiteSeg(**arch), SEG_WORK / "run", x)}
 
