@@ -9,10 +9,11 @@ import pytest
 from _nlp_corpus import task_config, write_reviews
 
 import paddlectl.framework as paddle
-from paddlectl.framework.errors import ConfigError
+from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.ops.hashing import hash as hash_rows
 from paddlectl.nlp.text_cls.model import FastText
 from paddlectl.nlp.text_cls.task import TextClsTask
+from paddlectl.nlp.text_cls.weights import document_frequencies, feature_weights
 
 ARCH = {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn"}
 
@@ -116,3 +117,79 @@ def test_onnx_export_is_refused_naming_the_hash_op(tmp_path):
     ids = np.array([[3, 4, 5, 0, 0, 0], [6, 7, 8, 9, 1, 2]], dtype=np.int64)
     (served,) = ort.InferenceSession(str(tmp_path / "unigrams.onnx")).run(None, {"input_ids": ids})
     np.testing.assert_allclose(served, unigrams(paddle.to_tensor(ids)).numpy(), rtol=1e-5, atol=1e-6)
+
+
+# Three texts over characters 2-5 (no n-grams): label 1 holds 2, 3 (twice: counted once) and 3, 5;
+# label 0 holds 2, 4. Character 1 occurs nowhere, so it weighs 0 like the padding.
+TINY_ROWS = np.array([[2, 3, 3, 0], [2, 4, 0, 0], [3, 5, 0, 0]], dtype=np.int64)
+TINY_LABELS = [1, 0, 1]
+
+
+def test_document_frequencies_count_each_feature_once_per_text_by_label():
+    counts = document_frequencies(FastText(vocab_size=6, num_classes=2, max_ngram=1), TINY_ROWS, TINY_LABELS, 2)
+    np.testing.assert_array_equal(counts, [[0, 0, 1, 0, 1, 0], [0, 0, 1, 2, 0, 1]])
+    model = FastText(vocab_size=6, num_classes=2, max_ngram=2, buckets=50)  # bigrams in their hashed rows
+    counts = document_frequencies(model, TINY_ROWS, TINY_LABELS, 2)
+    features = model.ngram_ids(paddle.to_tensor(TINY_ROWS)).numpy()
+    assert counts[1, features[0, 4]] == counts[1, features[0, 5]] == counts[0, features[1, 4]] == 1
+    assert counts.sum() == 6 + 4  # (2, 3), (3, 3); (2, 4); (3, 5)
+
+
+def test_idf_and_naive_bayes_weights_by_hand():
+    counts = document_frequencies(FastText(vocab_size=6, num_classes=2, max_ngram=1), TINY_ROWS, TINY_LABELS, 2)
+    idf = feature_weights("idf", counts, texts=3)  # scikit-learn's smoothed log((1 + 3) / (1 + df)) + 1
+    np.testing.assert_allclose(idf, [0, 0, np.log(4 / 3) + 1, np.log(4 / 3) + 1, np.log(2) + 1, np.log(2) + 1], 1e-6)
+    # p = 1 + label-1 counts over the seen characters 2-5 = [2, 3, 1, 2] (sum 8), q = [2, 1, 2, 1] (sum 6)
+    nb = feature_weights("nb", counts, texts=3)
+    np.testing.assert_allclose(nb, [0, 0, np.log(0.75), np.log(2.25), np.log(0.375), np.log(1.5)], 1e-6)
+    with pytest.raises(DataError, match="naive-Bayes weights need two labels, the task has 3"):
+        feature_weights("nb", np.zeros((3, 6), np.int64), texts=3)
+
+
+@pytest.mark.parametrize("pooling", ["mean", "sqrtn"])
+def test_weighted_features_scale_their_embeddings_and_the_pooling(pooling):
+    model = FastText(vocab_size=6, num_classes=2, embed_dim=4, max_ngram=1, pooling=pooling, weighting="nb")
+    model.eval()
+    weights = np.array([0, 0, -0.5, 2.0, 0.25, -1.0], np.float32)
+    model.set_feature_weights(weights)
+    table, weight, bias = (p.numpy() for p in (model.embedding.weight, model.fc.weight, model.fc.bias))
+    pooled = []
+    for row in TINY_ROWS:
+        w = weights[row]
+        scale = np.sqrt((w * w).sum()) if pooling == "sqrtn" else np.abs(w).sum()
+        pooled.append((w[:, None] * table[row]).sum(axis=0) / scale)
+    logits = model(paddle.to_tensor(TINY_ROWS)).numpy()
+    np.testing.assert_allclose(logits, np.stack(pooled) @ weight + bias, rtol=1e-5, atol=1e-6)
+
+
+def test_the_weights_are_state_a_checkpoint_carries():
+    trained = FastText(vocab_size=6, num_classes=2, embed_dim=4, max_ngram=1, weighting="idf")
+    trained.set_feature_weights(np.arange(6, dtype=np.float32))
+    fresh = FastText(vocab_size=6, num_classes=2, embed_dim=4, max_ngram=1, weighting="idf")
+    assert fresh.feature_weight.numpy().tolist() == [1.0] * 6 and "feature_weight" in trained.state_dict()
+    missing, _ = fresh.set_state_dict(trained.state_dict())
+    assert not missing and fresh.feature_weight.numpy().tolist() == list(range(6))
+    assert not [n for n, _ in fresh.named_parameters() if "feature_weight" in n]  # never trained
+
+
+def test_the_task_weighs_by_the_training_texts_only(tmp_path):
+    write_reviews(tmp_path / "corpus")
+    config = _config(tmp_path / "corpus", tmp_path / "run", validation=0.2)
+    config["Architecture"] = {**ARCH, "weighting": "nb"}
+    task = TextClsTask()
+    model = task.build_model(config)
+    fit, table = task.items(config, "Train"), task.table(config)
+    rows = np.stack([table.encode(text, 12) for text, _ in fit])
+    hashing = FastText(len(table), 2, embed_dim=1, max_ngram=3, buckets=997)
+    expected = feature_weights("nb", document_frequencies(hashing, rows, [label for _, label in fit], 2), len(fit))
+    np.testing.assert_array_equal(model.feature_weight.numpy(), expected)
+    assert (expected[1:] != 0).any() and expected[0] == 0
+
+
+def test_bad_weighting_is_a_config_error():
+    with pytest.raises(ConfigError, match="FastText.weighting must be idf, nb or left out, got 'tfidf'"):
+        FastText(vocab_size=10, num_classes=2, weighting="tfidf")
+    with pytest.raises(ConfigError, match=r"FastText takes feature weights only with weighting set, 10 of them"):
+        FastText(vocab_size=10, num_classes=2, max_ngram=1).set_feature_weights(np.ones(10, np.float32))
+    with pytest.raises(ConfigError, match=r"got \[9\] with weighting 'nb'"):
+        FastText(vocab_size=10, num_classes=2, max_ngram=1, weighting="nb").set_feature_weights(np.ones(9, np.float32))

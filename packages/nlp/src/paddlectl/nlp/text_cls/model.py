@@ -53,7 +53,15 @@ class FastText(nn.Layer):
     features (``mean``), or over its square root (``sqrtn``: a long text's bag weighs more, as an
     L2-normalised term-frequency vector does). ``hidden`` > 0 puts a ReLU layer of that width (and
     the dropout) between the bag and the linear layer: with two classes the bag alone is a linear
-    model of the n-gram counts, as the baseline's, and the layer lets n-grams interact."""
+    model of the n-gram counts, as the baseline's, and the layer lets n-grams interact.
+
+    ``weighting`` (``idf`` or ``nb``) scales each feature's embedding by a fixed weight per row, a
+    buffer the task computes from the training texts (``text_cls/weights.py``) and the checkpoint and
+    the exported model carry: the inverse document frequency the TF-IDF baseline weighs by, or the
+    naive-Bayes log-count ratio of NBSVM (Wang & Manning, 2012). The pooling then divides by the
+    weights' sum (``mean``) or root sum of squares (``sqrtn``) instead of the count."""
+
+    WEIGHTINGS = ("idf", "nb")
 
     def __init__(
         self,
@@ -65,8 +73,11 @@ class FastText(nn.Layer):
         dropout: float = 0.0,
         pooling: str = "mean",
         hidden: int = 0,
+        weighting: str | None = None,
     ) -> None:
         super().__init__()
+        if weighting is not None and weighting not in self.WEIGHTINGS:
+            raise ConfigError(f"FastText.weighting must be idf, nb or left out, got {weighting!r}")
         if pooling not in ("mean", "sqrtn"):
             raise ConfigError(f"FastText.pooling must be mean or sqrtn, got {pooling!r}")
         self.pooling = pooling
@@ -76,7 +87,11 @@ class FastText(nn.Layer):
         if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
             raise ConfigError(f"FastText.hidden must be a width >= 0 (0: no hidden layer), got {hidden!r}")
         self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
-        self.embedding = nn.Embedding(vocab_size + (buckets if max_ngram > 1 else 0), embed_dim, padding_idx=0)
+        rows = vocab_size + (buckets if max_ngram > 1 else 0)
+        self.embedding = nn.Embedding(rows, embed_dim, padding_idx=0)
+        self.weighting = weighting
+        if weighting is not None:  # ones until the task sets the training texts' weights
+            self.register_buffer("feature_weight", paddle.ones([rows], dtype="float32"))
         self.dropout = nn.Dropout(dropout)
         self.hidden = nn.Sequential(nn.Linear(embed_dim, hidden), nn.ReLU(), nn.Dropout(dropout)) if hidden else None
         self.fc = nn.Linear(hidden or embed_dim, num_classes)
@@ -95,11 +110,29 @@ class FastText(nn.Layer):
 
     def forward(self, input_ids):
         ids = self.ngram_ids(input_ids)
-        counts = (ids != 0).astype("float32").sum(axis=1, keepdim=True).clip(min=1.0)
-        scale = counts.sqrt() if self.pooling == "sqrtn" else counts
-        pooled = self.embedding(ids).sum(axis=1) / scale  # the padding row is zero and stays so
+        vectors = self.embedding(ids)  # the padding row is zero and stays so
+        if self.weighting is None:
+            weights = (ids != 0).astype("float32")
+        else:
+            weights = paddle.gather(self.feature_weight, ids.reshape([-1])).reshape(ids.shape)
+            vectors = vectors * weights.unsqueeze(2)
+        if self.pooling == "sqrtn":
+            scale = (weights * weights).sum(axis=1, keepdim=True).sqrt()
+        else:
+            scale = weights.abs().sum(axis=1, keepdim=True)
+        pooled = vectors.sum(axis=1) / scale.clip(min=1e-6)
         pooled = self.dropout(pooled)
         return self.fc(pooled if self.hidden is None else self.hidden(pooled))
+
+    def set_feature_weights(self, weights) -> None:
+        """The per-row weights of ``weighting`` (the padding row's is 0), one float per embedding row."""
+        expected = [self.embedding.weight.shape[0]]
+        if self.weighting is None or list(weights.shape) != expected:
+            raise ConfigError(
+                f"FastText takes feature weights only with weighting set, {expected[0]} of them; "
+                f"got {list(weights.shape)} with weighting {self.weighting!r}"
+            )
+        self.feature_weight.set_value(weights.astype("float32"))
 
 
 class EncoderClassifier(nn.Layer):

@@ -8,6 +8,7 @@ trained ``max_length`` characters.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from paddlectl.framework.errors import DataError
 from ..corpora import LABELS, distinct_reviews, sentiment_reviews
 from .base import CharTaskBase
 from .metric import ClassificationMetric
-from .model import MODELS
+from .model import MODELS, FastText
+from .weights import document_frequencies, feature_weights
 
 
 class TextClsTask(CharTaskBase):
@@ -35,6 +37,15 @@ class TextClsTask(CharTaskBase):
 
     def model_kwargs(self, config: dict) -> dict:
         return {**super().model_kwargs(config), "num_classes": len(LABELS)}
+
+    def build_model(self, config: dict):
+        """The Architecture's model; a weighted ``FastText`` gets its feature weights from the training texts."""
+        model = super().build_model(config)
+        if isinstance(model, FastText) and model.weighting is not None:
+            dataset = tuple(sorted(self.dataset_section(config, "Train").items()))
+            shape = (model.weighting, model.max_ngram, model.buckets)
+            model.set_feature_weights(_training_weights(self, dataset, *shape))
+        return model
 
     def build_loss(self, config: dict):
         return nn.CrossEntropyLoss()
@@ -59,6 +70,19 @@ class TextClsTask(CharTaskBase):
             top = [{"label": post["labels"][i], "id": int(i), "score": float(row[i])} for i in np.argsort(-row)]
             predictions.append({**top[0], "topk": top})
         return predictions
+
+
+@lru_cache(maxsize=2)
+def _training_weights(task: TextClsTask, dataset: tuple, weighting: str, max_ngram: int, buckets: int) -> np.ndarray:
+    """``weights.feature_weights`` over the training texts (``Train.dataset``'s items) as the task
+    encodes them, once per process: checking a config and training it both build the model. A bag
+    of one dimension does the hashing."""
+    config = {"Train": {"dataset": dict(dataset)}}
+    items, table, max_length = task.items(config, "Train"), task.table(config), task.corpus(config)[3]
+    rows = np.stack([table.encode(text, max_length) for text, _ in items])
+    hashing = FastText(len(table), len(LABELS), embed_dim=1, max_ngram=max_ngram, buckets=buckets)
+    counts = document_frequencies(hashing, rows, [label for _, label in items], len(LABELS))
+    return feature_weights(weighting, counts, len(items))
 
 
 __all__ = ["TextClsTask"]
