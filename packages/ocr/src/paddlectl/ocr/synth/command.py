@@ -61,6 +61,13 @@ def synth_command(
     max_chars: Annotated[
         int, typer.Option("--max-chars", help="Longest line crop text, spaces included (PaddleOCR's max_text_length).")
     ] = 20,
+    augment: Annotated[
+        bool,
+        typer.Option(
+            "--augment/--no-augment",
+            help="Slant and stroke-width changes of the training line crops (the held-out split stays plain).",
+        ),
+    ] = True,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Rendering processes (default: the CPUs, at most 8).")
     ] = None,
@@ -84,6 +91,7 @@ def synth_command(
             val_fraction=val_fraction,
             max_chars=max_chars,
             corpus=corpus,
+            augment=augment,
             workers=workers,
             overwrite=overwrite,
         )

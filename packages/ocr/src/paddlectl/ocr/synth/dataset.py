@@ -13,6 +13,7 @@ its own generator, seeded by (seed, kind, index): the set does not depend on the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -58,6 +59,10 @@ class Plan:
         if self.val_fraction <= 0:
             return 0
         return min(max(1, round(self.n * self.val_fraction)), self.n - 1)
+
+    def settings_for(self, held_out: bool) -> Settings:
+        """The held-out split is rendered without the line augmentation: it is scored as fonts draw it."""
+        return dataclasses.replace(self.settings, line_slant=0.0, line_stroke=0.0) if held_out else self.settings
 
     def palettes(self) -> tuple[Palette, Palette]:
         """(train, held-out) fonts with the part of the charset each can draw."""
@@ -124,7 +129,9 @@ def _render_job(job: tuple[str, int]) -> tuple[str, int, str, int]:
     plan: Plan = _STATE["plan"]
     held_out = index >= plan.n - plan.n_val
     stream, renderer = KINDS[kind]
-    sample = renderer(np.random.default_rng([plan.seed, stream, index]), _STATE["palettes"][held_out], plan.settings)
+    sample = renderer(
+        np.random.default_rng([plan.seed, stream, index]), _STATE["palettes"][held_out], plan.settings_for(held_out)
+    )
     name = f"images/{index:06d}.png"
     ok, png = cv2.imencode(".png", sample.image)
     if not ok:
@@ -223,6 +230,8 @@ def _manifest(plan: Plan) -> dict:
         "val_fonts": [str(f.path) for f in plan.val_fonts],
         "charset_size": len(dictionary(plan.charset).splitlines()),
         "corpus_lines": len(plan.settings.corpus),
+        "line_slant": plan.settings.line_slant,
+        "line_stroke": plan.settings.line_stroke,
     }
 
 

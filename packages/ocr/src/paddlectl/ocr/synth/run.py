@@ -22,6 +22,10 @@ from .scene import Settings
 
 MAX_CHARS_LIMIT = 200
 DEFAULT_VAL_FRACTION = 0.1
+LINE_SLANT = 0.3
+"""``--augment``'s shear range for training line crops: DejaVu's italics lean about 0.2."""
+LINE_STROKE = 0.03
+"""``--augment``'s stroke change per side, x the font size: about the gap between DejaVu's Book and Bold."""
 
 
 def default_fonts(chars: str, held_out: list[fontlib.Font]) -> list[fontlib.Font]:
@@ -47,10 +51,12 @@ def make_plan(
     val_fraction: float | None,
     max_chars: int,
     corpus: Path | None = None,
+    augment: bool = False,
 ) -> Plan:
     """A checked Plan from the command's options (fonts as paths or names, charset as names or files;
     no ``val_fraction``: 10% held out when there are held-out fonts, else none; a corpus and no
-    charset: the corpus's characters are the charset)."""
+    charset: the corpus's characters are the charset; ``augment``: training line crops slanted and
+    their strokes thickened or thinned)."""
     if not 1 <= max_chars <= MAX_CHARS_LIMIT:
         raise ConfigError(f"--max-chars must be in [1, {MAX_CHARS_LIMIT}], got {max_chars}")
     lines = read_corpus(corpus) if corpus is not None else ()
@@ -69,7 +75,13 @@ def make_plan(
         raise ConfigError(
             f"{', '.join(sorted(p.name for p in both))} is in both --fonts and --val-fonts; held-out fonts must be unseen"
         )
-    settings = dataclasses.replace(Settings(), line_chars=(min(2, max_chars), max_chars), corpus=lines)
+    settings = dataclasses.replace(
+        Settings(),
+        line_chars=(min(2, max_chars), max_chars),
+        corpus=lines,
+        line_slant=LINE_SLANT if augment else 0.0,
+        line_stroke=LINE_STROKE if augment else 0.0,
+    )
     if val_fraction is None:
         val_fraction = DEFAULT_VAL_FRACTION if held_out else 0.0
     plan = Plan(n, chars, chosen, held_out, kinds, seed, val_fraction, settings)

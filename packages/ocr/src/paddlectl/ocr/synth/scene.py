@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .augment import augment
 from .fonts import Font
 from .layer import Layer, homography, move, text_layer, warp
 from .style import background, degrade, paint, text_colour
@@ -16,12 +17,16 @@ from .text import line_text
 @dataclass(frozen=True)
 class Settings:
     """Ranges the renderer draws from (sizes in pixels, angles in degrees, perspective as a fraction of a
-    line's height, or of the page's shorter side for the page), and the corpus lines are cut from."""
+    line's height, or of the page's shorter side for the page), and the corpus lines are cut from.
+    ``line_slant`` (shear) and ``line_stroke`` (stroke change per side, a fraction of the font size)
+    augment line crops only; 0 draws nothing."""
 
     line_sizes: tuple[int, int] = (18, 44)
     line_chars: tuple[int, int] = (2, 20)
     line_angle: float = 4.0
     line_perspective: float = 0.12
+    line_slant: float = 0.0
+    line_stroke: float = 0.0
     page_sizes: tuple[int, int] = (14, 36)
     page_lines: tuple[int, int] = (3, 24)
     page_chars: tuple[int, int] = (2, 32)
@@ -51,7 +56,8 @@ def render_line(rng: np.random.Generator, palette: Palette, settings: Settings =
     size = int(rng.integers(settings.line_sizes[0], settings.line_sizes[1] + 1))
     count = int(rng.integers(settings.line_chars[0], settings.line_chars[1] + 1))
     text = line_text(rng, alphabet, count, settings.corpus)
-    layer = warp(text_layer(text, font.at(size), margin=size), rng, settings.line_angle, settings.line_perspective)
+    layer = augment(text_layer(text, font.at(size), margin=size), rng, size, settings.line_slant, settings.line_stroke)
+    layer = warp(layer, rng, settings.line_angle, settings.line_perspective)
     pads = rng.uniform(0.05, 0.3, size=4) * layer.height
     lo = np.maximum(np.floor(layer.quad.min(axis=0) - pads[:2]), 0).astype(int)
     hi = np.ceil(layer.quad.max(axis=0) + pads[2:]).astype(int) + 1
