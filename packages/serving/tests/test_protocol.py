@@ -3,9 +3,12 @@ with a stable code otherwise, encoded back flat with the protocol's datatype nam
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
+from paddlectl.serving.bodies import OrjsonResponse
 from paddlectl.serving.errors import ServeError
 from paddlectl.serving.protocol import decode_inputs, encode_outputs, requested_outputs, tensor_metadata
 
@@ -61,8 +64,13 @@ def test_non_finite_floats_are_refused():
 
 
 def test_outputs_are_flat_with_protocol_datatypes_and_can_be_chosen():
-    out = encode_outputs(["p", "q"], [np.ones((2, 2), np.float16), np.arange(3, dtype=np.int32)], ["q"])
-    assert out == [{"name": "q", "datatype": "INT32", "shape": [3], "data": [0, 1, 2]}]
+    arrays = [np.ones((2, 2), np.float16), np.arange(6, dtype=np.int32).reshape(2, 3)[:, ::2]]
+    out = encode_outputs(["p", "q"], arrays, ["q"])
+    rendered = json.loads(OrjsonResponse(out).body)  # what a client reads: the strided array as flat numbers
+    assert rendered == [{"name": "q", "datatype": "INT32", "shape": [2, 2], "data": [0, 2, 3, 5]}]
+    assert json.loads(OrjsonResponse(encode_outputs(["p"], [np.array([0.5, np.nan], np.float32)], ["p"])).body)[0][
+        "data"
+    ] == [0.5, None]  # JSON has no NaN: a non-finite output is null, not a failed answer
     assert requested_outputs({}, ["p", "q"]) == ["p", "q"]
     with pytest.raises(ServeError) as caught:
         requested_outputs({"outputs": [{"name": "r"}]}, ["p", "q"])

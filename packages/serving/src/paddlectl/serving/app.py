@@ -20,12 +20,12 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from . import __version__
 from .access import Gate
-from .bodies import parse_json, read_body
+from .bodies import OrjsonResponse, parse_json, read_body
 from .errors import ServeError
 from .metrics import Metrics
 from .protocol import decode_inputs, encode_outputs, requested_outputs
@@ -38,8 +38,8 @@ log = logging.getLogger("paddlectl.serving")
 REQUEST_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 
 
-def error_response(error: ServeError, request_id: str) -> JSONResponse:
-    return JSONResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": request_id})
+def error_response(error: ServeError, request_id: str) -> OrjsonResponse:
+    return OrjsonResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": request_id})
 
 
 class Server:
@@ -81,36 +81,36 @@ class Server:
         response.headers["X-Request-Id"] = request_id
         seconds = time.monotonic() - start
         self.metrics.answered(model, key, response.status_code, seconds, error)
-        log.info("%s %s model=%s key=%s env=%s status=%d %.1fms", request_id, request.url.path, model, key, env,
+        log.info("%s %s model=%s key=%s env=%s status=%d %.1fms", request_id, request.scope["path"], model, key, env,
                  response.status_code, seconds * 1000)  # fmt: skip
         return response
 
     # ----- protocol routes -------------------------------------------------------------------------
     async def live(self, request: Request) -> Response:
-        return JSONResponse({"live": True})
+        return OrjsonResponse({"live": True})
 
     async def ready(self, request: Request) -> Response:
         body = {"ready": self.service.ready}
         if self.service.failure:
             body["error"] = self.service.failure
-        return JSONResponse(body, 200 if self.service.ready else 503)
+        return OrjsonResponse(body, 200 if self.service.ready else 503)
 
     async def server_metadata(self, request: Request) -> Response:
-        return JSONResponse({"name": "paddlectl-serving", "version": __version__, "extensions": ["model_repository"]})
+        return OrjsonResponse({"name": "paddlectl-serving", "version": __version__, "extensions": ["model_repository"]})
 
     async def model_metadata(self, request: Request) -> Response:
         name = request.path_params["name"]
 
         async def work(request_id):
             slot = self.service.slot(name)
-            return JSONResponse(slot.model.metadata()), name, 0
+            return OrjsonResponse(slot.model.metadata()), name, 0
 
         return await self._answer(request, name, work)
 
     async def model_ready(self, request: Request) -> Response:
         name = request.path_params["name"]
         ok = self.service.ready and name in self.service.slots
-        return JSONResponse({"name": name, "ready": ok}, 200 if ok else 404 if self.service.ready else 503)
+        return OrjsonResponse({"name": name, "ready": ok}, 200 if ok else 404 if self.service.ready else 503)
 
     async def infer(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -133,7 +133,7 @@ class Server:
                 }, rows
 
             (result, rows), served = await self.service.call(slot, run)
-            return JSONResponse(result), served.name, rows
+            return OrjsonResponse(result), served.name, rows
 
         return await self._answer(request, name, work)
 
@@ -142,7 +142,7 @@ class Server:
 
         async def work(request_id):
             version = await self.service.reload(name)
-            return JSONResponse({"name": name, "version": str(version)}), name, 0
+            return OrjsonResponse({"name": name, "version": str(version)}), name, 0
 
         return await self._answer(request, name, work)
 
@@ -178,7 +178,7 @@ class Server:
                             self.review.put, request_id, served.name, problems, {"predictions": records}
                         )
                     result["review"] = {"queued": self.review is not None, "problems": problems}
-            return JSONResponse(result), served.name, rows
+            return OrjsonResponse(result), served.name, rows
 
         return await self._answer(request, name, work)
 
@@ -273,5 +273,5 @@ HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 async def _http_error(request: Request, exc: HTTPException) -> Response:
     """Starlette's own refusals (no such route, wrong method) in the same JSON shape as ours."""
     code = HTTP_CODES.get(exc.status_code, "bad_request")
-    return JSONResponse({"error": {"code": code, "message": f"{request.method} {request.url.path}: {exc.detail}"}},
+    return OrjsonResponse({"error": {"code": code, "message": f"{request.method} {request.url.path}: {exc.detail}"}},
                         exc.status_code, headers=exc.headers)  # fmt: skip

@@ -76,10 +76,10 @@ class Batcher:
         pending = Pending(arrays, rows, deadline)
         self._queue.put_nowait(pending)
         self._waited(+1)
-        try:
-            return await asyncio.wait_for(asyncio.shield(pending.future), max(deadline - time.monotonic(), 0))
+        try:  # a timeout (or the client going away) cancels the future, so the collector drops it
+            async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
+                return await pending.future
         except TimeoutError:
-            pending.future.cancel()
             raise ServeError(
                 504,
                 "deadline_exceeded",

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import httpx
 import numpy as np
 import typer
 
 from .client import Client, ClientError
 from .errors import ServeConfigError
+from .http1 import Connection, Origin, ProtocolError, request_bytes
 from .protocol import DATATYPES
 
 MISMATCH = "mismatched"
@@ -111,57 +111,79 @@ def predict_payload(model: str, data: bytes, content_type: str) -> Payload:
 async def _load(result: BenchResult, payload: Payload, key: str | None, warmup_s: float, timeout_s: float,
                 total: int | None) -> None:  # fmt: skip
     """A warm-up phase (every worker at least one request, none counted), then the timed phase:
-    every request sent before its end is counted when it is answered, however late."""
+    every request sent before its end is counted when it is answered, however late. Each worker
+    keeps one keep-alive connection (``http1``): the request is bytes built once around its id."""
+    origin = Origin.parse(result.url)
     headers = {"Content-Type": payload.content_type, **({"Authorization": f"Bearer {key}"} if key else {})}
-    limits = httpx.Limits(max_connections=result.concurrency, max_keepalive_connections=result.concurrency)
+    head = origin.request_head("POST", payload.route, headers)
     sent = 0
-    async with httpx.AsyncClient(base_url=result.url, limits=limits, timeout=timeout_s) as http:
 
-        async def call(rid: str) -> tuple[str | None, float]:
-            began = time.perf_counter()
-            try:
-                response = await http.post(
-                    payload.route, content=payload.body(rid), headers={**headers, "X-Request-Id": rid}
-                )
-                if not response.is_success:
-                    return _code(response), began
-                return (None if response.json().get("id") == rid else MISMATCH), began
-            except (httpx.HTTPError, ValueError, AttributeError) as exc:
-                return type(exc).__name__, began
+    async def call(connection: Connection, rid: str) -> tuple[str | None, float]:
+        began = time.perf_counter()
+        request = request_bytes(head, b"X-Request-Id: %s\r\n" % rid.encode(), payload.body(rid))
+        try:
+            async with asyncio.timeout(timeout_s):
+                status, answer_headers, body = await connection.exchange(request)
+        except TimeoutError:
+            return "timeout", began
+        except OSError as exc:
+            return type(exc).__name__, began
+        except (asyncio.IncompleteReadError, ProtocolError, ValueError):
+            return "protocol_error", began
+        if not 200 <= status < 300:
+            return _code(status, body), began
+        return (None if _answered_id(answer_headers, body) == rid else MISMATCH), began
 
-        async def warm(n: int, until: float) -> None:
-            i = 0
-            while i == 0 or time.perf_counter() < until:
-                await call(f"warmup-{n}-{i}")
-                i += 1
+    async def warm(connection: Connection, n: int, until: float) -> None:
+        i = 0
+        while i == 0 or time.perf_counter() < until:
+            await call(connection, f"warmup-{n}-{i}")
+            i += 1
 
-        async def timed(n: int, end: float) -> None:
-            nonlocal sent
-            i = 0
-            while time.perf_counter() < end and (total is None or sent < total):
-                sent += 1
-                code, began = await call(f"bench-{n}-{i}")
-                i += 1
-                if code is None:
-                    result.latencies_ms.append((time.perf_counter() - began) * 1000.0)
-                elif code == MISMATCH:
-                    result.mismatched += 1
-                else:
-                    result.failures[code] += 1
+    async def timed(connection: Connection, n: int, end: float) -> None:
+        nonlocal sent
+        i = 0
+        while time.perf_counter() < end and (total is None or sent < total):
+            sent += 1
+            code, began = await call(connection, f"bench-{n}-{i}")
+            i += 1
+            if code is None:
+                result.latencies_ms.append((time.perf_counter() - began) * 1000.0)
+            elif code == MISMATCH:
+                result.mismatched += 1
+            else:
+                result.failures[code] += 1
 
+    connections = [Connection(origin) for _ in range(result.concurrency)]
+    try:
         if warmup_s > 0:
             until = time.perf_counter() + warmup_s
-            await asyncio.gather(*(warm(n, until) for n in range(result.concurrency)))
+            await asyncio.gather(*(warm(c, n, until) for n, c in enumerate(connections)))
         start = time.perf_counter()
-        await asyncio.gather(*(timed(n, start + result.duration_s) for n in range(result.concurrency)))
+        await asyncio.gather(*(timed(c, n, start + result.duration_s) for n, c in enumerate(connections)))
         result.elapsed_s = time.perf_counter() - start
+    finally:
+        for connection in connections:
+            connection.close()
 
 
-def _code(response: httpx.Response) -> str:
+def _answered_id(headers: dict[bytes, bytes], body: bytes) -> str | None:
+    """The id an answer echoes: ``id`` in a JSON body, else its X-Request-Id header."""
     try:
-        return str(response.json()["error"]["code"])
+        answer = json.loads(body)
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and "id" in answer:
+        return str(answer["id"])
+    value = headers.get(b"x-request-id")
+    return None if value is None else value.decode("latin-1")
+
+
+def _code(status: int, body: bytes) -> str:
+    try:
+        return str(json.loads(body)["error"]["code"])
     except (ValueError, KeyError, TypeError):
-        return f"http_{response.status_code}"
+        return f"http_{status}"
 
 
 def run_bench(url: str, model: str, concurrency: int, duration_s: float, key: str | None = None,
@@ -171,12 +193,27 @@ def run_bench(url: str, model: str, concurrency: int, duration_s: float, key: st
     the payload defaults to an infer request of one random sample shaped by the model's metadata."""
     if concurrency < 1 or duration_s <= 0 or warmup_s < 0 or (total is not None and total < 1):
         raise ServeConfigError("--concurrency must be >= 1, --duration > 0, --warmup >= 0 and --requests >= 1")
+    try:
+        Origin.parse(url)
+    except ValueError as exc:
+        raise ServeConfigError(f"--url: {exc}") from None
     if payload is None:
         with Client(url, key=key, timeout=timeout_s, retries=0) as client:
             payload = infer_payload(model, sample_body(client.metadata(model)))
     result = BenchResult(url.rstrip("/"), model, concurrency, duration_s)
-    asyncio.run(_load(result, payload, key, warmup_s, timeout_s, total))
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(_load(result, payload, key, warmup_s, timeout_s, total))
     return result
+
+
+def _loop_factory():
+    """uvloop's event loop when it is installed (the load generator's own CPU is the server's loss),
+    asyncio's otherwise."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def log_to_harness(

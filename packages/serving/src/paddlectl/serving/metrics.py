@@ -16,6 +16,7 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        self._answered: dict[tuple[str, str, int], tuple] = {}
         self.requests = Counter(
             "paddlectl_serve_requests",
             "Requests answered, by model, key name and status code.",
@@ -66,18 +67,25 @@ class Metrics:
 
     def observer(self, model: str):
         """The callback a Batcher reports batch sizes and queue depth through."""
+        batch_size, queue_depth = self.batch_size.labels(model), self.queue_depth.labels(model)
 
         def observe(what: str, value: float) -> None:
             if what == "batch_size":
-                self.batch_size.labels(model).observe(value)
+                batch_size.observe(value)
             else:
-                self.queue_depth.labels(model).set(value)
+                queue_depth.set(value)
 
         return observe
 
     def answered(self, model: str, key: str, status: int, seconds: float, error: str | None) -> None:
-        self.requests.labels(model, key, str(status)).inc()
-        self.latency.labels(model, key).observe(seconds)
+        series = self._answered.get((model, key, status))
+        if series is None:  # labels() validates and locks on each call: look each series up once
+            series = self._answered[model, key, status] = (
+                self.requests.labels(model, key, str(status)),
+                self.latency.labels(model, key),
+            )
+        series[0].inc()
+        series[1].observe(seconds)
         if error is not None:
             self.errors.labels(model, key, error).inc()
 

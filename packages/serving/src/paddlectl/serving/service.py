@@ -10,6 +10,7 @@ new version beside the old one and swaps the reference the batcher reads, so no 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -82,6 +83,7 @@ class Service:
             self.failure = str(exc)
             log.exception("loading models failed; /v2/health/ready stays 503")
             return
+        _freeze()
         self.ready = True
 
     async def stop(self) -> None:
@@ -159,8 +161,18 @@ class Service:
             slot.model, slot.check = model, _check(name, model.task, slot.settings)
             slot.cost = cost_per_item(slot.settings.cost, model.throughput)
             self.metrics.version.labels(name).set(version)
+            _freeze()
             log.info("model %s reloaded as version %d", name, version)
             return version
+
+
+def _freeze() -> None:
+    """Move every object alive now (the loaded models': ~160k for LeNet) out of the collector's
+    reach: a full collection walked them all, ~160-220 ms in the middle of some request. Unfrozen
+    and collected first, so a replaced version's cycles are freed rather than kept for good."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _breaker(name: str, settings: ModelSettings):
