@@ -114,7 +114,7 @@ class FastText(nn.Layer):
         if self.weighting is None:
             weights = (ids != 0).astype("float32")
         else:
-            weights = paddle.gather(self.feature_weight, ids.reshape([-1])).reshape(ids.shape)
+            weights = paddle.gather(self.feature_weight, ids.reshape([-1])).reshape([-1, ids.shape[1]])
             vectors = vectors * weights.unsqueeze(2)
         if self.pooling == "sqrtn":
             scale = (weights * weights).sum(axis=1, keepdim=True).sqrt()
