@@ -56,7 +56,7 @@ def test_unigrams_only_need_no_buckets():
     assert FastText(vocab_size=10, num_classes=2, max_ngram=1).embedding.weight.shape == [10, 64]
 
 
-@pytest.mark.parametrize("key, value", [("embed_dim", 0), ("max_ngram", 1.5), ("buckets", True)])
+@pytest.mark.parametrize("key, value", [("embed_dim", 0), ("max_ngram", 1.5), ("buckets", True), ("min_df", 0)])
 def test_bad_sizes_are_config_errors(key, value):
     with pytest.raises(ConfigError, match=f"FastText.{key} must be a positive integer"):
         FastText(vocab_size=10, num_classes=2, **{key: value})
@@ -142,6 +142,11 @@ def test_idf_and_naive_bayes_weights_by_hand():
     # p = 1 + label-1 counts over the seen characters 2-5 = [2, 3, 1, 2] (sum 8), q = [2, 1, 2, 1] (sum 6)
     nb = feature_weights("nb", counts, texts=3)
     np.testing.assert_allclose(nb, [0, 0, np.log(0.75), np.log(2.25), np.log(0.375), np.log(1.5)], 1e-6)
+    # min_df 2 keeps characters 2 and 3 only: p = [2, 3] (sum 5), q = [2, 1] (sum 3)
+    idf = feature_weights("idf", counts, texts=3, min_df=2)
+    np.testing.assert_allclose(idf, [0, 0, np.log(4 / 3) + 1, np.log(4 / 3) + 1, 0, 0], 1e-6)
+    nb = feature_weights("nb", counts, texts=3, min_df=2)
+    np.testing.assert_allclose(nb, [0, 0, np.log(0.6), np.log(1.8), 0, 0], 1e-6)
     with pytest.raises(DataError, match="naive-Bayes weights need two labels, the task has 3"):
         feature_weights("nb", np.zeros((3, 6), np.int64), texts=3)
 

@@ -59,7 +59,8 @@ class FastText(nn.Layer):
     buffer the task computes from the training texts (``text_cls/weights.py``) and the checkpoint and
     the exported model carry: the inverse document frequency the TF-IDF baseline weighs by, or the
     naive-Bayes log-count ratio of NBSVM (Wang & Manning, 2012). The pooling then divides by the
-    weights' sum (``mean``) or root sum of squares (``sqrtn``) instead of the count."""
+    weights' sum (``mean``) or root sum of squares (``sqrtn``) instead of the count. Rows fewer than
+    ``min_df`` training texts hold weigh 0 (the baseline's vectoriser drops them)."""
 
     WEIGHTINGS = ("idf", "nb")
 
@@ -74,6 +75,7 @@ class FastText(nn.Layer):
         pooling: str = "mean",
         hidden: int = 0,
         weighting: str | None = None,
+        min_df: int = 1,
     ) -> None:
         super().__init__()
         if weighting is not None and weighting not in self.WEIGHTINGS:
@@ -81,7 +83,8 @@ class FastText(nn.Layer):
         if pooling not in ("mean", "sqrtn"):
             raise ConfigError(f"FastText.pooling must be mean or sqrtn, got {pooling!r}")
         self.pooling = pooling
-        for label, value in (("embed_dim", embed_dim), ("max_ngram", max_ngram), ("buckets", buckets)):
+        sizes = (("embed_dim", embed_dim), ("max_ngram", max_ngram), ("buckets", buckets), ("min_df", min_df))
+        for label, value in sizes:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
         if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
@@ -89,7 +92,7 @@ class FastText(nn.Layer):
         self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
         rows = vocab_size + (buckets if max_ngram > 1 else 0)
         self.embedding = nn.Embedding(rows, embed_dim, padding_idx=0)
-        self.weighting = weighting
+        self.weighting, self.min_df = weighting, min_df
         if weighting is not None:  # ones until the task sets the training texts' weights
             self.register_buffer("feature_weight", paddle.ones([rows], dtype="float32"))
         self.dropout = nn.Dropout(dropout)

@@ -43,7 +43,7 @@ class TextClsTask(CharTaskBase):
         model = super().build_model(config)
         if isinstance(model, FastText) and model.weighting is not None:
             dataset = tuple(sorted(self.dataset_section(config, "Train").items()))
-            shape = (model.weighting, model.max_ngram, model.buckets)
+            shape = (model.weighting, model.min_df, model.max_ngram, model.buckets)
             model.set_feature_weights(_training_weights(self, dataset, *shape))
         return model
 
@@ -73,7 +73,7 @@ class TextClsTask(CharTaskBase):
 
 
 @lru_cache(maxsize=2)
-def _training_weights(task: TextClsTask, dataset: tuple, weighting: str, max_ngram: int, buckets: int) -> np.ndarray:
+def _training_weights(task: TextClsTask, dataset: tuple, weighting: str, min_df: int, max_ngram: int, buckets: int):
     """``weights.feature_weights`` over the training texts (``Train.dataset``'s items) as the task
     encodes them, once per process: checking a config and training it both build the model. A bag
     of one dimension does the hashing."""
@@ -82,7 +82,7 @@ def _training_weights(task: TextClsTask, dataset: tuple, weighting: str, max_ngr
     rows = np.stack([table.encode(text, max_length) for text, _ in items])
     hashing = FastText(len(table), len(LABELS), embed_dim=1, max_ngram=max_ngram, buckets=buckets)
     counts = document_frequencies(hashing, rows, [label for _, label in items], len(LABELS))
-    return feature_weights(weighting, counts, len(items))
+    return feature_weights(weighting, counts, len(items), min_df)
 
 
 __all__ = ["TextClsTask"]

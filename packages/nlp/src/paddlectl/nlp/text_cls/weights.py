@@ -8,8 +8,9 @@ weight belongs to exactly the embedding row the model reads:
   ``p = alpha + `` the number of texts of the second label holding the feature and ``q`` the same for
   the first (binarised counts, ``alpha = 1``).
 
-A row no training text holds (a bucket nothing hashed into, a character below ``min_freq``) and
-the padding row weigh 0, as a vectoriser's vocabulary leaves out features it never saw.
+A row fewer than ``min_df`` training texts hold (at least: none, a bucket nothing hashed into, a
+character below ``min_freq``) and the padding row weigh 0, as a vectoriser's vocabulary leaves out
+features it never saw or (``min_df``) saw too rarely to learn from.
 """
 
 from __future__ import annotations
@@ -40,18 +41,19 @@ def document_frequencies(model, rows: np.ndarray, labels: Sequence[int], num_cla
     return counts
 
 
-def feature_weights(weighting: str, counts: np.ndarray, texts: int, alpha: float = 1.0) -> np.ndarray:
+def feature_weights(weighting: str, counts: np.ndarray, texts: int, min_df: int = 1, alpha: float = 1.0) -> np.ndarray:
     """The per-row weights of ``weighting`` from ``document_frequencies``' counts over ``texts`` texts."""
     seen = counts.sum(axis=0)
+    kept = seen >= max(min_df, 1)
     if weighting == "idf":
         weights = np.log((1.0 + texts) / (1.0 + seen)) + 1.0
     elif weighting == "nb":
         if counts.shape[0] != 2:
             raise DataError(f"naive-Bayes weights need two labels, the task has {counts.shape[0]}")
         p, q = alpha + counts[1], alpha + counts[0]
-        weights = np.log((p / p[seen > 0].sum()) / (q / q[seen > 0].sum()))
+        weights = np.log((p / p[kept].sum()) / (q / q[kept].sum()))
     else:
         raise DataError(f"unknown feature weighting {weighting!r}; use idf or nb")
-    weights[seen == 0] = 0.0
+    weights[~kept] = 0.0
     weights[0] = 0.0
     return weights.astype(np.float32)
