@@ -13,7 +13,11 @@ Workloads (loopback only, every server a child process on 127.0.0.1):
   normalises it, runs onnxruntime (default session options) and CTC-decodes by hand.
 
 Each server runs with batching off (``max_batch_size: 1``) and on (``max_batch_size: 32``,
-``max_delay_ms: 5``); the three servers of a workload are up together (idle ones take no CPU) and
+``max_delay_ms: 5``), with ``workers`` predictor clones: 1 for LeNet (a batch runs in about a
+millisecond; the event loop is the bottleneck), 2 for rec (the model is nearly all of a request and
+costs the same per row at any batch size, so two batches run at once to use both cores, as the
+baseline's onnxruntime runs its threads). The load generator (``serve bench``, one process for all
+three servers) sends prebuilt requests over keep-alive connections. The three servers of a workload are up together (idle ones take no CPU) and
 are measured in turn at each concurrency (1, 8, 32), ``--rounds`` times, so a slow spell of the
 machine hits all three; the middle round by throughput is reported. Then ``--requests`` requests
 (2000; ``--full``: 100000) at concurrency 32 to the batching server must give exactly that many
@@ -119,7 +123,7 @@ def prepare_lenet(tmp: Path) -> dict:
     paddle.save(task.build_model(config).state_dict(), str(weights))
     native = export(task, config, weights, tmp / "lenet").path
     onnx_file = export(task, config, weights, tmp / "lenet.onnx", format="onnx").path
-    return {"kind": "lenet", "name": "digits", "ours": native, "baseline": onnx_file, "payload": None}
+    return {"kind": "lenet", "name": "digits", "ours": native, "baseline": onnx_file, "payload": None, "workers": 1}
 
 
 def prepare_rec(tmp: Path) -> dict:
@@ -153,6 +157,7 @@ def prepare_rec(tmp: Path) -> dict:
     image.save(png, format="PNG")
     return {
         "kind": "rec",
+        "workers": 2,
         "name": "rec",
         "ours": ours,
         "baseline": source,
@@ -207,7 +212,8 @@ def start_servers(work: dict, tmp: Path) -> dict[str, Child]:
     children = {}
     for mode, batching in BATCHING.items():
         config = tmp / f"{work['name']}-{mode}.yml"
-        config.write_text(yaml.safe_dump({"models": {work["name"]: {**batching, **SERVER_LIMITS}}}))
+        settings = {**batching, **SERVER_LIMITS, "workers": work["workers"]}
+        config.write_text(yaml.safe_dump({"models": {work["name"]: settings}}))
         port = free_port()
         command = [sys.executable, "-m", "paddlectl.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                    "--model", f"{work['name']}={work['ours']}", "--config", str(config)]  # fmt: skip

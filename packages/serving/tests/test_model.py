@@ -35,6 +35,17 @@ def test_a_model_no_guessed_size_runs_is_served_cold_with_a_warning(tmp_path, ca
     assert served.throughput is None and "warm-up skipped" in caplog.text
 
 
+@pytest.mark.parametrize(("workers", "cores", "threads"), [(1, 2, None), (2, 2, 1), (2, 8, 4), (3, 2, 1)])
+def test_workers_share_the_cores_and_one_worker_keeps_the_predictors_own_choice(
+    tmp_path, monkeypatch, workers, cores, threads
+):
+    monkeypatch.setattr("paddlectl.framework.kernels.cores.physical_cores", lambda: cores)
+    paddle.seed(0)
+    served = ServedModel("conv", _export(tmp_path, paddle.nn.Conv2D(1, 2, 5), "conv"), 1, workers=workers)
+    clones = [served._pool.get() for _ in range(workers)]
+    assert [c._config.cpu_math_library_num_threads() for c in clones] == [threads] * workers
+
+
 def test_the_client_is_importable_from_the_package():
     import paddlectl.serving as serving
 

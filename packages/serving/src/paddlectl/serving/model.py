@@ -1,7 +1,9 @@
 """One loaded model version: its predictor clones (one per worker thread), its task, its warm-up.
 
 A ``Predictor`` is not thread-safe but its clones share the program and weights read-only, so a
-model keeps ``workers`` clones in a pool and each batch borrows one. Reloading builds a whole new
+model keeps ``workers`` clones in a pool and each batch borrows one; with several workers each
+clone runs on its share of the cores (2 workers on 2 cores: one thread each, as the two batches
+run at once), with one it picks its threads by model size as every predictor does. Reloading builds a whole new
 ``ServedModel`` beside the old one, so batches already running finish on the version they began on.
 """
 
@@ -60,7 +62,12 @@ class ServedModel:
                 raise ServeConfigError(
                     f"{name}: tensor {spec['name']!r} has dtype {spec['dtype']}, which KServe v2 cannot carry"
                 )
-        base = Predictor(Config(str(self.path)), self.saved)
+        config = Config(str(self.path))
+        if workers > 1:  # clones run at once: share the cores out rather than each asking for all of them
+            from paddlectl.framework.kernels.cores import physical_cores
+
+            config.set_cpu_math_library_num_threads(max(1, physical_cores() // workers))
+        base = Predictor(config, self.saved)
         self._pool: queue.SimpleQueue = queue.SimpleQueue()
         for _ in range(workers):
             self._pool.put(base.clone())
