@@ -46,3 +46,27 @@ def test_floor_equals_a_hand_built_one_hot_regression(tmp_path):
 def test_floor_is_chance_when_the_label_is_noise(tmp_path):
     config, _ = clicks(tmp_path, informative=False)
     assert abs(logistic_floor(config)["auc"] - 0.5) < 0.12
+
+
+def test_floor_sees_a_multi_valued_feature_as_normalised_multi_hot(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 500
+    tags = [rng.choice(5, size=rng.integers(0, 4), replace=False) for _ in range(n)]
+    hot = np.zeros((n, 5))
+    for r, t in enumerate(tags):
+        hot[r, t] = 1.0
+    click = (rng.random(n) < 1 / (1 + np.exp(-(2 * hot[:, 0] - 2 * hot[:, 1])))).astype(int)
+    lines = ["tags,click", *(f"{'|'.join(f't{i}' for i in t)},{c}" for t, c in zip(tags, click, strict=True))]
+    (tmp_path / "tags.csv").write_text("\n".join(lines) + "\n")
+    features = {"sparse": [{"name": "tags", "max_len": 4}], "label": {"name": "click"}}
+    config = {"Train": {"dataset": {"name": "Rows", "path": str(tmp_path / "tags.csv"),
+                                    "split": {"name": "random", "fractions": [0.8, 0.2], "seed": 0},
+                                    "features": features}}}  # fmt: skip
+    floor = logistic_floor(config)
+    order = np.random.default_rng(0).permutation(n)
+    train, test = np.sort(order[:400]), np.sort(order[400:])
+    # mean pooling: each row's tags weigh 1 / its count; column 0 is the unseen row (never used here)
+    x = np.column_stack([np.zeros(n), hot / np.maximum(hot.sum(1, keepdims=True), 1)])
+    model = LogisticRegression(max_iter=1000).fit(x[train], click[train])
+    assert floor["auc"] == pytest.approx(roc_auc_score(click[test], model.predict_proba(x[test])[:, 1]), abs=1e-6)
+    assert floor["auc"] > 0.65

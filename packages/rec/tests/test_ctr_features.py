@@ -121,3 +121,57 @@ def test_rows_files(tmp_path):
     ):
         with pytest.raises(DataError, match=message):
             read_rows(tmp_path / name)
+
+
+MULTI_SPEC = {
+    "sparse": ["user", {"name": "genres", "max_len": 3}, {"name": "history", "max_len": 2, "pooling": "sum"}],
+    "dense": [],
+    "label": {"name": "rating", "threshold": 4},
+}
+MULTI_TRAIN = Table(
+    {
+        "user": np.array(["a", "b"]),
+        "genres": np.array([("Drama", "War"), ("Comedy",)], dtype=object),
+        "history": np.array([(7, 8, 9), ()], dtype=object),
+        "rating": np.array([5.0, 3.0]),
+    }
+)
+
+
+def test_multi_valued_features_fill_slots_pad_and_count_unseen_values():
+    encoder = FeatureEncoder.fit(parse_features(MULTI_SPEC), MULTI_TRAIN)
+    assert encoder.field_sizes == [3, 4, 4] and encoder.field_lengths == [1, 3, 2]
+    assert encoder.pooling == [None, "mean", "sum"] and encoder.spec.width == 6
+    rows = [
+        {"user": "a", "genres": ["War", "Drama", "Comedy", "War"], "history": [9, 8]},  # 4 genres: the last 3
+        {"user": "b", "genres": "Comedy|Noir", "history": ""},  # a CSV cell: '|'-separated, empty = no values
+        {"user": "b", "genres": [], "history": [7, 12345]},  # 12345 never seen: the OOV row 0, counted
+    ]
+    x, unseen = encoder.encode(rows_table(rows, ["user", "genres", "history"], ["genres", "history"]))
+    # genres vocabulary: Comedy 1, Drama 2, War 3; history: 7 -> 1, 8 -> 2, 9 -> 3 (a's whole history)
+    assert x.tolist() == [[1, 2, 1, 3, 3, 2], [2, 1, 0, -1, -1, -1], [2, -1, -1, -1, 1, 0]]
+    assert unseen == {"genres": 1, "history": 1}  # 'Noir' and 12345: values, not rows
+    again = FeatureEncoder.from_dict(json.loads(json.dumps(encoder.to_dict())))
+    assert np.array_equal(again.encode(MULTI_TRAIN)[0], encoder.encode(MULTI_TRAIN)[0])
+    assert again.pooling == encoder.pooling
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ({"name": "g", "max_len": 0}, "max_len: an int in [1, 1024]"),
+        ({"name": "g", "max_len": True}, "max_len: an int in [1, 1024]"),
+        ({"name": "g", "pooling": "mean"}, "with max_len"),
+        ({"name": "g", "max_len": 3, "pooling": "max"}, "give mean or sum"),
+        ({"name": "g", "maxlen": 3}, "maxlen"),
+    ],
+)
+def test_multi_valued_feature_typos_are_config_errors(item, message):
+    with pytest.raises(ConfigError, match=__import__("re").escape(message)):
+        parse_features({**MULTI_SPEC, "sparse": [item]})
+
+
+def test_an_empty_list_cell_is_allowed_only_for_multi_valued_columns():
+    rows_table([{"user": "a", "history": ""}], ["user", "history"], ["history"])
+    with pytest.raises(FeatureError, match="row 1 has no value for feature column 'user'"):
+        rows_table([{"user": "", "history": []}], ["user", "history"], ["history"])

@@ -43,10 +43,11 @@ def read_rows(path: str | Path) -> list[dict]:
     return [dict(r) for r in rows]
 
 
-def rows_table(rows: Sequence[Mapping], columns: Sequence[str]) -> Table:
-    """The ``columns`` of ``rows`` as a Table (object arrays: ids stay as written)."""
+def rows_table(rows: Sequence[Mapping], columns: Sequence[str], lists: Sequence[str] = ()) -> Table:
+    """The ``columns`` of ``rows`` as a Table (object arrays: ids stay as written). A column in
+    ``lists`` (multi-valued) may hold an empty list or ``""`` (a user with no history yet)."""
     for number, row in enumerate(rows, start=1):
-        missing = [c for c in columns if c not in row or row[c] in ("", None)]
+        missing = [c for c in columns if c not in row or row[c] is None or (row[c] == "" and c not in lists)]
         if missing:
             raise FeatureError(f"row {number} has no value for feature column {missing[0]!r}")
     table = {}

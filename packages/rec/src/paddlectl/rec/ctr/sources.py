@@ -1,9 +1,11 @@
 """The data a ``rec.ctr`` config names (``Train.dataset``), split and encoded once per process.
 
-``MovieLens100K`` joins each rating with its user's and movie's features; ``Adult`` is the census
+``MovieLens100K`` joins each rating with its user's and movie's features (``genre``: a film's first
+genre, ``genres``: all of them, a multi-valued column); ``Adult`` is the census
 table; ``Rows`` is a user's own CSV/JSON-lines file. The split (leave-last-out by time, or random
 with a seed) is part of the config, so ``train``, ``export`` and ``eval`` rebuild the same split
-and the same fitted encoder from it.
+and the same fitted encoder from it; ``history: {length: N}`` adds each row's user history, made
+from the training half only (``history``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from ..data import adult, movielens_100k
 from ..errors import ConfigError
 from ..splits import leave_last_out, random_split
 from ..table import Table
-from .features import FeatureEncoder, check_values, parse_features
+from .features import FeatureEncoder, binary_labels, check_values, parse_features
+from .history import add_history
 from .rows import read_rows, rows_table
 
-DATASET_KEYS = ("name", "path", "split", "max_rows", "features")
+DATASET_KEYS = ("name", "path", "split", "max_rows", "features", "history")
+MAX_HISTORY = 1024
 SPLIT_KEYS = ("name", "n", "fractions", "seed", "validation")
 
 
@@ -35,19 +39,23 @@ def _movielens() -> Table:
     u = np.asarray([user_row[x] for x in ratings.user_id])
     m = np.asarray([item_row[x] for x in ratings.item_id])
     genre = np.asarray([g[0] if g else "unknown" for g in items.genres])
+    genres = np.empty(len(items), dtype=object)
+    genres[:] = [g or ("unknown",) for g in items.genres]
     return Table(
         {
             **ratings.columns,
             **{c: users[c][u] for c in ("age", "gender", "occupation", "zip_code")},
             "year": items.year[m],
             "genre": genre[m],
+            "genres": genres[m],
         }
     )
 
 
-def _rows(path: str) -> Table:
+def _rows(path: str, lists: tuple[str, ...] = ()) -> Table:
+    """A user's rows file; the multi-valued columns ``lists`` may hold empty cells (no values)."""
     rows = read_rows(path)
-    return rows_table(rows, list(rows[0]))
+    return rows_table(rows, list(rows[0]), lists)
 
 
 SOURCES = {"MovieLens100K": _movielens, "Adult": adult, "Rows": _rows}
@@ -75,6 +83,13 @@ def check_dataset(section) -> None:
         raise ConfigError(f"Train.dataset.split.name is {split.get('name')!r}; use random or leave_last_out")
     if not isinstance(split.get("validation", False), bool):
         raise ConfigError(f"Train.dataset.split.validation is {split['validation']!r}; give true or false")
+    history = section.get("history")
+    if history is not None:
+        require_mapping(history, "Train.dataset.history")
+        check_keys(history, "Train.dataset.history", ("length",))
+        length = history.get("length")
+        if not isinstance(length, int) or isinstance(length, bool) or not 0 < length <= MAX_HISTORY:
+            raise ConfigError(f"Train.dataset.history.length is {length!r}; give the items kept, 1 to {MAX_HISTORY}")
     rows = section.get("max_rows")
     if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool) or rows < 10):
         raise ConfigError(f"Train.dataset.max_rows is {rows!r}; give an int >= 10 or leave it out")
@@ -94,11 +109,13 @@ def _split(table: Table, split: dict) -> tuple[Table, Table]:
 @lru_cache(maxsize=4)
 def _prepare(dataset_json: str, features_json: str) -> Prepared:
     dataset, spec = json.loads(dataset_json), parse_features(json.loads(features_json))
-    table = SOURCES[dataset["name"]](dataset["path"]) if "path" in dataset else SOURCES[dataset["name"]]()
+    table = _rows(dataset["path"], spec.multi_valued) if "path" in dataset else SOURCES[dataset["name"]]()
     if dataset.get("max_rows"):
         table = table.take(np.arange(min(len(table), dataset["max_rows"])))
     check_values(spec, table)
     train, test = _split(table, dataset.get("split") or {})
+    if dataset.get("history"):
+        train, test = add_history(train, test, binary_labels(spec.label, train), dataset["history"]["length"])
     return Prepared(FeatureEncoder.fit(spec, train), train, test)
 
 

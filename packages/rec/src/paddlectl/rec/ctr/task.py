@@ -6,15 +6,17 @@ Sections (see ``configs/deepfm_ml100k.yml``)::
     Loss:         {name: BCELoss}
     Optimizer:    {name: Adam, lr: {learning_rate}, ...}
     Train:        {dataset: {name: MovieLens100K | Adult | Rows, path (Rows), max_rows,
-                             split: {name: leave_last_out | random, n, fractions, seed},
-                             features: {sparse: [column | {name, num_embeddings}], dense: [column],
-                                        label: {name, threshold | positive}}},
+                             split: {name: leave_last_out | random, n, fractions, seed, validation},
+                             history: {length},  (adds history, history_liked, history_disliked)
+                             features: {sparse: [column | {name, num_embeddings, max_len, pooling}],
+                                        dense: [column], label: {name, threshold | positive}}},
                    loader: {batch_size, shuffle, drop_last, num_workers}}
     Eval:         {loader: {batch_size}}
     Metric:       {main_indicator: auc}      (auc, logloss)
 
 The evaluation split is the second part of ``Train.dataset.split``. The exported model is one
-predictor program over the encoded ``[N, S + D]`` matrix; the fitted feature encoder (vocabularies,
+predictor program over the encoded ``[N, slots + D]`` matrix (a multi-valued feature's ``max_len``
+slots); the fitted feature encoder (vocabularies,
 dense statistics) travels in its metadata, so ``paddlectl predict`` takes raw feature rows.
 """
 
@@ -36,7 +38,7 @@ from paddlectl.framework.static.input_spec import InputSpec
 
 from ..errors import ConfigError, DataError
 from ..metrics_ctr import CtrAuc, LogLoss
-from .features import FeatureEncoder, parse_features
+from .features import FeatureEncoder, FeatureSpec, parse_features
 from .models import MODELS
 from .rows import read_rows, rows_table
 from .sources import check_dataset, features_section, prepare
@@ -77,16 +79,24 @@ class CtrTask(TaskBase):
         if self.main_indicator(config) not in METRICS:
             raise ConfigError(f"Metric.main_indicator must be one of {', '.join(METRICS)}")
         sizes = [f.num_embeddings or 2 for f in spec.sparse]
-        self._build(arch, sizes, len(spec.dense))  # refuses architecture typos before the data is read
+        self._build(arch, sizes, spec)  # refuses architecture typos before the data is read
 
     @staticmethod
-    def _build(arch: dict, field_sizes: list[int], num_dense: int):
-        return instantiate(arch, MODELS, "Architecture", field_sizes=field_sizes, num_dense=num_dense)
+    def _build(arch: dict, field_sizes: list[int], spec: FeatureSpec):
+        return instantiate(
+            arch,
+            MODELS,
+            "Architecture",
+            field_sizes=field_sizes,
+            num_dense=len(spec.dense),
+            field_lengths=[f.slots for f in spec.sparse],
+            pooling=[f.pooling if f.max_len else None for f in spec.sparse],
+        )
 
     # ----- model, loss, metrics ---------------------------------------------------------
     def build_model(self, config: dict):
         encoder = prepare(config).encoder
-        return self._build(config["Architecture"], encoder.field_sizes, len(encoder.spec.dense))
+        return self._build(config["Architecture"], encoder.field_sizes, encoder.spec)
 
     def build_loss(self, config: dict):
         return bce
@@ -128,7 +138,7 @@ class CtrTask(TaskBase):
     # ----- export and serving -----------------------------------------------------------
     def input_spec(self, config: dict) -> list:
         spec = parse_features(features_section(config))
-        return [InputSpec([None, len(spec.sparse) + len(spec.dense)], "float32", "features")]
+        return [InputSpec([None, spec.width], "float32", "features")]
 
     def preprocess_config(self, config: dict) -> dict:
         return {"task": self.name, "encoder": prepare(config).encoder.to_dict()}
@@ -146,7 +156,7 @@ class CtrTask(TaskBase):
         training take the cold-start row 0 and are counted in a warning."""
         encoder = FeatureEncoder.from_dict(pre.get("encoder"))
         rows = [raw if isinstance(raw, Mapping) else _one_row(raw) for raw in raw_inputs]
-        x, unseen = encoder.encode(rows_table(rows, encoder.spec.columns))
+        x, unseen = encoder.encode(rows_table(rows, encoder.spec.columns, encoder.spec.multi_valued))
         _report_unseen(unseen, len(rows), "rows")
         return [x]
 
@@ -169,7 +179,9 @@ def _one_row(path) -> dict:
 
 
 def _plain(value):
-    """A numpy scalar as the Python value JSON would carry."""
+    """A numpy scalar, or a multi-valued cell's tuple, as the Python value JSON would carry."""
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return [_plain(v) for v in value]
     return value.item() if isinstance(value, np.generic) else value
 
 
