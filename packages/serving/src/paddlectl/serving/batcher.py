@@ -92,10 +92,13 @@ class Batcher:
         if self._held is not None:
             held, self._held = self._held, None
             return held
+        if not self._queue.empty():
+            return self._queue.get_nowait()
         if timeout == 0:
-            return None if self._queue.empty() else self._queue.get_nowait()
-        try:
-            return await (asyncio.wait_for(self._queue.get(), timeout) if timeout is not None else self._queue.get())
+            return None
+        try:  # not wait_for: that wraps the get in a task of its own, once per request collected
+            async with asyncio.timeout(timeout):
+                return await self._queue.get()
         except TimeoutError:
             return None
 
