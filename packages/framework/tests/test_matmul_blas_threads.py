@@ -1,12 +1,13 @@
-"""matmul runs a small GEMM on one BLAS thread and a large one on the BLAS's own count, restoring
-the count afterwards (``ops.linalg.SMALL_GEMM_MACS``)."""
+"""matmul's GEMMs run on one BLAS thread, a large one in fixed parts, so that a product sums the same
+way whether its parts run at once or one after another (``kernels.blas.matmul``); the BLAS thread
+count is restored afterwards."""
 
 import numpy as np
 import pytest
 
 import paddlectl.framework as paddle
+from paddlectl.framework.kernels import blas
 from paddlectl.framework.kernels.blas import _blas_libraries
-from paddlectl.framework.ops import linalg
 
 
 def _counts() -> list[int]:
@@ -15,26 +16,58 @@ def _counts() -> list[int]:
 
 @pytest.fixture
 def seen(monkeypatch):
-    """The BLAS thread counts in force during each np.matmul call linalg makes."""
+    """The BLAS thread counts in force during each np.matmul call ``blas.matmul`` makes."""
     calls = []
     real = np.matmul
 
-    def spy(a, b):
+    def spy(a, b, out=None):
         calls.append(_counts())
-        return real(a, b)
+        return real(a, b, out=out)
 
-    monkeypatch.setattr(linalg.np, "matmul", spy)
+    monkeypatch.setattr(blas.np, "matmul", spy)
     return calls
 
 
-def test_small_gemm_one_thread_large_gemm_default(seen, monkeypatch):
+def test_small_and_large_gemms_run_on_one_blas_thread(seen, monkeypatch):
     before = _counts()
     if not before or max(before) < 2:
         pytest.skip("the BLAS runs one thread here: nothing to cap")
+    monkeypatch.setattr(blas, "physical_cores", lambda: 2)
     x = paddle.to_tensor(np.ones((8, 4), np.float32))
     w = paddle.to_tensor(np.ones((4, 3), np.float32))
     np.testing.assert_array_equal(paddle.matmul(x, w).numpy(), np.full((8, 3), 4, np.float32))
-    monkeypatch.setattr(linalg, "SMALL_GEMM_MACS", 8 * 4 * 3)  # now the same product counts as large
-    paddle.matmul(x, w)
-    assert seen == [[1] * len(before), before]
+    assert seen == [[1] * len(before)]
+    monkeypatch.setattr(blas, "SMALL_GEMM_MACS", 8 * 4 * 3)  # now the same product is split in two
+    np.testing.assert_array_equal(paddle.matmul(x, w).numpy(), np.full((8, 3), 4, np.float32))
+    assert seen == [[1] * len(before)] * 3
     assert _counts() == before
+
+
+@pytest.mark.parametrize("shape", [(300, 70, 40), (40, 70, 300)])  # split by rows, by columns
+def test_a_split_product_sums_the_same_way_at_any_load(monkeypatch, shape):
+    m, k, n = shape
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    monkeypatch.setattr(blas, "SMALL_GEMM_MACS", 1)
+    monkeypatch.setattr(blas, "physical_cores", lambda: 3)
+    monkeypatch.setattr(blas, "free_cores", lambda: 3)
+    at_once = blas.matmul(a, b)
+    monkeypatch.setattr(blas, "free_cores", lambda: 1)  # busy neighbours: the parts run one by one
+    assert np.array_equal(blas.matmul(a, b), at_once)
+    parts = [(0, 100), (100, 200), (200, 300)]
+    one_by_one = (
+        np.concatenate([a[i:j] @ b for i, j in parts])
+        if m > n
+        else np.concatenate([a @ b[:, i:j] for i, j in parts], 1)
+    )
+    assert np.array_equal(at_once, one_by_one)
+    np.testing.assert_allclose(at_once, a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_transposed_operands_and_float64():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((600, 90))
+    b = rng.standard_normal((500, 90))
+    np.testing.assert_allclose(blas.matmul(a, b.T), a @ b.T, rtol=1e-12, atol=1e-10)
+    assert blas.matmul(a, b.T).dtype == np.float64

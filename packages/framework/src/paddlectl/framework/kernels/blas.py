@@ -1,9 +1,10 @@
-"""NumPy's BLAS thread count, capped while a region runs (threadpoolctl finds OpenBLAS/MKL/BLIS).
+"""NumPy's BLAS thread count, capped while a region runs (threadpoolctl finds OpenBLAS/MKL/BLIS),
+and ``matmul``, the GEMM whose result does not depend on the machine's load.
 
 The count is one per process: the first of overlapping capped regions sets it and the last
 restores it; it is only written when it differs, so a region whose cap already holds pays two
-reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``; ``matmul`` caps a small
-GEMM to one thread (``ops.linalg.SMALL_GEMM_MACS``). (Capping a recurrent
+reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``; ``matmul`` runs each GEMM
+on one BLAS thread, split in fixed parts where it is large (see there). (Capping a recurrent
 layer's time loop to one thread was measured slower: LSTM step 5.2 against 4.2 ms.)
 
 A pthreads OpenBLAS is set through its own functions: threadpoolctl (from 3.8) lets only the
@@ -18,6 +19,11 @@ import ctypes
 import itertools
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .cores import free_cores, physical_cores
 
 _FOUND: list = [-1, ()]  # (len(sys.modules) when the libraries were looked up, their controllers)
 
@@ -65,6 +71,11 @@ class BlasCap:
                         set_(n)
                         self._restore.append((set_, current))
 
+    @property
+    def active(self) -> bool:
+        """Whether some region holds a cap now (a predictor's run, say)."""
+        return self._active > 0
+
     def exit(self) -> None:
         with self._lock:
             self._active -= 1
@@ -75,3 +86,65 @@ class BlasCap:
 
 
 BLAS_CAP = BlasCap()
+
+
+SMALL_GEMM_MACS = 1 << 22
+"""Below this many multiply-adds (m k n) a GEMM is one part: waking a second thread for it costs
+about what it saves ([512, 128] x [128, 512]: 2.4 ms on one BLAS thread, 6.0 ms on two with
+three other busy processes; a DeepFM training step 11 against 44 ms)."""
+
+_POOL: list = []  # the helper threads of ``matmul``, started at its first split GEMM
+
+
+def _pool() -> ThreadPoolExecutor:
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max(1, physical_cores() - 1), thread_name_prefix="paddlectl-gemm"))
+    return _POOL[0]
+
+
+def _ranges(size: int, parts: int) -> list[tuple[int, int]]:
+    return [(size * i // parts, size * (i + 1) // parts) for i in range(parts)]
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)`` for 2-D operands, with a result that does not depend on the machine's load.
+
+    A threaded BLAS splits a product by its own thread count, so its sums depend on how many threads
+    run it, and a split waits for its slowest thread: with one other busy process on two cores, a
+    LeNet training step took 95 ms on two OpenBLAS threads against 20 on one (5 ms idle). Here every
+    part is a one-thread BLAS call: a product of at least ``SMALL_GEMM_MACS`` is cut into one part per
+    physical core along its longer output side (a fixed split: the same shape always sums the same
+    way), and the parts run at once while other processes leave the cores free (``kernels.cores``)
+    and the calling thread may run parallel kernels, one after another otherwise. Inside a capped
+    region (a predictor's run, which sets its own thread count by the load) it is ``np.matmul``."""
+    from . import parallel_allowed
+
+    if BLAS_CAP.active:
+        return np.matmul(a, b)
+    m, k = a.shape
+    n = b.shape[1]
+    parts = physical_cores() if m * k * n >= SMALL_GEMM_MACS else 1
+    if parts == 1:
+        BLAS_CAP.enter(1)
+        try:
+            return np.matmul(a, b)
+        finally:
+            BLAS_CAP.exit()
+    out = np.empty((m, n), dtype=np.result_type(a, b))
+    by_rows = m >= n
+    pieces = [
+        (a[r0:r1], b, out[r0:r1]) if by_rows else (a, b[:, r0:r1], out[:, r0:r1])
+        for r0, r1 in _ranges(m if by_rows else n, parts)
+    ]
+    BLAS_CAP.enter(1)
+    try:
+        at_once = min(parts, free_cores()) if parallel_allowed() else 1
+        helpers = [_pool().submit(np.matmul, x, y, out=o) for x, y, o in pieces[1:at_once]]
+        np.matmul(*pieces[0][:2], out=pieces[0][2])
+        for x, y, o in pieces[at_once:]:
+            np.matmul(x, y, out=o)
+        for helper in helpers:
+            helper.result()
+    finally:
+        BLAS_CAP.exit()
+    return out

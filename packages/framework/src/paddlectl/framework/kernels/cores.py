@@ -5,9 +5,11 @@ A parallel region (a Numba kernel's or OpenBLAS's GEMM) splits its work evenly a
 slowest thread. When another process keeps a core busy, one of our threads waits for the scheduler
 every region: measured on 2 cores with one spinning neighbour, PP-OCRv4 det ran 81 ms on one thread
 and 369 ms on two. So a predictor run takes no more threads than the cores left free
-(``inference.threads.call_limited``). Eager code (training) does not adapt: a different thread
-count sums in a different order (OpenBLAS's GEMMs and parallel reductions alike), and a training
-run must not depend on the machine's load (a resumed run repeats the interrupted one exactly).
+(``inference.threads.call_limited``). Eager code (training) may not change its thread count: a
+different count sums in a different order (OpenBLAS's GEMMs and parallel reductions alike), and a
+training run must not depend on the machine's load (a resumed run repeats the interrupted one
+exactly). Its GEMMs adapt without that: ``kernels.blas.matmul`` cuts a product into fixed parts and
+only runs them at once while cores are free.
 
 The reading is the kernel's count of runnable tasks (``/proc/loadavg``) less this process's own
 running threads, taken at most every ``INTERVAL_S`` (~20 us a reading, so well under 0.1% of the

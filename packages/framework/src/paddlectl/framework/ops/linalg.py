@@ -9,6 +9,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
 from ..errors import ShapeError
+from ..kernels import blas
 from ..kernels.blas import BLAS_CAP
 from .broadcast import sum_to
 from .elementwise import conj_if_complex
@@ -31,18 +32,6 @@ def _matmul_forward(ctx, x, y, transpose_x=False, transpose_y=False):
     return _gemm(a, b)
 
 
-SMALL_GEMM_MACS = 1 << 22
-"""Below this many multiply-adds per GEMM (m k n) a product runs on one BLAS thread. Waking a second
-OpenBLAS thread for a small product costs more than it saves, and on a loaded machine the woken
-thread waits for the scheduler while the caller waits for it: measured here (2 cores, ~3 other
-busy processes), [512, 128] x [128, 512] took 2.4 ms on one thread and 6.0 ms on two, a DeepFM
-training step (GEMMs of [512, 112] x [112, 128] and smaller) 11 ms against 44 ms. The bound is set
-lower than those loaded figures suggest: OpenBLAS itself goes to two threads from 2^18, and on an
-idle machine a product of 2^26 (~2 ms on one core) gains ~1 ms from the second, while at 2^22
-(~0.15 ms) the gain is near the wake-up cost; to be re-measured idle. The choice depends on the
-shape only, so a training run does not depend on the machine's load (see ``kernels.cores``)."""
-
-
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b``; a batched ``a`` against a 2-D ``b`` runs as one large GEMM, not one per batch entry
     (a strided ``a``, such as a gradient arriving through a transpose, is made contiguous first)."""
@@ -53,10 +42,13 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)``, on one BLAS thread when each GEMM is below ``SMALL_GEMM_MACS``."""
+    """``np.matmul(a, b)``: a 2-D product by ``kernels.blas.matmul`` (its sums independent of the
+    machine's load); a batched one on one BLAS thread when each GEMM is below ``blas.SMALL_GEMM_MACS``."""
+    if a.ndim == 2 and b.ndim == 2:
+        return blas.matmul(a, b)
     rows = a.shape[-2] if a.ndim > 1 else 1
     cols = b.shape[-1] if b.ndim > 1 else 1
-    if rows * a.shape[-1] * cols >= SMALL_GEMM_MACS:
+    if rows * a.shape[-1] * cols >= blas.SMALL_GEMM_MACS:
         return np.matmul(a, b)
     BLAS_CAP.enter(1)
     try:

@@ -18,6 +18,7 @@ from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import rnn as kernels
+from ..kernels.blas import matmul
 from ._util import constant
 from .shape import unsqueeze
 
@@ -63,7 +64,7 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     dtype = x.dtype
     # The input projection of every step as one 2-D GEMM (a 3-D matmul is B small ones, 4x slower);
     # the biases are added in the step kernels.
-    xg = (x.reshape(B * T, x.shape[2]) @ w_ih.T).reshape(B, T, G)
+    xg = matmul(x.reshape(B * T, x.shape[2]), w_ih.T).reshape(B, T, G)
     b_ih, b_hh = (np.zeros(G, dtype) if b is None else np.ascontiguousarray(b) for b in (b_ih, b_hh))
     mask = _ones_mask(mask, B, T, dtype)
     w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
@@ -124,12 +125,12 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
     empty = np.empty(0, dtype)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
-    dx = (flat_dxg @ w_ih).reshape(x.shape) if needs[0] else empty
-    dw_ih = flat_dxg.T @ x.reshape(-1, x.shape[2]) if needs[1] else empty
+    dx = matmul(flat_dxg, w_ih).reshape(x.shape) if needs[0] else empty
+    dw_ih = matmul(flat_dxg.T, x.reshape(-1, x.shape[2])) if needs[1] else empty
     db_ih = flat_dxg.sum(axis=0) if needs[3] else empty
     flat_dhg = dhg.reshape(-1, G)
     h_prev = hs[:, 1:] if reverse else hs[:, :T]  # the state each step read, at [b, t]
-    dw_hh = flat_dhg.T @ h_prev.reshape(-1, H) if needs[2] else empty
+    dw_hh = matmul(flat_dhg.T, h_prev.reshape(-1, H)) if needs[2] else empty
     db_hh = empty
     if needs[4]:  # for LSTM and RNN the same sum as db_ih
         db_hh = db_ih.copy() if dhg is dxg and needs[3] else flat_dhg.sum(axis=0)
