@@ -54,3 +54,13 @@ def test_a_batch_never_exceeds_max_batch_size():
     settings = ModelSettings(max_batch_size=3, max_delay_ms=0)
     asyncio.run(_serve(model, settings, [0.0] + [0.05] * 7))
     assert model.batches[0] == 1 and max(model.batches) == 3 and sum(model.batches) == 8
+
+
+def test_the_batch_window_counts_from_the_oldest_request_so_queued_requests_wait_it_once():
+    model = SlowModel(0.3)
+    settings = ModelSettings(max_batch_size=8, max_delay_ms=200)
+    # The first waits out its 200 ms window alone and runs 0.2-0.5 s. The second queues at 0.3 s, so
+    # its window has passed when the worker frees at 0.5 s: it runs at once, alone. (Counted from the
+    # free worker, its window would stay open to 0.7 s and the third, queued at 0.6 s, would join it.)
+    asyncio.run(_serve(model, settings, [0.0, 0.3, 0.6]))
+    assert model.batches == [1, 1, 1]

@@ -5,7 +5,8 @@ refused. A collector takes the first waiting request, waits for a free worker (a
 batches run at once, one predictor clone each), then takes every request queued meanwhile, up to
 ``max_batch_size``: under load the batch fills while the workers are busy, instead of closing
 before a worker is free. Then it waits for more while the batch is under ``max_batch_size`` and
-``max_delay_ms`` has not passed since the worker became free (Triton's max_queue_delay). A request whose deadline
+``max_delay_ms`` has not passed since its oldest request was queued (Triton's max_queue_delay): a
+request that already waited that long for a worker runs with what is queued, at once. A request whose deadline
 passes is answered 504 by its own handler and dropped from any batch not yet started, so a slow
 batch never holds others past their deadlines; a full queue is a 503 with Retry-After at once.
 Requests stack only with requests of the same per-row shape (a sequence model's lengths differ).
@@ -34,6 +35,7 @@ class Pending:
     arrays: list[np.ndarray]
     rows: int
     deadline: float
+    queued_at: float = field(default_factory=time.monotonic)
     future: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -115,7 +117,7 @@ class Batcher:
             await self._slots.acquire()
             model = self._model()
             batch, rows = [first], first.rows
-            close_at = time.monotonic() + self.settings.max_delay_ms / 1000.0
+            close_at = first.queued_at + self.settings.max_delay_ms / 1000.0
             while model.batchable and rows < self.settings.max_batch_size:
                 item = await self._next(max(close_at - time.monotonic(), 0))
                 if item is None:

@@ -8,6 +8,7 @@ caps concurrent connections, and serves TLS when given a certificate and key.
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import uvicorn
@@ -18,6 +19,10 @@ from .settings import ServeSettings
 
 MAX_CONNECTIONS = 1024
 """Connections beyond this get a 503 from uvicorn instead of queueing without bound."""
+GIL_SWITCH_S = 0.0005
+"""How long the event loop may keep the GIL while a worker thread waits for it (Python's default:
+5 ms). A model run gives the GIL up and takes it back around every kernel, and each take-back
+could wait the whole interval while the loop parsed other requests."""
 
 
 def uvicorn_config(app, settings: ServeSettings, host: str, port: int, certfile: Path | None, keyfile: Path | None):
@@ -44,5 +49,6 @@ def uvicorn_config(app, settings: ServeSettings, host: str, port: int, certfile:
 def serve(settings: ServeSettings, host: str, port: int, keys=None, env=None, certfile=None, keyfile=None) -> None:
     """Build the app and run it until a signal stops it."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    sys.setswitchinterval(GIL_SWITCH_S)
     server = Server(settings, keys, env)
     uvicorn.Server(uvicorn_config(build_app(server), settings, host, port, certfile, keyfile)).run()
