@@ -38,6 +38,7 @@ def test_small_and_large_gemms_run_on_one_blas_thread(seen, monkeypatch):
     np.testing.assert_array_equal(paddle.matmul(x, w).numpy(), np.full((8, 3), 4, np.float32))
     assert seen == [[1] * len(before)]
     monkeypatch.setattr(blas, "SMALL_GEMM_MACS", 8 * 4 * 3)  # now the same product is split in two
+    monkeypatch.setattr(blas, "PART_MACS", 1)
     np.testing.assert_array_equal(paddle.matmul(x, w).numpy(), np.full((8, 3), 4, np.float32))
     assert seen == [[1] * len(before)] * 3
     assert _counts() == before
@@ -50,6 +51,7 @@ def test_a_split_product_sums_the_same_way_at_any_load(monkeypatch, shape):
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     monkeypatch.setattr(blas, "SMALL_GEMM_MACS", 1)
+    monkeypatch.setattr(blas, "PART_MACS", 1)
     monkeypatch.setattr(blas, "physical_cores", lambda: 3)
     monkeypatch.setattr(blas, "free_cores", lambda: 3)
     at_once = blas.matmul(a, b)
@@ -71,3 +73,20 @@ def test_transposed_operands_and_float64():
     b = rng.standard_normal((500, 90))
     np.testing.assert_allclose(blas.matmul(a, b.T), a @ b.T, rtol=1e-12, atol=1e-10)
     assert blas.matmul(a, b.T).dtype == np.float64
+
+
+def test_many_cores_do_not_cut_a_product_into_parts_smaller_than_part_macs(monkeypatch):
+    monkeypatch.setattr(blas, "physical_cores", lambda: 64)
+    monkeypatch.setattr(blas, "free_cores", lambda: 64)
+    submitted = []
+    real_pool = blas._pool
+
+    def counting_pool():
+        pool = real_pool()
+        return type("Pool", (), {"submit": lambda self, *a, **k: submitted.append(1) or pool.submit(*a, **k)})()
+
+    monkeypatch.setattr(blas, "_pool", counting_pool)
+    a = np.ones((256, 128), np.float32)
+    b = np.ones((128, 512), np.float32)  # 16M multiply-adds: 8 parts of 2M, not 64
+    np.testing.assert_array_equal(blas.matmul(a, b), np.full((256, 512), 128, np.float32))
+    assert len(submitted) == 16 * 2**20 // blas.PART_MACS - 1

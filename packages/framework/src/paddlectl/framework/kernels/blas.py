@@ -93,6 +93,10 @@ SMALL_GEMM_MACS = 1 << 22
 about what it saves ([512, 128] x [128, 512]: 2.4 ms on one BLAS thread, 6.0 ms on two with
 three other busy processes; a DeepFM training step 11 against 44 ms)."""
 
+PART_MACS = 1 << 21
+"""A split product's parts have at least this many multiply-adds (~40 us on one core), so that a
+many-core machine does not cut a product into parts that cost less than handing them out."""
+
 _POOL: list = []  # the helper threads of ``matmul``, started at its first split GEMM
 
 
@@ -113,17 +117,19 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     run it, and a split waits for its slowest thread: with one other busy process on two cores, a
     LeNet training step took 95 ms on two OpenBLAS threads against 20 on one (5 ms idle). Here every
     part is a one-thread BLAS call: a product of at least ``SMALL_GEMM_MACS`` is cut into one part per
-    physical core along its longer output side (a fixed split: the same shape always sums the same
-    way), and the parts run at once while other processes leave the cores free (``kernels.cores``)
-    and the calling thread may run parallel kernels, one after another otherwise. Inside a capped
-    region (a predictor's run, which sets its own thread count by the load) it is ``np.matmul``."""
+    physical core (of at least ``PART_MACS`` each) along its longer output side, a fixed split (the
+    same shape always sums the same way), and the parts run at once while other processes leave the
+    cores free (``kernels.cores``) and the calling thread may run parallel kernels, one after another
+    otherwise. Inside a capped region (a predictor's run, which sets its own thread count by the
+    load) it is ``np.matmul``."""
     from . import parallel_allowed
 
     if BLAS_CAP.active:
         return np.matmul(a, b)
     m, k = a.shape
     n = b.shape[1]
-    parts = physical_cores() if m * k * n >= SMALL_GEMM_MACS else 1
+    macs = m * k * n
+    parts = max(1, min(physical_cores(), macs // PART_MACS)) if macs >= SMALL_GEMM_MACS else 1
     if parts == 1:
         BLAS_CAP.enter(1)
         try:
