@@ -90,3 +90,21 @@ def test_many_cores_do_not_cut_a_product_into_parts_smaller_than_part_macs(monke
     b = np.ones((128, 512), np.float32)  # 16M multiply-adds: 8 parts of 2M, not 64
     np.testing.assert_array_equal(blas.matmul(a, b), np.full((256, 512), 128, np.float32))
     assert len(submitted) == 16 * 2**20 // blas.PART_MACS - 1
+
+
+def test_a_forked_child_splits_products_with_threads_of_its_own(monkeypatch):
+    import os
+    import signal
+
+    monkeypatch.setattr(blas, "physical_cores", lambda: 2)
+    monkeypatch.setattr(blas, "free_cores", lambda: 2)
+    a = np.ones((512, 128), np.float32)
+    b = np.ones((128, 512), np.float32)
+    blas.matmul(a, b)  # the parent's helper thread now exists
+    pid = os.fork()
+    if pid == 0:  # the child: a split product must not wait on the parent's (absent) thread
+        signal.alarm(30)  # a wait that never ends kills the child
+        ok = np.array_equal(blas.matmul(a, b), np.full((512, 512), 128, np.float32))
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -98,6 +99,8 @@ PART_MACS = 1 << 21
 many-core machine does not cut a product into parts that cost less than handing them out."""
 
 _POOL: list = []  # the helper threads of ``matmul``, started at its first split GEMM
+if hasattr(os, "register_at_fork"):  # a forked child (a DataLoader worker) has none of its parent's threads
+    os.register_at_fork(after_in_child=_POOL.clear)
 
 
 def _pool() -> ThreadPoolExecutor:
