@@ -22,7 +22,7 @@ from paddlectl.nlp.text_cls.task import TextClsTask
 ARCHITECTURES = {
     "CharCNN": {"name": "CharCNN", "embed_dim": 16, "num_filters": 16, "kernel_sizes": [2], "dropout": 0.0},
     "FastText": {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn", "hidden": 8},
-    "FastText-nb": {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn", "weighting": "nb"},
+    "FastText-nb": {"name": "FastText", "embed_dim": 16, "max_ngram": 3, "buckets": 997, "dropout": 0.0, "pooling": "sqrtn", "weighting": "nb", "binary": True},
 }  # fmt: skip
 ARCH = ARCHITECTURES["CharCNN"]
 

@@ -60,7 +60,9 @@ class FastText(nn.Layer):
     the exported model carry: the inverse document frequency the TF-IDF baseline weighs by, or the
     naive-Bayes log-count ratio of NBSVM (Wang & Manning, 2012). The pooling then divides by the
     weights' sum (``mean``) or root sum of squares (``sqrtn``) instead of the count. Rows fewer than
-    ``min_df`` training texts hold weigh 0 (the baseline's vectoriser drops them)."""
+    ``min_df`` training texts hold weigh 0 (the baseline's vectoriser drops them). ``binary`` counts
+    each feature once per text (NBSVM's binarised counts; the baseline damps repeats with ``1 + log
+    tf``), so a review that repeats a word is not that word's vote many times over."""
 
     WEIGHTINGS = ("idf", "nb")
 
@@ -76,6 +78,7 @@ class FastText(nn.Layer):
         hidden: int = 0,
         weighting: str | None = None,
         min_df: int = 1,
+        binary: bool = False,
     ) -> None:
         super().__init__()
         if weighting is not None and weighting not in self.WEIGHTINGS:
@@ -87,6 +90,8 @@ class FastText(nn.Layer):
         for label, value in sizes:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
+        if not isinstance(binary, bool):
+            raise ConfigError(f"FastText.binary must be true or false, got {binary!r}")
         if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
             raise ConfigError(f"FastText.hidden must be a width >= 0 (0: no hidden layer), got {hidden!r}")
         self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
@@ -97,6 +102,7 @@ class FastText(nn.Layer):
             self.register_buffer("feature_weight", paddle.ones([rows], dtype="float32"))
         self.dropout = nn.Dropout(dropout)
         self.hidden = nn.Sequential(nn.Linear(embed_dim, hidden), nn.ReLU(), nn.Dropout(dropout)) if hidden else None
+        self.binary = binary
         self.fc = nn.Linear(hidden or embed_dim, num_classes)
 
     def ngram_ids(self, input_ids):
@@ -113,6 +119,10 @@ class FastText(nn.Layer):
 
     def forward(self, input_ids):
         ids = self.ngram_ids(input_ids)
+        if self.binary:  # each feature once per text: a repeat, sorted next to its first copy, becomes padding
+            ids = paddle.sort(ids, axis=1)
+            repeat = (ids[:, 1:] == ids[:, :-1]).astype("int64")
+            ids = paddle.concat([ids[:, :1], ids[:, 1:] * (1 - repeat)], axis=1)
         vectors = self.embedding(ids)  # the padding row is zero and stays so
         if self.weighting is None:
             weights = (ids != 0).astype("float32")
