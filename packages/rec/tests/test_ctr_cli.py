@@ -35,8 +35,8 @@ def invoke(*args):
     return cli.invoke(app, [str(a) for a in args])
 
 
-def write_config(path, **changes):
-    config = yaml.safe_load((CONFIGS / "deepfm_ml100k.yml").read_text())
+def write_config(path, base="deepfm_ml100k.yml", **changes):
+    config = yaml.safe_load((CONFIGS / base).read_text())
     config["Global"].update(epochs=2, output_dir=str(path.parent / "run"), log_interval=5)
     config["Architecture"].update(embedding_dim=8, hidden_sizes=[16])
     config["Train"]["dataset"]["max_rows"] = 3000
@@ -134,7 +134,9 @@ def test_predict_gives_one_prediction_per_row_of_each_file(trained, tmp_path):
     )
 
 
-@pytest.mark.parametrize("name", ["deepfm_ml100k.yml", "dcn_ml100k.yml", "wide_deep_adult.yml"])
+@pytest.mark.parametrize(
+    "name", ["deepfm_ml100k.yml", "deepfm_history_ml100k.yml", "dcn_ml100k.yml", "wide_deep_adult.yml"]
+)
 def test_shipped_configs_are_valid(name):
     from paddlectl.framework.config import load_config
 
@@ -191,3 +193,54 @@ def test_hostile_rows_files_exit_2_in_one_line(tmp_path, rows, message):
     result = invoke("train", "-c", write_config(tmp_path / "rows.yml", **{"Train.dataset": dataset}), "-q")
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
+
+
+HISTORY_ROW = {
+    **{k: v for k, v in ROW.items() if k != "genre"},
+    "genres": ["Comedy", "Drama"],
+    "history_liked": [50, 100, 181],
+    "history_disliked": [],
+}
+
+
+@pytest.fixture(scope="module")
+def trained_history(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ctr_history")
+    config = write_config(root / "history.yml", "deepfm_history_ml100k.yml")
+    result = invoke("train", "-c", config, "-q")
+    assert result.exit_code == 0, result.output
+    result = invoke("export", "-w", root / "run" / "best", "-o", root / "model", "--verify")
+    assert result.exit_code == 0 and "verified" in result.output, result.output
+    return root
+
+
+def test_history_model_serves_lists_csv_cells_and_oov_history_ids(trained_history, tmp_path, caplog):
+    """The exported model's input carries the multi-valued fields' slots; predict takes JSON lists or
+    CSV ``|`` cells (the same row scores the same), and a history id never seen takes the OOV row."""
+    rows = [HISTORY_ROW, {**HISTORY_ROW, "history_liked": [50, 100, 999999]}, {**HISTORY_ROW, "history_liked": []}]
+    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    header = list(HISTORY_ROW)
+    cell = lambda v: "|".join(map(str, v)) if isinstance(v, list) else str(v)  # noqa: E731
+    (tmp_path / "rows.csv").write_text(",".join(header) + "\n" + ",".join(cell(HISTORY_ROW[c]) for c in header) + "\n")
+    result = invoke("predict", "-m", trained_history / "model", "-i", tmp_path / "rows.jsonl", tmp_path / "rows.csv",
+                    "--json", tmp_path / "p.json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    scores = [p["score"] for p in json.loads((tmp_path / "p.json").read_text())["predictions"]]
+    assert len(scores) == 4 and all(0 < s < 1 for s in scores)
+    assert scores[3] == pytest.approx(scores[0], rel=1e-6)  # CSV cells carry the same lists
+    assert len({round(s, 6) for s in scores[:3]}) == 3  # the history moves the score
+    assert "1 history_liked of" in caplog.text  # 999999: unseen, scored with the OOV row and counted
+
+
+def test_history_model_exports_to_onnx_as_natively(trained_history, tmp_path):
+    result = invoke("export", "-c", trained_history / "history.yml", "--weights", trained_history / "run" / "best",
+                    "-o", tmp_path / "m", "--format", "onnx")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = [HISTORY_ROW, {**HISTORY_ROW, "genres": "Horror", "history_disliked": [1, 2, 3, 4]}]
+    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    scores = {}
+    for name, model in (("onnx", tmp_path / "m.onnx"), ("native", trained_history / "model")):
+        result = invoke("predict", "-m", model, "-i", tmp_path / "rows.jsonl", "--json", tmp_path / f"{name}.json")
+        assert result.exit_code == 0, result.output
+        scores[name] = [p["score"] for p in json.loads((tmp_path / f"{name}.json").read_text())["predictions"]]
+    assert scores["onnx"] == pytest.approx(scores["native"], rel=1e-5)
