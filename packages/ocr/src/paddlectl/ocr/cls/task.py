@@ -10,7 +10,7 @@ from paddlectl.framework import metric, nn
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.framework.hapi.builders import check_keys
 
-from ..rec.labels import softmax
+from ..rec.labels import probabilities
 from ..rec.line_task import LineTask
 from ..rec.resize import ClsResizeImg
 from ..task_base import OcrTaskBase, SimpleDataSet
@@ -82,7 +82,7 @@ class ClsTask(LineTask):
                 f"the classifier gives {logits.shape[-1]} classes, its label_list names {len(labels)}; export the "
                 "model with the label_list it was trained with"
             )
-        probs = softmax(logits)
+        probs = probabilities(logits)
         return [
             {"label": labels[i], "class_id": int(i), "score": float(p[i])}
             for p, i in zip(probs, probs.argmax(1), strict=True)

@@ -88,3 +88,12 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     shifted = np.asarray(logits, dtype="float64")
     shifted = np.exp(shifted - shifted.max(axis=-1, keepdims=True))
     return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def probabilities(out: np.ndarray) -> np.ndarray:
+    """``out`` as probabilities over its last axis: kept where it already is one (a model that ends in
+    a softmax, as PaddleOCR's exported ones do), else ``softmax``. Our trained models return logits."""
+    out = np.asarray(out)
+    if np.all(out >= 0) and np.allclose(out.sum(axis=-1), 1.0, atol=1e-4):
+        return out.astype(np.float32, copy=False)
+    return softmax(out)

@@ -15,7 +15,7 @@ from paddlectl.framework.errors import DataError
 from paddlectl.framework.hapi.builders import check_keys, instantiate
 
 from ..task_base import OcrTaskBase
-from .labels import CTCLabelDecode, CTCLabelEncode, softmax
+from .labels import CTCLabelDecode, CTCLabelEncode, probabilities
 from .line_task import LineTask
 from .loss import CTCLoss
 from .metric import CTCRecMetric
@@ -76,4 +76,4 @@ class RecTask(LineTask):
                 f"{' + space' if decoder.use_space_char else ''}); export the model with the dictionary it was "
                 "trained with"
             )
-        return [{"label": text, "score": score} for text, score in decoder(softmax(logits))]
+        return [{"label": text, "score": score} for text, score in decoder(probabilities(logits))]
