@@ -95,7 +95,7 @@ def test_the_shipped_config_builds_its_model():
     task = TextClsTask()
     task.check_config(config)
     model = task.build_model(config)
-    assert isinstance(model, FastText) and model.hidden is not None
+    assert isinstance(model, FastText) and model.hidden is not None and model.binary
     assert task.input_spec(config)[0].shape[1] == 384
 
 
