@@ -96,8 +96,13 @@ def test_onnx_export_scores_rows_as_the_native_export(trained, tmp_path):
 
 
 def test_eval_measures_the_exported_model_as_training_did(trained):
+    check_eval(trained, "deepfm.yml")
+
+
+def check_eval(trained, config):
+    """``paddlectl eval`` of the exported model on the raw evaluation rows gives the best epoch's figures."""
     overrides = [arg for setting in QUICK for arg in ("-o", f"Eval.harness.{setting}")]
-    result = invoke("eval", "-m", trained / "model", "-c", trained / "deepfm.yml",
+    result = invoke("eval", "-m", trained / "model", "-c", trained / config,
                     "--output-dir", trained / "eval", *overrides)  # fmt: skip
     assert result.exit_code == 0, result.output
     metrics = json.loads(next((trained / "eval").rglob("report.json")).read_text())["metrics"]
@@ -244,3 +249,7 @@ def test_history_model_exports_to_onnx_as_natively(trained_history, tmp_path):
         assert result.exit_code == 0, result.output
         scores[name] = [p["score"] for p in json.loads((tmp_path / f"{name}.json").read_text())["predictions"]]
     assert scores["onnx"] == pytest.approx(scores["native"], rel=1e-5)
+
+
+def test_history_model_eval_sends_the_rows_lists_as_training_did(trained_history):
+    check_eval(trained_history, "history.yml")
