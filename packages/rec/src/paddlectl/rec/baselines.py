@@ -25,9 +25,10 @@ def _multi_hot(ids: np.ndarray, size: int, mean: bool):
     return sparse.csr_matrix((weights[filled], (rows[filled], ids[filled])), shape=(len(ids), size))
 
 
-def logistic_floor(config: dict, max_iter: int = 1000) -> dict[str, float]:
+def logistic_floor(config: dict, max_iter: int = 1000, predictions: bool = False) -> dict:
     """``{"auc", "logloss", "train_rows", "eval_rows"}`` of a one-hot (and multi-hot) logistic
-    regression on the evaluation split of a ``rec.ctr`` config."""
+    regression on the evaluation split of a ``rec.ctr`` config; with ``predictions`` also its
+    probabilities per evaluation row (for a paired comparison with a model's)."""
     from scipy import sparse
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import log_loss, roc_auc_score
@@ -55,9 +56,10 @@ def logistic_floor(config: dict, max_iter: int = 1000) -> dict[str, float]:
 
     model = LogisticRegression(max_iter=max_iter).fit(design(x_train), y_train)
     p = model.predict_proba(design(x_eval))[:, 1]
-    return {
+    result = {
         "auc": float(roc_auc_score(y_eval, p)),
         "logloss": float(log_loss(y_eval, p)),
         "train_rows": len(y_train),
         "eval_rows": len(y_eval),
     }
+    return {**result, "predictions": p} if predictions else result
