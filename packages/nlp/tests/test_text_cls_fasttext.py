@@ -200,7 +200,7 @@ def test_bad_weighting_is_a_config_error():
         FastText(vocab_size=10, num_classes=2, max_ngram=1, weighting="nb").set_feature_weights(np.ones(9, np.float32))
 
 
-def test_binary_counts_each_feature_once_per_text():
+def test_binary_counts_each_feature_once_per_text(tmp_path):
     """``binary``: the text's repeated characters and n-grams count once, in the bag and its pooling."""
     model = FastText(vocab_size=10, num_classes=2, embed_dim=4, max_ngram=2, buckets=50, pooling="sqrtn", binary=True)
     model.eval()
@@ -209,5 +209,12 @@ def test_binary_counts_each_feature_once_per_text():
     table, weight, bias = (p.numpy() for p in (model.embedding.weight, model.fc.weight, model.fc.bias))
     pooled = np.stack([table[u].sum(axis=0) / np.sqrt(len(u)) for u in (np.unique(r[r != 0]) for r in features)])
     np.testing.assert_allclose(model(paddle.to_tensor(ids)).numpy(), pooled @ weight + bias, rtol=1e-5, atol=1e-6)
+    from paddlectl.framework import jit
+    from paddlectl.framework.errors import ConversionError
+    from paddlectl.framework.static.input_spec import InputSpec
+
+    unigrams = FastText(vocab_size=10, num_classes=2, embed_dim=4, max_ngram=1, binary=True)
+    with pytest.raises(ConversionError, match=r"op\(s\) \['sort'\] have no ONNX form"):  # finding the repeats
+        jit.save(unigrams, tmp_path / "binary", input_spec=[InputSpec([None, 6], "int64", "input_ids")], format="onnx")
     with pytest.raises(ConfigError, match="FastText.binary must be true or false, got 1"):
         FastText(vocab_size=10, num_classes=2, binary=1)
