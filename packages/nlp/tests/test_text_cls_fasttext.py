@@ -194,6 +194,8 @@ def test_the_task_weighs_by_the_training_texts_only(tmp_path):
 def test_bad_weighting_is_a_config_error():
     with pytest.raises(ConfigError, match="FastText.weighting must be idf, nb or left out, got 'tfidf'"):
         FastText(vocab_size=10, num_classes=2, weighting="tfidf")
+    with pytest.raises(ConfigError, match=r"FastText.min_df drops rows through the feature weights; set weighting"):
+        FastText(vocab_size=10, num_classes=2, min_df=2)
     with pytest.raises(ConfigError, match=r"FastText takes feature weights only with weighting set, 10 of them"):
         FastText(vocab_size=10, num_classes=2, max_ngram=1).set_feature_weights(np.ones(10, np.float32))
     with pytest.raises(ConfigError, match=r"got \[9\] with weighting 'nb'"):

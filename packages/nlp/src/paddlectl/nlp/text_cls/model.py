@@ -90,6 +90,8 @@ class FastText(nn.Layer):
         for label, value in sizes:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"FastText.{label} must be a positive integer, got {value!r}")
+        if min_df != 1 and weighting is None:
+            raise ConfigError("FastText.min_df drops rows through the feature weights; set weighting (idf or nb) too")
         if not isinstance(binary, bool):
             raise ConfigError(f"FastText.binary must be true or false, got {binary!r}")
         if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
@@ -97,12 +99,11 @@ class FastText(nn.Layer):
         self.vocab_size, self.max_ngram, self.buckets = vocab_size, max_ngram, buckets
         rows = vocab_size + (buckets if max_ngram > 1 else 0)
         self.embedding = nn.Embedding(rows, embed_dim, padding_idx=0)
-        self.weighting, self.min_df = weighting, min_df
+        self.weighting, self.min_df, self.binary = weighting, min_df, binary
         if weighting is not None:  # ones until the task sets the training texts' weights
             self.register_buffer("feature_weight", paddle.ones([rows], dtype="float32"))
         self.dropout = nn.Dropout(dropout)
         self.hidden = nn.Sequential(nn.Linear(embed_dim, hidden), nn.ReLU(), nn.Dropout(dropout)) if hidden else None
-        self.binary = binary
         self.fc = nn.Linear(hidden or embed_dim, num_classes)
 
     def ngram_ids(self, input_ids):
