@@ -140,8 +140,8 @@ MULTI_TRAIN = Table(
 
 def test_multi_valued_features_fill_slots_pad_and_count_unseen_values():
     encoder = FeatureEncoder.fit(parse_features(MULTI_SPEC), MULTI_TRAIN)
-    assert encoder.field_sizes == [3, 4, 4] and encoder.field_lengths == [1, 3, 2]
-    assert encoder.pooling == [None, "mean", "sum"] and encoder.spec.width == 6
+    assert encoder.field_sizes == [3, 4, 4] and encoder.spec.field_lengths == [1, 3, 2]
+    assert encoder.spec.pooling == [None, "mean", "sum"] and encoder.spec.width == 6
     rows = [
         {"user": "a", "genres": ["War", "Drama", "Comedy", "War"], "history": [9, 8]},  # 4 genres: the last 3
         {"user": "b", "genres": "Comedy|Noir", "history": ""},  # a CSV cell: '|'-separated, empty = no values
@@ -153,7 +153,7 @@ def test_multi_valued_features_fill_slots_pad_and_count_unseen_values():
     assert unseen == {"genres": 1, "history": 1}  # 'Noir' and 12345: values, not rows
     again = FeatureEncoder.from_dict(json.loads(json.dumps(encoder.to_dict())))
     assert np.array_equal(again.encode(MULTI_TRAIN)[0], encoder.encode(MULTI_TRAIN)[0])
-    assert again.pooling == encoder.pooling
+    assert again.spec.pooling == encoder.spec.pooling
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ def logistic_floor(config: dict, max_iter: int = 1000, predictions: bool = False
 
     data = prepare(config)
     encoder = data.encoder
-    starts = np.r_[0, np.cumsum(encoder.field_lengths)]
+    starts = np.r_[0, np.cumsum(encoder.spec.field_lengths)]
     single = [int(starts[i]) for i, f in enumerate(encoder.spec.sparse) if not f.max_len]
     (x_train, _), (x_eval, _) = encoder.encode(data.train), encoder.encode(data.eval)
     y_train, y_eval = encoder.labels(data.train).ravel(), encoder.labels(data.eval).ravel()

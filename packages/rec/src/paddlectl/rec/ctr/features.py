@@ -71,6 +71,16 @@ class FeatureSpec:
     def multi_valued(self) -> list[str]:
         return [f.name for f in self.sparse if f.max_len]
 
+    @property
+    def field_lengths(self) -> list[int]:
+        """Input slots per sparse feature (1, or a multi-valued feature's ``max_len``)."""
+        return [f.slots for f in self.sparse]
+
+    @property
+    def pooling(self) -> list[str | None]:
+        """Per sparse feature its pooling, None for a one-value feature (the models' ``pooling``)."""
+        return [f.pooling if f.max_len else None for f in self.sparse]
+
 
 def _sparse(item, where: str) -> Sparse:
     if isinstance(item, str):
@@ -185,16 +195,6 @@ class FeatureEncoder:
     @property
     def field_sizes(self) -> list[int]:
         return [f.num_embeddings or self.vocabs[f.name].size for f in self.spec.sparse]
-
-    @property
-    def field_lengths(self) -> list[int]:
-        """Input slots per sparse feature (1, or a multi-valued feature's ``max_len``)."""
-        return [f.slots for f in self.spec.sparse]
-
-    @property
-    def pooling(self) -> list[str | None]:
-        """Per sparse feature its pooling, None for a one-value feature."""
-        return [f.pooling if f.max_len else None for f in self.spec.sparse]
 
     def encode(self, table: Table) -> tuple[np.ndarray, dict[str, int]]:
         """``(x [N, width] float32, {feature: values unseen in training})``: each sparse feature's

@@ -89,8 +89,8 @@ class CtrTask(TaskBase):
             "Architecture",
             field_sizes=field_sizes,
             num_dense=len(spec.dense),
-            field_lengths=[f.slots for f in spec.sparse],
-            pooling=[f.pooling if f.max_len else None for f in spec.sparse],
+            field_lengths=spec.field_lengths,
+            pooling=spec.pooling,
         )
 
     # ----- model, loss, metrics ---------------------------------------------------------
