@@ -89,10 +89,12 @@ class BlasCap:
 BLAS_CAP = BlasCap()
 
 
-SMALL_GEMM_MACS = 1 << 22
-"""Below this many multiply-adds (m k n) a GEMM is one part: waking a second thread for it costs
-about what it saves ([512, 128] x [128, 512]: 2.4 ms on one BLAS thread, 6.0 ms on two with
-three other busy processes; a DeepFM training step 11 against 44 ms)."""
+SMALL_GEMM_MACS = 1 << 24
+"""Below this many multiply-adds (m k n) a GEMM is one part, on one thread: handing a part to another
+thread costs ~60-130 us on this workplace's VMs (a futex wake each way), about what a second core
+saves on a product of 2^22-2^24 (LeNet's [150, 16] x [16, 3360]: 202 us on two OpenBLAS threads, 265
+on one, 265 split). Interleaved training steps, idle, ms: LeNet two OpenBLAS threads 6.8-9.0, one
+thread 7.7-9.9, split from 2^22 7.3-10.3, from 2^24 7.9-10.3; MLP 4.9-7.0, 6.6-7.2, 4.9-6.5, 5.0-7.5."""
 
 PART_MACS = 1 << 21
 """A split product's parts have at least this many multiply-adds (~40 us on one core), so that a
