@@ -10,6 +10,7 @@ no batch-sized constant, so its batch dim stays symbolic.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
+from ..kernels import blas
 from ..kernels import rnn as kernels
 from ..kernels.blas import matmul
 from ._util import constant
@@ -79,19 +81,35 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
         cs[:, first] = 0 if c0 is None else c0
     hg = np.empty((B, G), dtype)
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
-    for t in range(T - 1, -1, -1) if reverse else range(T):
-        src, dst = _slots(t, reverse)
-        np.matmul(hs[:, src], w_hh_t, out=hg)
-        if cell == "lstm":
-            kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
-        elif cell == "gru":
-            kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
-        else:
-            kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
+    with _step_blas(B, G, H):
+        for t in range(T - 1, -1, -1) if reverse else range(T):
+            src, dst = _slots(t, reverse)
+            np.matmul(hs[:, src], w_hh_t, out=hg)
+            if cell == "lstm":
+                kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
+            elif cell == "gru":
+                kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
+            else:
+                kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
     last = 0 if reverse else T
     if cs is None:
         return ys, hs[:, last].copy(), reserve
     return ys, hs[:, last].copy(), cs[:, last].copy(), reserve
+
+
+@contextlib.contextmanager
+def _step_blas(B, G, H):
+    """The time loop's per-step products ([B, H] x [H, G]) on one BLAS thread when they are small
+    (``blas.SMALL_GEMM_MACS``), as ``blas.matmul`` runs such products: two threads sum them in
+    another order, and beside a busy process a second thread waits for a core at every step."""
+    small = B * G * H < blas.SMALL_GEMM_MACS
+    if small:
+        blas.BLAS_CAP.enter(1)
+    try:
+        yield
+    finally:
+        if small:
+            blas.BLAS_CAP.exit()
 
 
 def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, cell, reverse, needs):
@@ -112,16 +130,17 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
     dhg = np.empty_like(dxg) if cell == "gru" else dxg
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
     steps = range(T) if reverse else range(T - 1, -1, -1)
-    for t in steps:
-        src, _ = _slots(t, reverse)
-        if cell == "lstm":
-            kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
-        elif cell == "gru":
-            kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
-        else:
-            kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
-        if t != steps[-1] or needs[5]:  # the last product would only feed dh0
-            np.matmul(dhg[:, t], w_hh, out=carried)
+    with _step_blas(B, G, H):
+        for t in steps:
+            src, _ = _slots(t, reverse)
+            if cell == "lstm":
+                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+            elif cell == "gru":
+                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+            else:
+                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+            if t != steps[-1] or needs[5]:  # the last product would only feed dh0
+                np.matmul(dhg[:, t], w_hh, out=carried)
     empty = np.empty(0, dtype)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
