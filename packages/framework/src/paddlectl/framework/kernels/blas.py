@@ -119,8 +119,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D operands, with a result that does not depend on the machine's load.
 
     A threaded BLAS splits a product by its own thread count, so its sums depend on how many threads
-    run it, and a split waits for its slowest thread: with one other busy process on two cores, a
-    LeNet training step took 95 ms on two OpenBLAS threads against 20 on one (5 ms idle). Here every
+    run it, and a split waits for its slowest thread: beside other busy processes (load average 10 on
+    two cores) a LeNet training step took 95 ms on two OpenBLAS threads against 20 on one (8 idle). Here every
     part is a one-thread BLAS call: a product of at least ``SMALL_GEMM_MACS`` is cut into one part per
     physical core (of at least ``PART_MACS`` each) along its longer output side, a fixed split (the
     same shape always sums the same way), and the parts run at once while other processes leave the
