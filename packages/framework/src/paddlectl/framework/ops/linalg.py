@@ -10,7 +10,6 @@ from ..core.shapes import broadcast_shapes
 from ..core.tensor import Tensor
 from ..errors import ShapeError
 from ..kernels import blas
-from ..kernels.blas import BLAS_CAP
 from .broadcast import sum_to
 from .elementwise import conj_if_complex
 from .reduce import sum as reduce_sum
@@ -50,11 +49,11 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     cols = b.shape[-1] if b.ndim > 1 else 1
     if rows * a.shape[-1] * cols >= blas.SMALL_GEMM_MACS:
         return np.matmul(a, b)
-    BLAS_CAP.enter(1)
+    blas.BLAS_CAP.enter(1)
     try:
         return np.matmul(a, b)
     finally:
-        BLAS_CAP.exit()
+        blas.BLAS_CAP.exit()
 
 
 def _as_matrix(t: Tensor, row: bool) -> Tensor:

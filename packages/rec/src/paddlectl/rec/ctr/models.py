@@ -35,7 +35,16 @@ class _CtrModel(nn.Layer):
             list(field_sizes), int(num_dense), int(embedding_dim), bool(sparse), field_lengths, pooling
         )
         self.num_fields = len(field_sizes) + int(num_dense)
+        self.flat_width = len(field_sizes) * int(embedding_dim) + int(num_dense)
         self.hidden_sizes, self.dropout = [int(h) for h in hidden_sizes], float(dropout)
+
+    def flat_inputs(self, x):
+        """(rows, weights, dense, [every field's embedding flattened, dense]): the last is the deep
+        (and cross) part's input, ``flat_width`` wide."""
+        rows, weights, dense = self.embedder.split(x)
+        embedded = paddle.flatten(self.embedder.lookup(rows, weights), start_axis=1)
+        flat = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
+        return rows, weights, dense, flat
 
     def tower(self, in_features: int) -> tuple[nn.Sequential, int]:
         out = self.hidden_sizes[-1] if self.hidden_sizes else in_features
@@ -58,14 +67,11 @@ class WideDeep(_CtrModel):
     ):
         super().__init__(field_sizes, num_dense, embedding_dim, hidden_sizes, dropout, sparse, field_lengths, pooling)
         self.wide = Linear1(self.embedder, bool(sparse))
-        width = len(field_sizes) * int(embedding_dim) + int(num_dense)
-        self.deep, out = self.tower(width)
+        self.deep, out = self.tower(self.flat_width)
         self.head = nn.Linear(out, 1)
 
     def forward(self, x):
-        rows, weights, dense = self.embedder.split(x)
-        embedded = paddle.flatten(self.embedder.lookup(rows, weights), start_axis=1)
-        deep_in = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
+        rows, weights, dense, deep_in = self.flat_inputs(x)
         return F.sigmoid(self.wide(rows, weights, dense) + self.head(self.deep(deep_in)))
 
 
@@ -113,7 +119,7 @@ class DCN(_CtrModel):
         pooling=None,
     ):
         super().__init__(field_sizes, num_dense, embedding_dim, hidden_sizes, dropout, sparse, field_lengths, pooling)
-        width = len(field_sizes) * int(embedding_dim) + int(num_dense)
+        width = self.flat_width
         self.cross_w = nn.LayerList([nn.Linear(width, 1, bias_attr=False) for _ in range(int(cross_layers))])
         self.cross_b = nn.ParameterList(
             [self.create_parameter([width], is_bias=True) for _ in range(int(cross_layers))]
@@ -122,9 +128,7 @@ class DCN(_CtrModel):
         self.head = nn.Linear(width + out, 1)
 
     def forward(self, x):
-        rows, weights, dense = self.embedder.split(x)
-        embedded = paddle.flatten(self.embedder.lookup(rows, weights), start_axis=1)
-        x0 = paddle.concat([embedded, dense], axis=1) if self.embedder.num_dense else embedded
+        *_, x0 = self.flat_inputs(x)
         crossed = x0
         for w, b in zip(self.cross_w, self.cross_b, strict=True):
             crossed = x0 * w(crossed) + b + crossed
