@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..io import BatchSampler
 from .builders import build_optimizer
 
 Config = dict[str, Any]
@@ -118,6 +119,17 @@ class TaskBase:
 
     def main_indicator(self, config: Config) -> str:
         return str((config.get("Metric") or {}).get("main_indicator") or metric_names(self.build_metrics(config))[0])
+
+    def train_batch_sampler(self, config: Config, dataset, options: dict):
+        """The training batches' indices, drawn anew each epoch from the seeded global generator:
+        ``BatchSampler`` over ``build_loader_options(config, "train")`` here; a task may group its
+        samples (the OCR recogniser batches lines of similar width)."""
+        o = options
+        return BatchSampler(dataset, shuffle=o["shuffle"], batch_size=o["batch_size"], drop_last=o["drop_last"])
+
+    def train_collate_fn(self, config: Config):
+        """The training batches' ``collate_fn`` (None: the DataLoader's default, stacking)."""
+        return None
 
 
 def metric_names(metrics: list) -> list[str]:

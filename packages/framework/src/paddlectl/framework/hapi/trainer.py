@@ -31,7 +31,7 @@ import numpy as np
 from ..core.autograd import no_grad
 from ..distributed.rank_share import RankShare
 from ..errors import CheckpointError, ConfigError, DataError
-from ..io import BatchSampler, DataLoader
+from ..io import DataLoader
 from ..ops.random import get_rng_state as _framework_rng_state
 from ..ops.random import seed
 from ..ops.random import set_rng_state as _set_framework_rng_state
@@ -230,9 +230,7 @@ class Trainer:
         self.eval_opts = task.build_loader_options(cfg, "eval")
         try:
             o = self.train_opts
-            steps = len(
-                BatchSampler(self.train_set, shuffle=o["shuffle"], batch_size=o["batch_size"], drop_last=o["drop_last"])
-            )
+            steps = len(task.train_batch_sampler(cfg, self.train_set, o))
             DataLoader(
                 self.eval_set, batch_size=self.eval_opts["batch_size"], num_workers=self.eval_opts["num_workers"]
             )
@@ -319,12 +317,7 @@ class Trainer:
             self.rng["epoch"] = get_rng_state()
         else:
             set_rng_state(self.rng["epoch"])
-        o = self.train_opts
-        batches = list(
-            BatchSampler(
-                self.train_set, shuffle=bool(o["shuffle"]), batch_size=o["batch_size"], drop_last=bool(o["drop_last"])
-            )
-        )
+        batches = list(self.task.train_batch_sampler(self.config, self.train_set, self.train_opts))
         if c.step_in_epoch:
             set_rng_state(self.rng["now"])
         return batches
@@ -336,6 +329,7 @@ class Trainer:
         loader = DataLoader(
             self.train_set,
             batch_sampler=self.share.batches(batches[c.step_in_epoch :]),
+            collate_fn=self.task.train_collate_fn(self.config),
             num_workers=self.train_opts["num_workers"],
         )
         self.model.train()
