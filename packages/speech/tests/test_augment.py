@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from paddlectl.framework.errors import ConfigError
-from paddlectl.speech.augment import SpecAugment, add_noise, noise, reverberate, speed_perturb, tilt
+from paddlectl.speech.augment import SpecAugment, add_noise, high_shelf, noise, reverberate, speed_perturb, tilt
 from paddlectl.speech.task import WaveAugment
 
 
@@ -88,6 +88,65 @@ def test_tilt_falls_by_its_slope_per_octave_above_the_corner_and_keeps_the_level
         tilt(white, np.random.default_rng(0), db_per_octave=(2.0, -8.0))
 
 
+def _sweep(seconds=4.0, low=50.0, high=7950.0):
+    """A linear sine sweep: every frequency from ``low`` to ``high`` at one amplitude."""
+    t = np.arange(int(seconds * 16000)) / 16000
+    return (0.5 * np.sin(2 * np.pi * (low * t + (high - low) * t**2 / (2 * seconds)))).astype(np.float32)
+
+
+def _band_gain_db(before, after, low, high):
+    freqs = np.fft.rfftfreq(len(before), 1 / 16000)
+    band = (freqs >= low) & (freqs < high)
+    return 10 * np.log10(np.sum(np.abs(np.fft.rfft(after)[band]) ** 2) / np.sum(np.abs(np.fft.rfft(before)[band]) ** 2))
+
+
+@pytest.mark.parametrize(("drop", "corner"), [(10.0, 2500.0), (35.0, 5000.0), (22.0, 3600.0)])
+def test_high_shelf_drops_a_sweep_by_its_depth_above_the_corner_and_keeps_the_level(drop, corner):
+    sweep = _sweep()
+    limited = high_shelf(sweep, np.random.default_rng(13), drop_db=(drop, drop), corner_hz=(corner, corner))
+    flat = _band_gain_db(sweep, limited, 200, corner / np.sqrt(2) - 100)
+    assert _band_gain_db(sweep, limited, corner + 100, 7900) - flat == pytest.approx(-drop, abs=0.5)
+    halfway = corner * 2**-0.25  # the ramp is linear in log-frequency over the half octave under the corner
+    assert _band_gain_db(sweep, limited, halfway - 20, halfway + 20) - flat == pytest.approx(-drop / 2, abs=1.0)
+    assert np.sqrt(np.mean(limited**2)) == pytest.approx(np.sqrt(np.mean(sweep**2)), rel=1e-5)
+
+
+def test_high_shelf_draws_its_depth_and_corner_from_the_seed():
+    sweep = _sweep(1.0)
+    np.testing.assert_array_equal(
+        high_shelf(sweep, np.random.default_rng(14)), high_shelf(sweep, np.random.default_rng(14))
+    )
+    assert not np.array_equal(
+        high_shelf(sweep, np.random.default_rng(14)), high_shelf(sweep, np.random.default_rng(15))
+    )
+    drops = [
+        -_band_gain_db(sweep, high_shelf(sweep, np.random.default_rng(seed), corner_hz=(3000, 3000)), 3100, 7900)
+        + _band_gain_db(sweep, high_shelf(sweep, np.random.default_rng(seed), corner_hz=(3000, 3000)), 200, 2000)
+        for seed in range(20)
+    ]
+    assert 10.0 - 0.5 <= min(drops) < 15.0 and 30.0 < max(drops) <= 35.0 + 0.5
+    np.testing.assert_array_equal(high_shelf(sweep, np.random.default_rng(0), drop_db=(0.0, 0.0)), sweep)
+    with pytest.raises(ConfigError, match="drop_db"):
+        high_shelf(sweep, np.random.default_rng(0), drop_db=(-5.0, 10.0))
+    with pytest.raises(ConfigError, match="corner_hz"):
+        high_shelf(sweep, np.random.default_rng(0), corner_hz=(5000.0, 2500.0))
+
+
+def test_wave_augment_applies_the_shelf_at_its_probability():
+    sweep = _sweep(1.0)
+    shelf = WaveAugment(
+        speeds=(1.0,), noise_prob=0.0, shelf_prob=1.0, shelf_drop_db=(30, 30), shelf_corner_hz=(3000, 3000)
+    )
+    np.random.seed(16)
+    limited = shelf(sweep)
+    assert _band_gain_db(sweep, limited, 3100, 7900) - _band_gain_db(sweep, limited, 200, 2000) == pytest.approx(
+        -30, abs=0.5
+    )
+    np.random.seed(16)
+    np.testing.assert_array_equal(shelf(sweep), limited)
+    np.testing.assert_array_equal(WaveAugment(speeds=(1.0,), noise_prob=0.0, shelf_prob=0.0)(sweep), sweep)
+
+
 def test_wave_augment_refuses_bad_probabilities():
     with pytest.raises(ConfigError, match="reverb_prob"):
         WaveAugment(reverb_prob=1.5)
@@ -97,6 +156,10 @@ def test_wave_augment_refuses_bad_probabilities():
         WaveAugment(tilt_prob=-0.1)
     with pytest.raises(ConfigError, match="tilt_db_per_octave"):
         WaveAugment(tilt_db_per_octave=[-6.0])
+    with pytest.raises(ConfigError, match="shelf_prob"):
+        WaveAugment(shelf_prob=2.0)
+    with pytest.raises(ConfigError, match="shelf_corner_hz"):
+        WaveAugment(shelf_corner_hz=[3000.0])
 
 
 def test_spec_augment_masks_within_bounds_and_repeats_with_the_seed():

@@ -1,6 +1,8 @@
-"""``paddlectl speech synth --out DIR --n N [--seed S] [--voice V]...``: build the synthetic corpus.
+"""``paddlectl speech synth --out DIR --n N [--seed S] [--voice V]...``: build the synthetic corpus;
+``paddlectl speech average CHECKPOINT... --out FILE.pdparams``: average a run's checkpoints before export.
 
-Exit codes: 0 done, 2 bad input or a missing espeak-ng (one line naming the fix; nothing written).
+Exit codes: 0 done, 2 bad input, a missing espeak-ng or checkpoints that do not fit together (one line
+naming the fix; nothing written).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from paddlectl.cli.output import console, err_console, usage_errors
 
 app = typer.Typer(
     name="speech",
-    help="Speech data: build the synthetic espeak-ng corpus (manifest.jsonl + vocab.txt).",
+    help="Speech data and weights: build the synthetic espeak-ng corpus, average checkpoints.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -52,3 +54,16 @@ def synth_command(
             task = bar.add_task("synth", total=n)
             synthesize(out, n, seed=seed, voices=voice, progress=lambda done: bar.update(task, completed=done))
     console.print(f"wrote {n} utterances to {out} (manifest.jsonl, vocab.txt, corpus.json)", markup=False)
+
+
+@app.command("average")
+def average_command(
+    checkpoints: Annotated[list[Path], typer.Argument(help="Checkpoint directories (or .pdparams files) of one run.")],
+    out: Annotated[Path, typer.Option("--out", help="The .pdparams file to write (export takes it as --weights).")],
+) -> None:
+    """Average checkpoints' weights (PaddleSpeech's avg_model.py), e.g. a run's last epochs."""
+    from .average import write_average
+
+    with usage_errors():
+        write_average(checkpoints, out)
+    console.print(f"wrote the mean of {len(checkpoints)} checkpoints to {out}", markup=False)

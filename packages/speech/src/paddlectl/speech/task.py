@@ -25,7 +25,7 @@ from paddlectl.framework.io import Dataset
 from paddlectl.framework.static import InputSpec
 
 from .audio import read_audio
-from .augment import add_noise, reverberate, speed_perturb, tilt
+from .augment import add_noise, high_shelf, reverberate, speed_perturb, tilt
 from .decode import Decoder, WordNgram
 from .errors import VocabularyError
 from .manifest import read_manifest
@@ -67,8 +67,10 @@ class WaveAugment:
     """Training-time waveform augmentation (``Train.dataset.augment``): speed perturbation, then
     reverberation with probability ``reverb_prob`` (reverberation time drawn from ``rt60``), then
     additive white, pink or brown noise with probability ``noise_prob``, then a microphone's spectral
-    tilt with probability ``tilt_prob`` (slope drawn from ``tilt_db_per_octave``); draws come from
-    NumPy's global stream, which the trainer seeds and checkpoints."""
+    tilt with probability ``tilt_prob`` (slope drawn from ``tilt_db_per_octave``), then a band-limited
+    microphone's high shelf with probability ``shelf_prob`` (``shelf_drop_db`` weaker above a corner
+    drawn from ``shelf_corner_hz``); draws come from NumPy's global stream, which the trainer seeds
+    and checkpoints."""
 
     def __init__(
         self,
@@ -79,13 +81,17 @@ class WaveAugment:
         rt60: Sequence[float] = (0.1, 0.5),
         tilt_prob: float = 0.0,
         tilt_db_per_octave: Sequence[float] = (-6.0, 3.0),
+        shelf_prob: float = 0.0,
+        shelf_drop_db: Sequence[float] = (10.0, 35.0),
+        shelf_corner_hz: Sequence[float] = (2500.0, 5000.0),
     ):
-        ranges, probabilities = (snr_db, rt60, tilt_db_per_octave), (noise_prob, reverb_prob, tilt_prob)
+        ranges = (snr_db, rt60, tilt_db_per_octave, shelf_drop_db, shelf_corner_hz)
+        probabilities = (noise_prob, reverb_prob, tilt_prob, shelf_prob)
         if any(len(r) != 2 for r in ranges) or not all(0.0 <= p <= 1.0 for p in probabilities):
             raise ConfigError(
-                "augment: snr_db, rt60 and tilt_db_per_octave must be [low, high], noise_prob, reverb_prob and "
-                f"tilt_prob in [0, 1]; got {snr_db!r}, {rt60!r}, {tilt_db_per_octave!r}, {noise_prob!r}, "
-                f"{reverb_prob!r}, {tilt_prob!r}"
+                "augment: snr_db, rt60, tilt_db_per_octave, shelf_drop_db and shelf_corner_hz must be [low, high], "
+                "noise_prob, reverb_prob, tilt_prob and shelf_prob in [0, 1]; got "
+                + ", ".join(repr(v) for v in (*ranges, *probabilities))
             )
         self.speeds = [float(s) for s in speeds]
         self.snr_db, self.rt60 = (float(snr_db[0]), float(snr_db[1])), (float(rt60[0]), float(rt60[1]))
@@ -94,6 +100,9 @@ class WaveAugment:
             tilt_prob,
             (float(tilt_db_per_octave[0]), float(tilt_db_per_octave[1])),
         )
+        self.shelf_prob = shelf_prob
+        self.shelf_drop_db = (float(shelf_drop_db[0]), float(shelf_drop_db[1]))
+        self.shelf_corner_hz = (float(shelf_corner_hz[0]), float(shelf_corner_hz[1]))
 
     def __call__(self, wave: np.ndarray) -> np.ndarray:
         rng = np.random.default_rng(np.random.randint(2**31))
@@ -104,6 +113,8 @@ class WaveAugment:
             wave = add_noise(wave, rng, self.snr_db, kind=str(rng.choice(["white", "pink", "brown"])))
         if self.tilt_prob and rng.random() < self.tilt_prob:
             wave = tilt(wave, rng, self.tilt_db_per_octave)
+        if self.shelf_prob and rng.random() < self.shelf_prob:
+            wave = high_shelf(wave, rng, self.shelf_drop_db, self.shelf_corner_hz)
         return wave
 
 
