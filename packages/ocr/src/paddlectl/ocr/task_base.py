@@ -228,6 +228,7 @@ class OcrTaskBase(TaskBase):
     DATA_OPS: Mapping[str, Any] = {"DecodeImage": DecodeImage, "KeepKeys": KeepKeys}
     DATASETS: Mapping[str, Any] = {"SimpleDataSet": SimpleDataSet}
     LABEL_OPS: tuple[str, ...] = ()
+    SAMPLERS: Mapping[str, Any] = {}  # Train.sampler: how training batches are grouped (rec: by width)
 
     # ----- hooks ------------------------------------------------------------------------
     def head_kwargs(self, config: dict) -> dict:
@@ -258,7 +259,8 @@ class OcrTaskBase(TaskBase):
                 raise ConfigError(
                     f"config section {split!r} needs a dataset, e.g. {split}.dataset: {{name: SimpleDataSet}}"
                 )
-            check_keys(section, split, SPLIT_KEYS + (("harness",) if split == "Eval" else ()))
+            extra = {"Eval": ("harness",), "Train": ("sampler",) if self.SAMPLERS else ()}[split]
+            check_keys(section, split, SPLIT_KEYS + extra)
             require_mapping(section["dataset"], f"{split}.dataset")
             check_keys(section.get("loader") or {}, f"{split}.loader", LOADER_KEYS)
             self.operators(config, split)

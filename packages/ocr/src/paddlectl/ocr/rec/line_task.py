@@ -14,11 +14,11 @@ from .resize import MEAN, STD, check_image_shape
 class LineTask(OcrTaskBase):
     RESIZE_OP = ""  # the resize operator whose image_shape is the model's input
 
-    def image_shape(self, config: dict) -> list[int]:
-        steps = dict(operator_items(config["Eval"]["dataset"].get("transforms"), "Eval.dataset.transforms"))
+    def image_shape(self, config: dict, split: str = "Eval") -> list[int]:
+        steps = dict(operator_items(config[split]["dataset"].get("transforms"), f"{split}.dataset.transforms"))
         if self.RESIZE_OP not in steps:
             raise ConfigError(
-                f"Eval.dataset.transforms has no {self.RESIZE_OP}; it sets the model's input size, add "
+                f"{split}.dataset.transforms has no {self.RESIZE_OP}; it sets the model's input size, add "
                 f"{{{self.RESIZE_OP}: {{image_shape: [3, H, W]}}}}"
             )
         default = self.DATA_OPS[self.RESIZE_OP]().image_shape

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddlectl.framework.errors import DataError
-from paddlectl.framework.hapi.builders import check_keys, instantiate
+from paddlectl.framework.errors import ConfigError, DataError
+from paddlectl.framework.hapi.builders import check_keys, instantiate, require_mapping, resolve
 
 from ..task_base import OcrTaskBase
+from .batching import SAMPLERS, pad_to_widest, resized_widths
 from .labels import CTCLabelDecode, CTCLabelEncode, probabilities
 from .line_task import LineTask
 from .loss import CTCLoss
@@ -38,6 +39,8 @@ class RecTask(LineTask):
     DATA_OPS = {**OcrTaskBase.DATA_OPS, "CTCLabelEncode": CTCLabelEncode, "RecResizeImg": RecResizeImg}
     LABEL_OPS = ("CTCLabelEncode",)
     RESIZE_OP = "RecResizeImg"
+    SAMPLERS = SAMPLERS
+    FIXED_WIDTH_BACKBONES = ("SVTRNet",)  # a position embedding per column: the width cannot vary
 
     def decoder(self, config: dict) -> CTCLabelDecode:
         section = config.get("PostProcess") or {"name": "CTCLabelDecode"}
@@ -62,6 +65,34 @@ class RecTask(LineTask):
         self.decoder(config)
         self.image_shape(config)
         super().check_config(config)
+        if self.sampler_section(config) is not None:
+            self.image_shape(config, "Train")
+            backbone = ((config.get("Architecture") or {}).get("Backbone") or {}).get("name")
+            if backbone in self.FIXED_WIDTH_BACKBONES:
+                raise ConfigError(
+                    f"Train.sampler batches lines at their own width, which {backbone} cannot take (its position "
+                    "embedding fixes the width); remove Train.sampler"
+                )
+
+    def sampler_section(self, config: dict) -> dict | None:
+        section = config["Train"].get("sampler")
+        if section is not None:
+            require_mapping(section, "Train.sampler")
+            resolve(section.get("name"), self.SAMPLERS, "Train.sampler")
+        return section
+
+    def train_batch_sampler(self, config: dict, dataset, options: dict):
+        """Without ``Train.sampler`` random batches at the fixed width; with it, batches of lines of
+        similar width (``rec.batching``)."""
+        section = self.sampler_section(config)
+        if section is None:
+            return super().train_batch_sampler(config, dataset, options)
+        widths = resized_widths(dataset, self.image_shape(config, "Train"))
+        keys = {k: options[k] for k in ("batch_size", "drop_last", "shuffle")}
+        return instantiate(section, self.SAMPLERS, "Train.sampler", widths=widths, **keys)
+
+    def train_collate_fn(self, config: dict):
+        return pad_to_widest if self.sampler_section(config) is not None else None
 
     def postprocess_config(self, config: dict) -> dict:
         return {"task": self.name, "name": "CTCLabelDecode", "outputs": "logits", **self.decoder(config).config()}
