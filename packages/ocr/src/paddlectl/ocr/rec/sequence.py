@@ -32,28 +32,39 @@ class Im2Seq(nn.Layer):
 
 
 class EncoderWithRNN(nn.Layer):
-    """Two stacked bidirectional LSTM layers; out_channels = 2 * hidden_size."""
+    """Two stacked bidirectional LSTM layers; out_channels = 2 * hidden_size.
 
-    def __init__(self, in_channels: int, hidden_size: int) -> None:
+    ``shortcut`` also hands the head the columns themselves (out_channels = in_channels +
+    2 * hidden_size): CTC's gradient then reaches the convolutions directly, as in Rosetta, instead
+    of only through the LSTM, whose small initial outputs otherwise keep the model on the all-blank
+    plateau for hundreds of steps; the LSTM's context is added as it learns."""
+
+    def __init__(self, in_channels: int, hidden_size: int, shortcut: bool = False) -> None:
         super().__init__()
-        self.out_channels = hidden_size * 2
+        self.shortcut = bool(shortcut)
+        self.out_channels = hidden_size * 2 + (in_channels if self.shortcut else 0)
         self.lstm = nn.LSTM(in_channels, hidden_size, direction="bidirect", num_layers=2)
 
     def forward(self, x):
         out, _ = self.lstm(x)
-        return out
+        return paddle.concat([x, out], axis=-1) if self.shortcut else out
 
 
 class SequenceEncoder(nn.Layer):
-    """``encoder_type`` reshape (SVTR: the columns as they are) or rnn (CRNN: a BiLSTM over them)."""
+    """``encoder_type`` reshape (SVTR: the columns as they are) or rnn (CRNN: a BiLSTM over them,
+    ``shortcut`` adding the columns beside its output)."""
 
-    def __init__(self, in_channels: int, encoder_type: str = "rnn", hidden_size: int = 48) -> None:
+    def __init__(
+        self, in_channels: int, encoder_type: str = "rnn", hidden_size: int = 48, shortcut: bool = False
+    ) -> None:
         super().__init__()
         self.encoder_reshape = Im2Seq(in_channels)
+        if shortcut and encoder_type != "rnn":
+            raise ConfigError("SequenceEncoder.shortcut goes with encoder_type rnn; remove it or use rnn")
         if encoder_type == "reshape":
             self.encoder = None
         elif encoder_type == "rnn":
-            self.encoder = EncoderWithRNN(in_channels, hidden_size)
+            self.encoder = EncoderWithRNN(in_channels, hidden_size, shortcut)
         else:
             raise ConfigError(f"SequenceEncoder.encoder_type is {encoder_type!r}; choose rnn or reshape")
         self.out_channels = self.encoder.out_channels if self.encoder is not None else in_channels
