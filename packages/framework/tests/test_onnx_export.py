@@ -128,13 +128,29 @@ def test_detach_exports_as_identity(tmp_path):
 
 def test_ops_without_onnx_form_are_named(tmp_path):
     def f(x):
-        return paddle.trunc(x) + paddle.argsort(x, axis=1).astype("float32")
+        return paddle.trunc(x) + paddle.roll(x, 1, axis=1)
 
     program = to_static(f, input_spec=[InputSpec([None, 4], "float32", "x")]).concrete_program()
     program = getattr(program, "program", program)
-    with pytest.raises(ConversionError, match=r"\['argsort', 'trunc'\] have no ONNX form"):
+    with pytest.raises(ConversionError, match=r"\['roll', 'trunc'\] have no ONNX form"):
         export_onnx(program, tmp_path / "bad")
     assert not (tmp_path / "bad.onnx").exists()
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_sort_and_argsort_export_as_topk_with_ties_in_index_order(tmp_path, descending, axis):
+    def f(x):
+        values = paddle.sort(x, axis=axis, descending=descending)
+        order = paddle.argsort(x, axis=axis, descending=descending)
+        return values + order.astype("float32") * 100.0
+
+    program = to_static(f, input_spec=[InputSpec([None, 6], "float32", "x")]).concrete_program()
+    program = getattr(program, "program", program)
+    out = export_onnx(program, tmp_path / "sort")
+    for n in (1, 4):
+        x = RNG.integers(-2, 3, (n, 6)).astype("float32")  # many ties: their order must match too
+        np.testing.assert_array_equal(_ort(out, x), f(paddle.to_tensor(x)).numpy())
 
 
 def test_the_exporter_reads_each_ops_emitter_from_its_record(tmp_path, monkeypatch):

@@ -227,6 +227,24 @@ def _topk(e, op, ins, out, k, axis, largest):
            sorted=1)  # fmt: skip
 
 
+def _whole_axis_topk(e, ins, outputs, axis, descending):
+    """A sort along ``axis`` (non-negative: the ops normalise it) as TopK over all of it: ONNX's TopK
+    puts equal entries in index order, as the stable ``sort``/``argsort`` do in both directions; ``k``
+    is the axis's size read from the tensor's shape, so a symbolic dim exports too."""
+    k = e.node("Shape", [ins[0]], start=int(axis), end=int(axis) + 1)[0]
+    e.node("TopK", [ins[0], k], outputs, axis=int(axis), largest=int(bool(descending)), sorted=1)
+
+
+@emits("sort")
+def _sort(e, op, ins, out, axis, descending):
+    _whole_axis_topk(e, ins, [out[0], e.fresh("sort_indices")], axis, descending)
+
+
+@emits("argsort")
+def _argsort(e, op, ins, out, axis, descending):
+    _whole_axis_topk(e, ins, [e.fresh("argsort_values"), out[0]], axis, descending)
+
+
 @emits("one_hot")
 def _one_hot(e, op, ins, out, num_classes):
     values = e.const(np.array([0, 1], op.outputs[0].dtype), "one_hot_values")
