@@ -26,7 +26,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from _rounds import middle  # benchmarks/, on sys.path when run as a script
+from _rounds import middle, ms_text, ratio_text  # benchmarks/, on sys.path when run as a script
 
 MODES = {
     "fp32": {},
@@ -142,8 +142,8 @@ def main() -> None:
     )
     for col in (
         "mode",
-        "ms/step",
-        "vs fp32",
+        "ms/step (rounds)",
+        "vs fp32 (per round)",
         "held for backward MB",
         "vs fp32 ",
         "peak RSS MB",
@@ -158,8 +158,8 @@ def main() -> None:
         acc = r.get("digits", {}).get("acc")
         table.add_row(
             mode,
-            f"{r['median_ms']:.1f}",
-            f"{r['median_ms'] / base['median_ms']:.2f}x",
+            ms_text(r),
+            ratio_text(r, base),
             f"{r['held_mb']:.1f}",
             f"{r['held_mb'] / base['held_mb']:.2f}x",
             f"{r['peak_rss_mb']:.0f}",

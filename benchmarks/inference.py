@@ -41,7 +41,7 @@ import tempfile
 import time
 
 from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
-from _rounds import middle
+from _rounds import middle, ms_text, ratio_text
 
 START = time.perf_counter()
 WORKLOADS = {  # name: (model, input shape)
@@ -464,14 +464,15 @@ def main() -> None:
     )
     table = Table(title=title)
     columns = (
-        "workload", "framework", "median ms", "p95 ms", "samples/s", "vs torch", "GFLOP/s", "% NumPy mm",
+        "workload", "framework", "median ms (rounds)", "p95 ms", "samples/s", "vs torch (per round)", "GFLOP/s", "% NumPy mm",
         "peak RSS MB", "first load s", "warm load s", "max |diff|", "busy ms", "busy/idle",
     )  # fmt: skip
     for col in columns:
         table.add_column(col, justify="left" if col in ("workload", "framework") else "right")
     for workload in workloads:
         batch = WORKLOADS[workload][1][0]
-        torch_ms = results[("torch", workload)].get("median_ms")
+        torch_r = results[("torch", workload)]
+        torch_ms = torch_r.get("median_ms")
         for framework in FRAMEWORKS:
             r = results[(framework, workload)]
             if "error" in r:
@@ -480,8 +481,8 @@ def main() -> None:
             gflops = flops[workload] / (r["median_ms"] / 1e3) / 1e9
             warm, busy = r.get("warm_load_s"), r.get("busy_ms")
             table.add_row(
-                workload, framework, f"{r['median_ms']:.2f}", f"{r['p95_ms']:.2f}",
-                f"{batch / (r['median_ms'] / 1e3):.0f}", f"{r['median_ms'] / torch_ms:.2f}x" if torch_ms else "-",
+                workload, framework, ms_text(r, 2), f"{r['p95_ms']:.2f}",
+                f"{batch / (r['median_ms'] / 1e3):.0f}", ratio_text(r, torch_r) if torch_ms else "-",
                 f"{gflops:.1f}", f"{100 * gflops / numpy_gflops:.0f}%", f"{r['peak_rss_mb']:.0f}",
                 f"{r['load_s']:.2f}", f"{warm:.2f}" if warm is not None else "-", f"{r['max_abs_diff']:.1e}",
                 f"{busy:.2f}" if busy else "-", f"{busy / r['median_ms']:.2f}x" if busy else "-",

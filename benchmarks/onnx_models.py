@@ -40,7 +40,7 @@ import tempfile
 import time
 
 import numpy as np
-from _rounds import middle  # benchmarks/, on sys.path when run as a script
+from _rounds import middle, ms_text, ratio_text  # benchmarks/, on sys.path when run as a script
 
 CASES = {
     "det 640x320": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 320, 640), 10),
@@ -244,19 +244,18 @@ def main() -> None:
                 if "profile" in r and setup == "default":
                     profiles[case] = r["profile"]
     header = (
-        f"{'case':<16}{'setup':<11}{'engine':<13}{'median ms':>10}{'p95 ms':>10}{'first s':>9}{'warm s':>8}"
-        f"{'RSS MB':>8}{'ratio':>7}"
+        f"{'case':<16}{'setup':<11}{'engine':<13}{'median ms (rounds)':>22}{'p95 ms':>9}{'first s':>9}{'warm s':>8}"
+        f"{'RSS MB':>8}{'ratio (per round)':>22}"
     )
     print(header)
     print("-" * len(header))
-    ort_median = {}
+    ort = {}
     for case, setup, engine, r in rows:
         if engine == "onnxruntime":
-            ort_median[case, setup] = r["median_ms"]
-        ratio = r["median_ms"] / ort_median[case, setup]
+            ort[case, setup] = r
         print(
-            f"{case:<16}{setup:<11}{engine:<13}{r['median_ms']:>10.1f}{r['p95_ms']:>10.1f}{r['first_s']:>9.2f}"
-            f"{r['warm_load_s']:>8.2f}{r['peak_rss_mb']:>8.0f}{ratio:>6.2f}x"
+            f"{case:<16}{setup:<11}{engine:<13}{ms_text(r):>22}{r['p95_ms']:>9.1f}{r['first_s']:>9.2f}"
+            f"{r['warm_load_s']:>8.2f}{r['peak_rss_mb']:>8.0f}{ratio_text(r, ort[case, setup]):>22}"
         )
     print("\nwhere paddlectl's time goes (default setup, one warm run, share of op time by op type):")
     for case, profile in profiles.items():

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
-from _rounds import middle
+from _rounds import middle, ms_text, ratio_text
 
 START = time.perf_counter()
 WORKLOADS = ["lenet", "mlp", "transformer", "lstm"]
@@ -227,9 +227,9 @@ def main() -> None:
     columns = (
         "workload",
         "framework",
-        "ms/step",
+        "ms/step (rounds)",
         "p95 ms",
-        "vs torch",
+        "vs torch (per round)",
         "peak RSS MB",
         "cold start s",
         "busy ms",
@@ -238,18 +238,19 @@ def main() -> None:
     for col in columns:
         table.add_column(col, justify="right" if col not in ("workload", "framework") else "left")
     for workload in args.workloads.split(","):
-        torch_ms = results[("torch", workload)].get("median_ms")
+        torch_r = results[("torch", workload)]
+        torch_ms = torch_r.get("median_ms")
         for framework in [*FRAMEWORKS, "paddlectl-warm"]:
             r = results[(framework, workload)]
             if "error" in r:
                 table.add_row(workload, framework, "error: " + r["error"][:60], *[""] * (len(columns) - 3))
                 continue
-            ratio = f"{r['median_ms'] / torch_ms:.2f}x" if torch_ms else "-"
+            ratio = ratio_text(r, torch_r) if torch_ms else "-"
             busy = r.get("busy", {}).get("median_ms")
             table.add_row(
                 workload,
                 framework,
-                f"{r['median_ms']:.2f}",
+                ms_text(r, 2),
                 f"{r['p95_ms']:.2f}",
                 ratio,
                 f"{r['peak_rss_mb']:.0f}",
