@@ -11,6 +11,8 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..errors import DTypeError, ShapeError
 from ..kernels import activation as K
+from ..kernels import attention as KA
+from ..kernels.conv_select import threaded
 from . import elementwise as ew
 from ._util import constant
 from .activation import softmax
@@ -75,11 +77,43 @@ def _split_heads(x: np.ndarray, heads: int) -> np.ndarray:
     return x.reshape(n, length, heads, width // heads).transpose(0, 2, 1, 3)
 
 
+def _key_mask(mask, lk: int):
+    """The mask as one row of key offsets per image ([N or 1, Lk] float32), or None where it varies
+    by head or query (then the stacked products run)."""
+    if mask is None:
+        return np.zeros((1, lk), np.float32)
+    shape = (1,) * (4 - mask.ndim) + tuple(mask.shape)
+    if shape[1] != 1 or shape[2] != 1:
+        return None
+    rows = np.broadcast_to(mask.reshape(shape[0], shape[3]), (shape[0], lk))
+    return np.ascontiguousarray(rows, dtype=np.float32)
+
+
+def _tiled(q, k, v, mask, heads, scale):
+    """``kernels.attention`` where it applies (float32, whole panels per head, a key-row mask), else None."""
+    d, dv = q.shape[2] // heads, v.shape[2] // heads
+    arrays = (q, k, v)
+    if any(a.dtype != np.float32 or a.strides[2] != 4 for a in arrays) or not (KA.fits(d) and KA.fits(dv)):
+        return None
+    rows = _key_mask(mask, k.shape[1])
+    if rows is None:
+        return None
+    n, lq = q.shape[:2]
+    out = np.empty((n * lq, v.shape[2]), np.float32)
+    kernel = KA.attention.parallel if n * heads > 1 and threaded() else KA.attention.serial
+    kernel(q, k, v, rows, np.float32(scale), heads, out)
+    return out.reshape(n, lq, v.shape[2])
+
+
 def _attention(q, k, v, mask, heads, scale):
     """``softmax(scale * Q K^T + mask) V`` per head of [N, L, H*D] ``q``, ``k``, ``v``, merged back to
-    [N, Lq, H*Dv]. The heads are split and merged by strides: the products read Q, K and V where the
-    projections wrote them and write each head's result into its columns of the output (the traced
-    form copies at four transposes), and scale, mask and softmax take one pass over the scores."""
+    [N, Lq, H*Dv]: on register tiles per (image, head) where ``_tiled`` applies; else the heads are
+    split and merged by strides: the products read Q, K and V where the projections wrote them and
+    write each head's result into its columns of the output (the traced form copies at four
+    transposes), and scale, mask and softmax take one pass over the scores."""
+    tiled = _tiled(q, k, v, mask, heads, scale)
+    if tiled is not None:
+        return tiled
     scores = np.matmul(_split_heads(q, heads), _split_heads(k, heads).transpose(0, 1, 3, 2))
     if mask is not None:
         mask = np.broadcast_to(mask.astype(scores.dtype, copy=False), scores.shape)
