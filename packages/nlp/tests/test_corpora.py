@@ -67,6 +67,18 @@ def test_held_out_split_is_fixed_and_disjoint():
         corpora.held_out_split([1], 0.5)
 
 
+def test_held_out_parts_are_disjoint_folds_of_one_permutation():
+    items = list(range(107))
+    assert corpora.held_out_split(items, 0.2, seed=3, part=0) == corpora.held_out_split(items, 0.2, seed=3)
+    folds = [corpora.held_out_split(items, 0.2, seed=3, part=k) for k in range(5)]
+    for train, held in folds:
+        assert len(held) == 21 and sorted(train + held) == items
+    covered = [i for _, held in folds for i in held]
+    assert len(set(covered)) == len(covered) == 105  # five disjoint parts of 21; two items are never held out
+    with pytest.raises(DataError, match="part 5 does not exist"):
+        corpora.held_out_split(items, 0.2, seed=3, part=5)
+
+
 def test_the_asset_manifest_lists_every_corpus_file_with_its_sha256():
     manifest = pytest.importorskip("paddlectl.license_audit.inventory.manifest", reason="the licence auditor reads it")
     loaded = manifest.load_manifest(MANIFEST)

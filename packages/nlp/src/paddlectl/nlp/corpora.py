@@ -75,12 +75,21 @@ def peoples_daily(root: Path | None = None) -> list[list[tuple[str, str]]]:
     ]
 
 
-def held_out_split(items: list, fraction: float = 0.1, seed: int = 0) -> tuple[list, list]:
-    """(train, held-out): a seeded permutation's last ``fraction`` of the items is held out."""
+def held_out_split(items: list, fraction: float = 0.1, seed: int = 0, part: int = 0) -> tuple[list, list]:
+    """(train, held-out): a seeded permutation's last ``fraction`` of the items is held out, or with
+    ``part`` = k the k-th block of that size before it, so the parts of one permutation are disjoint
+    cross-validation folds (part 0 is the plain split)."""
     if not 0.0 < fraction < 1.0:
         raise DataError(f"held-out fraction must be in (0, 1), got {fraction}")
     n_held = int(round(len(items) * fraction))
     if n_held < 1 or n_held >= len(items):
         raise DataError(f"cannot hold out {fraction:.0%} of {len(items)} items; give more data or another fraction")
+    if (part + 1) * n_held > len(items):
+        raise DataError(
+            f"{len(items)} items make {len(items) // n_held} parts of {fraction:.0%}; part {part} does not exist "
+            f"(parts count from 0)"
+        )
     order = np.random.default_rng(seed).permutation(len(items))
-    return [items[i] for i in order[:-n_held]], [items[i] for i in order[-n_held:]]
+    end = len(items) - part * n_held
+    held = order[end - n_held : end]
+    return [items[i] for i in np.concatenate([order[: end - n_held], order[end:]])], [items[i] for i in held]
