@@ -80,6 +80,14 @@ class Task(Protocol):
         """``"epoch"`` or ``"step"``: when the trainer calls ``scheduler.step()``."""
         ...
 
+    def train_batch_sampler(self, config: Config, dataset, options: dict):
+        """The training batches' index lists for one epoch (``TaskBase``: ``BatchSampler``)."""
+        ...
+
+    def train_collate_fn(self, config: Config):
+        """The training batches' ``collate_fn``, or None for the DataLoader's default."""
+        ...
+
     def input_spec(self, config: Config) -> list:
         """``paddle.static.InputSpec`` per model input, with a symbolic batch dim, for export."""
         ...
