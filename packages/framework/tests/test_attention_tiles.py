@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from paddlectl.framework.kernels import attention as kernel
-from paddlectl.framework.kernels import serial_kernels
 from paddlectl.framework.ops import attention as op
 
 RNG = np.random.default_rng(0)
@@ -38,7 +37,6 @@ def _qkv(n, lq, lk, heads, d):
 W = kernel.WIDTH
 
 
-@pytest.mark.parametrize("serial", [True, False])
 @pytest.mark.parametrize(
     "n, lq, lk, heads, d, mask_shape",
     [
@@ -49,18 +47,25 @@ W = kernel.WIDTH
         (2, 9, 9, 2, W, (1,)),
     ],
 )
-def test_tiles_equal_the_reference_and_the_stacked_products(serial, n, lq, lk, heads, d, mask_shape):
+def test_tiles_equal_the_reference_and_the_stacked_products(n, lq, lk, heads, d, mask_shape):
     q, k, v = _qkv(n, lq, lk, heads, d)
     mask = None if mask_shape is None else np.where(RNG.random(mask_shape) < 0.3, -1e4, 0.0).astype(np.float32)
     scale = 0.3
     assert op._tiled(q, k, v, mask, heads, scale) is not None  # these shapes take the tiles
-    if serial:
-        with serial_kernels():
-            got = op._attention(q, k, v, mask, heads, scale)
-    else:
-        got = op._attention(q, k, v, mask, heads, scale)
+    got = op._attention(q, k, v, mask, heads, scale)
     want = _reference(q, k, v, mask, heads, scale)
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+def test_the_parallel_and_serial_kernels_agree():
+    q, k, v = _qkv(3, 9, 9, 2, W)
+    rows = np.where(RNG.random((3, 9)) < 0.3, -1e4, 0.0).astype(np.float32)
+    outs = [np.empty((27, 2 * W), np.float32) for _ in range(2)]
+    kernel.attention.serial(q, k, v, rows, np.float32(0.4), 2, outs[0])
+    kernel.attention.parallel(q, k, v, rows, np.float32(0.4), 2, outs[1])
+    np.testing.assert_array_equal(outs[0], outs[1])  # the same per-task arithmetic
+    np.testing.assert_allclose(outs[0].reshape(3, 9, -1), _reference(q, k, v, rows[:, None, None], 2, 0.4),
+                               rtol=2e-5, atol=2e-6)  # fmt: skip
 
 
 def test_a_mask_per_query_or_a_head_off_the_panels_keeps_the_stacked_products():
