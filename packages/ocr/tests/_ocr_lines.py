@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
+import paddlectl.framework as paddle
 from paddlectl.ocr.synthetic import text_line
 
 WORDS = ("abc", "cab", "bad", "dab", "ace", "bead", "face", "fade", "deaf", "cafe", "bed", "fed")
@@ -110,3 +112,21 @@ def cls_config(root: Path, label: Path, out: Path) -> dict:
         "Train": split,
         "Eval": copy.deepcopy(split),
     }
+
+
+def few_step_losses(task, config: dict, steps: int) -> list[float]:
+    """The losses of ``steps`` optimizer steps of the task's own model, loss and optimizer on its whole
+    (tiny) training set as one batch: what "a few steps lower the loss" tests look at."""
+    model, loss_fn = task.build_model(config), task.build_loss(config)
+    optimizer, _ = task.build_optimizer(config, model, steps_per_epoch=steps)
+    train, _ = task.build_datasets(config)
+    images, labels = zip(*(train[i] for i in range(len(train))), strict=True)
+    x, y = paddle.to_tensor(np.stack(images)), paddle.to_tensor(np.stack(labels))
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        losses.append(float(loss.item()))
+    return losses

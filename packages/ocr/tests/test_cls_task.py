@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _ocr_lines import cls_config, write_lines
+from _ocr_lines import cls_config, few_step_losses, write_lines
 
 import paddlectl.framework as paddle
 from paddlectl.framework.errors import ConfigError, DataError
@@ -37,18 +37,7 @@ def test_a_few_steps_lower_the_classifier_loss(lines, tmp_path):
     config = cls_config(*lines, tmp_path)
     task = ClsTask()
     task.check_config(config)
-    model, loss_fn = task.build_model(config), task.build_loss(config)
-    optimizer, _ = task.build_optimizer(config, model, steps_per_epoch=5)
-    train, _ = task.build_datasets(config)
-    x = paddle.to_tensor(np.stack([train[i][0] for i in range(len(train))]))
-    y = paddle.to_tensor(np.array([train[i][1] for i in range(len(train))]))
-    losses = []
-    for _ in range(5):
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        optimizer.clear_grad()
-        losses.append(float(loss.item()))
+    losses = few_step_losses(task, config, 5)
     assert losses[-1] < losses[0], losses
 
 

@@ -3,7 +3,7 @@ handed the columns beside the BiLSTM's output, and a few steps of it lower the C
 
 import numpy as np
 import pytest
-from _ocr_lines import rec_config, write_lines
+from _ocr_lines import few_step_losses, rec_config, write_lines
 
 import paddlectl.framework as paddle
 from paddlectl.framework.errors import ConfigError
@@ -34,17 +34,6 @@ def test_a_few_steps_of_the_shortcut_crnn_lower_the_ctc_loss(tmp_path):
     paddle.seed(0)
     task = RecTask()
     task.check_config(config)
-    model, loss_fn = task.build_model(config), task.build_loss(config)
-    optimizer, _ = task.build_optimizer(config, model, steps_per_epoch=6)
-    train, _ = task.build_datasets(config)
-    images, labels = zip(*(train[i] for i in range(len(train))), strict=True)
-    x, y = paddle.to_tensor(np.stack(images)), paddle.to_tensor(np.stack(labels))
-    losses = []
-    for _ in range(6):
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        optimizer.clear_grad()
-        losses.append(float(loss.item()))
+    losses = few_step_losses(task, config, 6)
     assert all(np.isfinite(losses))
     assert np.mean(losses[-2:]) < 0.7 * losses[0], losses
