@@ -6,7 +6,7 @@ from importlib.resources import files
 import numpy as np
 import pytest
 import yaml
-from _ocr_lines import rec_config, write_lines
+from _ocr_lines import few_step_losses, rec_config, write_lines
 
 import paddlectl.framework as paddle
 from paddlectl.framework.errors import ConfigError, DataError
@@ -25,19 +25,7 @@ def _losses(config: dict, steps: int) -> list[float]:
     paddle.seed(0)
     task = RecTask()
     task.check_config(config)
-    model, loss_fn = task.build_model(config), task.build_loss(config)
-    optimizer, _ = task.build_optimizer(config, model, steps_per_epoch=steps)
-    train, _ = task.build_datasets(config)
-    images, labels = zip(*(train[i] for i in range(len(train))), strict=True)
-    x, y = paddle.to_tensor(np.stack(images)), paddle.to_tensor(np.stack(labels))
-    losses = []
-    for _ in range(steps):
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        optimizer.clear_grad()
-        losses.append(float(loss.item()))
-    return losses
+    return few_step_losses(task, config, steps)
 
 
 @pytest.mark.parametrize("backbone", ["MobileNetV3", "SVTRNet"])

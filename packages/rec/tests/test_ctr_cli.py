@@ -3,6 +3,7 @@ and hostile configs, data and rows ending in one-line errors with exit code 2.""
 
 import json
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 import yaml
@@ -83,12 +84,18 @@ def test_predict_scores_rows_and_counts_cold_start(trained, tmp_path, caplog):
 
 def test_onnx_export_scores_rows_as_the_native_export(trained, tmp_path):
     """The CTR program (embeddings as Gathers) exports to ONNX, checked in onnxruntime by export."""
-    result = invoke("export", "-c", trained / "deepfm.yml", "--weights", trained / "run" / "best",
-                    "-o", tmp_path / "m", "--format", "onnx")  # fmt: skip
+    _onnx_scores_equal_native(trained, "deepfm.yml", [{**ROW, "item_id": i} for i in (1, 50, 242)], tmp_path)
+
+
+def _onnx_scores_equal_native(run: Path, config: str, rows: list[dict], tmp_path: Path) -> None:
+    """Export ``run``'s best weights to ONNX and check `predict` scores ``rows`` through it as through
+    the native model."""
+    result = invoke("export", "-c", run / config, "--weights", run / "run" / "best", "-o", tmp_path / "m",
+                    "--format", "onnx")  # fmt: skip
     assert result.exit_code == 0, result.output
-    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps({**ROW, "item_id": i}) for i in (1, 50, 242)))
+    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     scores = {}
-    for name, model in (("onnx", tmp_path / "m.onnx"), ("native", trained / "model")):
+    for name, model in (("onnx", tmp_path / "m.onnx"), ("native", run / "model")):
         result = invoke("predict", "-m", model, "-i", tmp_path / "rows.jsonl", "--json", tmp_path / f"{name}.json")
         assert result.exit_code == 0, result.output
         scores[name] = [p["score"] for p in json.loads((tmp_path / f"{name}.json").read_text())["predictions"]]
@@ -238,17 +245,8 @@ def test_history_model_serves_lists_csv_cells_and_oov_history_ids(trained_histor
 
 
 def test_history_model_exports_to_onnx_as_natively(trained_history, tmp_path):
-    result = invoke("export", "-c", trained_history / "history.yml", "--weights", trained_history / "run" / "best",
-                    "-o", tmp_path / "m", "--format", "onnx")  # fmt: skip
-    assert result.exit_code == 0, result.output
     rows = [HISTORY_ROW, {**HISTORY_ROW, "genres": "Horror", "history_disliked": [1, 2, 3, 4]}]
-    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    scores = {}
-    for name, model in (("onnx", tmp_path / "m.onnx"), ("native", trained_history / "model")):
-        result = invoke("predict", "-m", model, "-i", tmp_path / "rows.jsonl", "--json", tmp_path / f"{name}.json")
-        assert result.exit_code == 0, result.output
-        scores[name] = [p["score"] for p in json.loads((tmp_path / f"{name}.json").read_text())["predictions"]]
-    assert scores["onnx"] == pytest.approx(scores["native"], rel=1e-5)
+    _onnx_scores_equal_native(trained_history, "history.yml", rows, tmp_path)
 
 
 def test_history_model_eval_sends_the_rows_lists_as_training_did(trained_history):
