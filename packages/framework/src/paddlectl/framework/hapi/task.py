@@ -81,7 +81,8 @@ class Task(Protocol):
         ...
 
     def train_batch_sampler(self, config: Config, dataset, options: dict):
-        """The training batches' index lists for one epoch (``TaskBase``: ``BatchSampler``)."""
+        """The training batches' sampler, built once: each iteration draws one epoch's index lists
+        (``TaskBase``: ``BatchSampler``)."""
         ...
 
     def train_collate_fn(self, config: Config):
@@ -129,7 +130,7 @@ class TaskBase:
         return str((config.get("Metric") or {}).get("main_indicator") or metric_names(self.build_metrics(config))[0])
 
     def train_batch_sampler(self, config: Config, dataset, options: dict):
-        """The training batches' indices, drawn anew each epoch from the seeded global generator:
+        """The training batches, built once, each pass drawing an epoch's order from the seeded global generator:
         ``BatchSampler`` over ``build_loader_options(config, "train")`` here; a task may group its
         samples (the OCR recogniser batches lines of similar width)."""
         o = options

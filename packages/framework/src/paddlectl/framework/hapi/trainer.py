@@ -230,7 +230,8 @@ class Trainer:
         self.eval_opts = task.build_loader_options(cfg, "eval")
         try:
             o = self.train_opts
-            steps = len(task.train_batch_sampler(cfg, self.train_set, o))
+            self.train_sampler = task.train_batch_sampler(cfg, self.train_set, o)  # each pass: one epoch's order
+            steps = len(self.train_sampler)
             DataLoader(
                 self.eval_set, batch_size=self.eval_opts["batch_size"], num_workers=self.eval_opts["num_workers"]
             )
@@ -317,7 +318,7 @@ class Trainer:
             self.rng["epoch"] = get_rng_state()
         else:
             set_rng_state(self.rng["epoch"])
-        batches = list(self.task.train_batch_sampler(self.config, self.train_set, self.train_opts))
+        batches = list(self.train_sampler)
         if c.step_in_epoch:
             set_rng_state(self.rng["now"])
         return batches
