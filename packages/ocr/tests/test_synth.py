@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from paddlectl.framework.errors import ConfigError, DataError
 from paddlectl.ocr.cli import app as ocr_app
-from paddlectl.ocr.synth import charset, dataset, fonts, layer, scene, text
+from paddlectl.ocr.synth import charset, dataset, fonts, layer, run, scene, text
 
 LATIN = charset.resolve([])
-PALETTE = dataset.palette([fonts.resolve(f) for f in fonts.DEJAVU_FACES], LATIN)
+PALETTE = dataset.palette([fonts.resolve(f) for f in fonts.TEXT_FACES], LATIN)
 
 
 def small_plan(n: int = 4, **changes) -> dataset.Plan:
@@ -90,6 +90,15 @@ def test_held_out_fonts_render_only_the_val_split(tmp_path, monkeypatch):
     result = dataset.generate(plan, tmp_path / "set", workers=1)
     assert result.images == {("rec", "train"): 7, ("rec", "val"): 3}
     assert seen == [{"DejaVuSans", "DejaVuSerif-Bold"}] * 7 + [{"DejaVuSansMono-Oblique"}] * 3
+
+
+def test_default_fonts_are_the_bundled_text_faces_but_the_held_out_ones():
+    held = [fonts.resolve("DejaVuSerif-Italic")]
+    chosen = run.default_fonts(LATIN, held)
+    assert [f.name for f in chosen] == [n for n in fonts.TEXT_FACES if n != "DejaVuSerif-Italic"]
+    assert {"STIXGeneralItalic", "STIXGeneralBolIta"} <= {f.name for f in chosen}  # single-storey italic a
+    assert all(f.covers(c) for f in chosen for c in LATIN)
+    assert [f.name for f in run.default_fonts(LATIN, [], fonts.DEJAVU_FACES)] == list(fonts.DEJAVU_FACES)
 
 
 # --- geometry: the quads are the rendered lines -------------------------------------------------------------
@@ -263,7 +272,7 @@ def test_cjk_without_a_cjk_font_names_the_install(monkeypatch, tmp_path):
 def test_damaged_fonts_are_refused_with_typed_errors(tmp_path):
     """50 seeded copies of DejaVuSans with 50 bytes overwritten: FreeType failed on some while drawing
     (an OSError escaped), and some have no family name (``getname()`` gave None, a TypeError)."""
-    original = (fonts.dejavu_dir() / "DejaVuSans.ttf").read_bytes()
+    original = (fonts.bundled_dir() / "DejaVuSans.ttf").read_bytes()
     rng = np.random.default_rng(0)
     refusals = []
     for index in range(50):

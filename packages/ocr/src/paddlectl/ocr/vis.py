@@ -23,12 +23,12 @@ MIN_FONT = 8
 @functools.cache
 def font_path() -> tuple[Path, str | None]:
     """(the face to draw text with, a warning when it cannot draw CJK characters or None)."""
-    from .synth.fonts import CJK_INSTALL_HINT, dejavu_dir, installed_cjk_fonts
+    from .synth.fonts import CJK_INSTALL_HINT, bundled_dir, installed_cjk_fonts
 
     found = installed_cjk_fonts()
     if found:
         return found[0], None
-    return dejavu_dir() / "DejaVuSans.ttf", f"no CJK font installed, --vis draws CJK text as boxes; {CJK_INSTALL_HINT}"
+    return bundled_dir() / "DejaVuSans.ttf", f"no CJK font installed, --vis draws CJK text as boxes; {CJK_INSTALL_HINT}"
 
 
 def _colour(i: int) -> tuple[int, int, int]:

@@ -20,8 +20,9 @@ class Kind(enum.StrEnum):
 
 KIND_SETS = {Kind.lines: ("rec",), Kind.pages: ("det",), Kind.both: ("rec", "det")}
 FONTS_HELP = (
-    "Font files, DejaVu face names (DejaVuSerif-Bold) or 'cjk'; repeat or comma-separate. "
-    "Default: the twelve DejaVu faces (the CJK font instead when the charset needs it)."
+    "Font files, names of faces matplotlib ships (DejaVuSerif-Bold, STIXGeneralItalic) or 'cjk'; repeat "
+    "or comma-separate. Default: its twelve DejaVu and four STIX text faces (the CJK font instead when "
+    "the charset needs it)."
 )
 CORPUS_HELP = (
     "UTF-8 text to cut line texts from (your domain's words); without --charset its characters are the "

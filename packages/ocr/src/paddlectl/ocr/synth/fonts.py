@@ -1,5 +1,5 @@
-"""Fonts for rendering: DejaVu faces matplotlib ships, any TrueType/OpenType file, and an installed CJK
-face. Nothing is downloaded; a CJK request without a CJK font says which package installs one."""
+"""Fonts for rendering: the DejaVu and STIX faces matplotlib ships, any TrueType/OpenType file, and an
+installed CJK face. Nothing is downloaded; a CJK request without a CJK font says which package installs one."""
 
 from __future__ import annotations
 
@@ -29,7 +29,14 @@ DEJAVU_FACES = (
     "DejaVuSansMono-Oblique",
     "DejaVuSansMono-BoldOblique",
 )
-"""The text faces matplotlib bundles (its Display faces are left out: they hold few glyphs)."""
+"""matplotlib's DejaVu text faces (its Display faces are left out: they hold few glyphs)."""
+
+STIX_FACES = ("STIXGeneral", "STIXGeneralBol", "STIXGeneralItalic", "STIXGeneralBolIta")
+"""matplotlib's STIX text faces: a Times-like serif whose italics draw the single-storey ``a`` and the
+calligraphic shapes no DejaVu face has (its NonUni and size variants are symbol fonts)."""
+
+TEXT_FACES = DEJAVU_FACES + STIX_FACES
+"""Every bundled face that draws printable ASCII: the default training faces."""
 
 CJK_FONT_PATHS = (
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -67,15 +74,15 @@ class Font:
         return _truetype(str(self.path), size)
 
 
-def dejavu_dir() -> Path:
+def bundled_dir() -> Path:
     import matplotlib
 
     return Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf"
 
 
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
-    """A TrueType font bundled with matplotlib (``DejaVuSans.ttf``, ``DejaVuSerif-Italic.ttf`` ...)."""
-    return _truetype(str(dejavu_dir() / name), size)
+    """A TrueType font bundled with matplotlib (``DejaVuSans.ttf``, ``STIXGeneralItalic.ttf`` ...)."""
+    return _truetype(str(bundled_dir() / name), size)
 
 
 @functools.lru_cache(maxsize=512)
@@ -98,7 +105,7 @@ def _wheel_fonts() -> list[Path]:
 
 
 def resolve(spec: str) -> Font:
-    """A font from a file path, a DejaVu face name (``DejaVuSerif-Bold``, ``.ttf`` optional) or ``cjk``
+    """A font from a file path, a bundled face name (``DejaVuSerif-Bold``, ``.ttf`` optional) or ``cjk``
     (the first installed CJK font)."""
     if spec.strip().lower() == "cjk":
         found = installed_cjk_fonts()
@@ -106,13 +113,13 @@ def resolve(spec: str) -> Font:
             raise MissingFontError(f"no CJK font is installed; {CJK_INSTALL_HINT}")
         return load(found[0])
     stem = spec.removesuffix(".ttf")
-    if stem in DEJAVU_FACES:
-        return load(dejavu_dir() / f"{stem}.ttf", name=stem)
+    if stem in TEXT_FACES:
+        return load(bundled_dir() / f"{stem}.ttf", name=stem)
     path = Path(spec).expanduser()
     if not path.is_file():
         raise MissingFontError(
             f"font {spec!r} is not a file nor a known face; pass a .ttf/.otf/.ttc path, 'cjk', "
-            f"or one of {', '.join(DEJAVU_FACES)}"
+            f"or one of {', '.join(TEXT_FACES)}"
         )
     return load(path)
 

@@ -28,11 +28,13 @@ LINE_STROKE = 0.03
 """``--augment``'s stroke change per side, x the font size: about the gap between DejaVu's Book and Bold."""
 
 
-def default_fonts(chars: str, held_out: list[fontlib.Font]) -> list[fontlib.Font]:
-    """The DejaVu faces not held out; for a charset they mostly lack (CJK), the installed CJK font instead
-    (its absence is a MissingFontError that says how to install one)."""
+def default_fonts(
+    chars: str, held_out: list[fontlib.Font], names: tuple[str, ...] = fontlib.TEXT_FACES
+) -> list[fontlib.Font]:
+    """The bundled faces (``names``) not held out; for a charset they mostly lack (CJK), the installed
+    CJK font instead (its absence is a MissingFontError that says how to install one)."""
     held = {f.path.resolve() for f in held_out}
-    faces = [f for f in map(fontlib.resolve, fontlib.DEJAVU_FACES) if f.path.resolve() not in held]
+    faces = [f for f in map(fontlib.resolve, names) if f.path.resolve() not in held]
     needed = [c for c in chars if c != " "]
     covered = sum(any(f.covers(c) for f in faces) for c in needed)
     if covered == len(needed):
