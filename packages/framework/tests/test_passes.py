@@ -17,7 +17,7 @@ from paddlectl.framework.static import parse_program, print_program
 from paddlectl.framework.static import passes as passes_package
 from paddlectl.framework.static.executor import Executor
 from paddlectl.framework.static.input_spec import signatures
-from paddlectl.framework.static.passes import PASSES, Pass, PassManager, optimize, resolve
+from paddlectl.framework.static.passes import PASSES, Pass, PassManager, manager, optimize, resolve
 from paddlectl.framework.static.passes.memory_plan import MemoryPlanner
 from paddlectl.framework.static.trace import trace
 from paddlectl.framework.static.verifier import VerifyError
@@ -365,7 +365,7 @@ def test_pass_names_and_paddle_aliases():
         PassManager(disabled=["fuse_everything"])
 
 
-def test_verifier_runs_after_every_pass_and_names_the_pass(monkeypatch):
+def test_verifier_runs_after_every_changing_pass_and_names_the_pass(monkeypatch):
     def break_types(program, ctx):
         op = next(op for op in program.block.ops if op.name == "relu")
         op.outputs[0].shape = (7,)
@@ -375,6 +375,11 @@ def test_verifier_runs_after_every_pass_and_names_the_pass(monkeypatch):
     program = _trace(lambda x: paddle.nn.functional.relu(x), [None, 4])
     with pytest.raises(VerifyError, match="after pass 'break_types'.*delete_pass"):
         PassManager(pipeline=["dce", "break_types"]).run(program)
+    checked = []
+    monkeypatch.setattr(manager, "verify", lambda work: checked.append(work))
+    monkeypatch.setitem(PASSES, "touch", Pass("touch", lambda program, ctx: 1, "claims a change"))
+    result = PassManager(pipeline=["dce", "fuse_attention", "touch"]).run(program)  # dce/fuse: nothing to do
+    assert [r.changed for r in result.records] == [0, 0, 1] and len(checked) == 1
 
 
 # ----- memory plan -------------------------------------------------------------------------------

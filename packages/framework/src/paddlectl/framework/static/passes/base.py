@@ -2,7 +2,8 @@
 the use map passes consult before they rewrite.
 
 A pass is a function ``run(program, ctx) -> int`` that rewrites ``program`` in place and returns
-how many ops it changed; the manager verifies the program after it. Passes never change results
+how many ops it changed; the manager verifies the program after a pass that changed any (so a
+pass that rewrites must count what it rewrote). Passes never change results
 beyond float rounding: an op whose result could differ between two runs (its record says
 ``deterministic=False``) is never merged, folded or fused.
 """
