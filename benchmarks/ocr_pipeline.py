@@ -92,7 +92,9 @@ def render(n: int, seed: int, data: Path) -> list[Image]:
         if not _rendered(manifest, size, stream):
             chars = charset.resolve(PARTS[part])
             settings = dataclasses.replace(Settings(), **SUBSETS[subset])
-            plan = Plan(size, chars, default_fonts(chars, [], DEJAVU_FACES), kinds=("det",), seed=stream, settings=settings)
+            plan = Plan(
+                size, chars, default_fonts(chars, [], DEJAVU_FACES), kinds=("det",), seed=stream, settings=settings
+            )
             generate(plan, out, overwrite=True)
         for line in (out / "det" / "label.txt").read_text(encoding="utf-8").splitlines():
             name, label = line.split("\t", 1)
