@@ -1,8 +1,8 @@
 """Render-time augmentation of a text line's coverage, for the training split of line crops.
 
 A recogniser scored on a face it never saw must read the same letters at other slants and stroke
-weights than the dozen training faces draw them (DejaVu's only true italic in training is the bold
-one). PaddleOCR's RecAug/TIA distort the finished image at training time; here the glyph mask itself
+weights than the training faces draw them (with DejaVuSerif-Italic held out, DejaVu's only true
+italic in training is the bold one; STIX adds two). PaddleOCR's RecAug/TIA distort the finished image at training time; here the glyph mask itself
 is sheared and thickened or thinned before background, colour and degradation are applied, which
 costs nothing at training time and keeps the edges anti-aliased."""
 
