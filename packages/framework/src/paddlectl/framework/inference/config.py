@@ -2,7 +2,8 @@
 
 Pass switches are recorded by name (``delete_pass``) and read by the pass manager through
 ``disabled_passes``; ``ir_optim`` says whether passes run at all. ``enable_memory_optim`` makes
-the executor drop each intermediate array after its last use. The CPU thread count bounds the
+the executor drop each intermediate array after its last use; the optimised program is kept on
+disk for the next load (``inference.optim_cache``; ``set_optim_cache_dir``, ``switch_optim_cache``). The CPU thread count bounds the
 Numba kernels' thread pool and the BLAS threads (NumPy's matmul) while a predictor runs
 (``inference.threads``).
 """
@@ -10,6 +11,9 @@ Numba kernels' thread pool and the BLAS threads (NumPy's matmul) while a predict
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+from .optim_cache import default_dir
 
 
 class Config:
@@ -27,6 +31,8 @@ class Config:
         self._deleted_passes: list[str] = []
         self._threads: int | None = None  # unset: the predictor picks by the model (threads.default_threads)
         self._memory_optim = False
+        self._optim_cache_dir: str | None = None  # None: optim_cache.default_dir()
+        self._optim_cache = True
 
     # ----- model ---------------------------------------------------------------------------------
     def set_model(self, model_dir) -> None:
@@ -53,6 +59,23 @@ class Config:
     def disabled_passes(self) -> tuple[str, ...]:
         return tuple(self._deleted_passes)
 
+    def set_optim_cache_dir(self, path) -> None:
+        """Where optimised programs are kept (``inference.optim_cache``); the default is ``programs``
+        inside the kernel cache."""
+        if not isinstance(path, str | os.PathLike) or not os.fspath(path):
+            raise ValueError(f"set_optim_cache_dir: give a folder path, got {path!r}")
+        self._optim_cache_dir = os.fspath(path)
+
+    def switch_optim_cache(self, x: bool = True) -> None:
+        """Off: every predictor runs the import and the passes itself, and keeps nothing on disk."""
+        self._optim_cache = bool(x)
+
+    def optim_cache_dir(self) -> Path | None:
+        """The optimisation cache's folder, or None when it is switched off."""
+        if not self._optim_cache:
+            return None
+        return Path(self._optim_cache_dir) if self._optim_cache_dir else default_dir()
+
     # ----- resources -----------------------------------------------------------------------------
     def set_cpu_math_library_num_threads(self, n: int) -> None:
         if not isinstance(n, int) or n < 1:
@@ -78,5 +101,6 @@ class Config:
     def summary(self) -> str:
         return (
             f"model_dir: {self._model_dir}\nir_optim: {self._ir_optim}\ndeleted passes: {self._deleted_passes}\n"
-            f"cpu threads: {self._threads or 'by model size'}\nmemory_optim: {self._memory_optim}"
+            f"cpu threads: {self._threads or 'by model size'}\nmemory_optim: {self._memory_optim}\n"
+            f"optim cache: {self.optim_cache_dir() or 'off'}"
         )

@@ -26,17 +26,21 @@ class OptimizedModel:
     """The optimised program and its executor (both shared read-only by predictor clones) and reports.
     With a memory plan, or ``memory_optim``, each result is freed after its last use."""
 
-    def __init__(
-        self, program: Program, ir_optim: bool, disabled=(), memory_optim: bool = False, threads: int = 1
-    ) -> None:
-        self.source = program
-        passes = PassManager(disabled=disabled, threads=threads)
-        self.result: OptimizeResult | None = passes.run(program) if ir_optim else None
-        self.program = self.result.program if self.result is not None else program
+    def __init__(self, program: Program, result: OptimizeResult | None, memory_optim: bool = False) -> None:
+        self.result = result
+        self.program = result.program if result is not None else program
         self._plans: dict[tuple, MemoryPlan] = {}
         self._lock = threading.Lock()
         free_dead = memory_optim or self.planner is not None
         self.executor = Executor(self.program, free_dead=free_dead)
+
+    @classmethod
+    def optimize(
+        cls, program: Program, ir_optim: bool, disabled=(), memory_optim: bool = False, threads: int = 1
+    ) -> OptimizedModel:
+        """``program`` through the pass pipeline (unless ``ir_optim`` is off) for ``threads`` threads."""
+        result = PassManager(disabled=disabled, threads=threads).run(program) if ir_optim else None
+        return cls(program, result, memory_optim)
 
     @property
     def planner(self):

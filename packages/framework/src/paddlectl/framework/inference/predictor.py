@@ -9,12 +9,18 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
 from ..errors import DTypeError, ResourceError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
+from ..kernels.cores import physical_cores
+from ..static.passes import resolve
 from .config import Config
+from .optim_cache import content_key, file_key
+from .optim_cache import load as load_entry
+from .optim_cache import store as store_entry
 from .optimized import OptimizedModel
 from .threads import call_limited, default_threads
 
@@ -82,31 +88,73 @@ class Tensor:
         return list(self._shape) if self._shape is not None else list(self._spec["shape"])
 
 
-class Predictor:
-    """Runs one saved model; not thread-safe itself, ``clone()`` one per thread."""
+class _Source:
+    """The model as saved (before the passes), shared by a predictor's clones: read on first use when
+    the optimisation cache answered without it."""
 
-    def __init__(self, config: Config, saved: SavedModel | None = None, _model: OptimizedModel | None = None) -> None:
-        self._config = config
-        self._saved = saved if saved is not None else _load(config.model_dir())
-        self._threads = config.cpu_math_library_num_threads() or default_threads(self._saved.program.weights)
-        self._model = _model or OptimizedModel(
-            self._saved.program,
-            config.ir_optim(),
-            config.disabled_passes,
-            config.memory_optim_enabled(),
-            self._threads,
-        )
-        meta = self._saved.meta
-        self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in meta["inputs"]}
-        self._outputs = {s["name"]: Tensor(s["name"], s, False) for s in meta["outputs"]}
+    def __init__(self, path, saved: SavedModel | None) -> None:
+        self._path = path
+        self._saved = saved
+        self._lock = threading.Lock()
 
     @property
     def program(self):
-        return self._saved.program
+        with self._lock:
+            if self._saved is None:
+                self._saved = _load(self._path)
+            return self._saved.program
+
+
+def _optimized(config: Config, saved: SavedModel | None) -> tuple[OptimizedModel, int, dict, SavedModel | None]:
+    """(the optimised model, its thread count, the model's meta, the saved model if it was read) for
+    ``config``: from the optimisation cache when it holds this model with these settings, else by
+    loading it (unless given) and running the passes, then stored."""
+    threads_set = config.cpu_math_library_num_threads()
+    folder, key = config.optim_cache_dir() if config.ir_optim() else None, None
+    if folder is not None:
+        disabled = sorted({resolve(name) for name in config.disabled_passes})
+        settings = f"disabled {disabled} threads {threads_set or f'auto of {physical_cores()}'}"
+        try:
+            key = file_key(config.model_dir(), settings) if saved is None else content_key(saved, settings)
+        except Exception:  # noqa: BLE001 - an unreadable model: the load below names the problem
+            key = None
+        hit = load_entry(folder, key) if key is not None else None
+        if hit is not None:
+            entry, result, threads = hit
+            meta = saved.meta if saved is not None else entry.meta
+            return OptimizedModel(result.program, result, config.memory_optim_enabled()), threads, meta, saved
+    if saved is None:
+        saved = _load(config.model_dir())
+    threads = threads_set or default_threads(saved.program.weights)
+    model = OptimizedModel.optimize(
+        saved.program, config.ir_optim(), config.disabled_passes, config.memory_optim_enabled(), threads
+    )
+    if key is not None:
+        store_entry(folder, key, model.result, saved.meta)
+    return model, threads, saved.meta, saved
+
+
+class Predictor:
+    """Runs one saved model; not thread-safe itself, ``clone()`` one per thread."""
+
+    def __init__(self, config: Config, saved: SavedModel | None = None) -> None:
+        self._config = config
+        self._model, self._threads, self._meta, saved = _optimized(config, saved)
+        self._source = _Source(config.model_dir(), saved)
+        self._make_handles()
+
+    def _make_handles(self) -> None:
+        self._inputs = {s["name"]: Tensor(s["name"], s, True) for s in self._meta["inputs"]}
+        self._outputs = {s["name"]: Tensor(s["name"], s, False) for s in self._meta["outputs"]}
+
+    @property
+    def program(self):
+        """The program as saved, before the passes."""
+        return self._source.program
 
     def model_metadata(self) -> dict:
         """The model's free-form metadata (an imported ONNX model's ``metadata_props``)."""
-        return dict(self._saved.meta.get("metadata") or {})
+        return dict(self._meta.get("metadata") or {})
 
     @property
     def optimized_program(self):
@@ -195,7 +243,12 @@ class Predictor:
 
     def clone(self) -> Predictor:
         """A predictor over the same (shared, read-only) program and weights, with its own handles."""
-        return Predictor(self._config, self._saved, self._model)
+        twin = object.__new__(Predictor)
+        twin.__dict__.update(
+            _config=self._config, _model=self._model, _threads=self._threads, _meta=self._meta, _source=self._source
+        )
+        twin._make_handles()
+        return twin
 
     def clear_intermediate_tensor(self) -> None:
         """Nothing is kept between runs besides the handles' data."""

@@ -2,10 +2,10 @@
 planning) and the manager that runs them by name, verifying after each."""
 
 from .base import Pass, PassContext
-from .manager import ALIASES, DEFAULT_PIPELINE, PASSES, OptimizeResult, PassManager, optimize, resolve
+from .manager import ALIASES, DEFAULT_PIPELINE, PASSES, OptimizeResult, PassManager, PassRecord, optimize, resolve
 from .memory_plan import MemoryPlan, MemoryPlanner
 
 __all__ = [
     "ALIASES", "DEFAULT_PIPELINE", "MemoryPlan", "MemoryPlanner", "OptimizeResult", "PASSES", "Pass", "PassContext",
-    "PassManager", "optimize", "resolve",
+    "PassManager", "PassRecord", "optimize", "resolve",
 ]  # fmt: skip

@@ -92,6 +92,7 @@ class OptimizeResult:
     program: Program
     records: list[PassRecord] = field(default_factory=list)
     context: PassContext = field(default_factory=PassContext)
+    cached_in: str | None = None  # the optimisation-cache entry this result was read from
 
     @property
     def compile_report(self):
@@ -106,7 +107,8 @@ class OptimizeResult:
             f"  {r.name:<17} {'ran' if r.ran else 'off':<4} changed {r.changed:<4} {r.seconds * 1e3:8.1f} ms"
             for r in self.records
         ]
-        return "\n".join(["passes:", *rows])
+        head = "passes:" if self.cached_in is None else f"passes (read from the optimisation cache {self.cached_in}):"
+        return "\n".join([head, *rows])
 
 
 class PassManager:
