@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core import symbolic
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
@@ -61,7 +62,9 @@ def _samples(rng):
 
 
 # No vjp: fusion rewrites programs after tracing (backward included), so nothing differentiates a fused group.
-fused_elementwise_op = OpDef("fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples, fresh_output=True)
+fused_elementwise_op = OpDef(
+    "fused_elementwise", _forward, None, _infer, OPAQUE, samples=_samples, fresh_output=True, items=item_rules.fused
+)
 
 
 @lowering("fused_elementwise")

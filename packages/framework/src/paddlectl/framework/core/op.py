@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import items as item_rules
+
 # ``forward(ctx, ...)`` and ``vjp(ctx, ...)`` receive a Context (it lives with the tape it links to)
 from .autograd import Context as Context
 from .dispatch import apply
@@ -57,7 +59,9 @@ class OpDef:
         ``flops(in_specs, out_specs, attrs)``; ``onnx_export`` its ONNX emitter; ``lower`` its lowering
         (core/lowering.py); ``fresh_output`` says its result is a new array nothing else holds, which a
     fused epilogue may overwrite; ``deterministic=False`` (dropout) keeps passes from merging, folding
-    or fusing it. ``samples(rng)`` lists the calls the conformance sweep checks the op on;
+    or fusing it. ``items`` says whether it computes each item along a batched axis from that item
+    alone (``core.items``; elementwise, broadcasting and reducing kinds get theirs from the kind).
+    ``samples(rng)`` lists the calls the conformance sweep checks the op on;
         ``exempt`` maps a sweep check (``"vjp"``, ``"vjp2"``, ``"infer"``, ``"trace"``, ``"compile"``,
         ``"onnx"``) the op cannot meet to the reason why."""
 
@@ -72,12 +76,15 @@ class OpDef:
     lower: Callable | None = None
     fresh_output: bool = False
     deterministic: bool = True
+    items: Callable | bool | None = None
     samples: Callable[[Any], Sequence[Sample]] | None = None
     exempt: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"op {self.name}: fusion kind must be one of {KINDS}, got {self.kind!r}")
+        if self.items is None and self.kind != OPAQUE:
+            self.items = item_rules.off_axis("axis") if self.kind == REDUCE else item_rules.aligned
         REGISTRY[self.name] = self
 
     def __call__(self, *inputs, **attrs):

@@ -20,6 +20,7 @@ from ..static.executor import Executor, bind_inputs
 from ..static.ir import Program
 from ..static.passes import OptimizeResult, PassManager
 from ..static.passes.memory_plan import MemoryPlan
+from .batch_split import BatchSplit
 
 
 class OptimizedModel:
@@ -33,6 +34,7 @@ class OptimizedModel:
         self._lock = threading.Lock()
         free_dead = memory_optim or self.planner is not None
         self.executor = Executor(self.program, free_dead=free_dead)
+        self.batch_split = BatchSplit(self.program)
 
     @classmethod
     def optimize(

@@ -8,6 +8,7 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..errors import DTypeError, ResourceError, ShapeError
 from ..jit.saved_model import SavedModel, read_model_dir
-from ..kernels.cores import physical_cores
+from ..kernels.cores import free_cores, physical_cores
 from ..static.passes import resolve
 from .config import Config
 from .optim_cache import content_key, file_key
@@ -226,9 +227,15 @@ class Predictor:
         return self._execute([h._data for h in self._inputs.values()])
 
     def _execute(self, arrays: list) -> list[np.ndarray]:
-        """The model's executor under the config's thread cap; a new input shape is checked and planned
-        (memory) before its first run, by the executor."""
+        """The model's executor under the config's thread cap, or a batch in parts, one per thread; a new
+        input shape is checked and planned (memory) before its first run, by the executor."""
         try:
+            threads = min(self._threads, free_cores()) if self._threads > 1 else 1
+            parts = self._model.batch_split.parts(arrays, threads)
+            if parts > 1:  # each part a whole run on one core (inference.batch_split)
+                return self._model.batch_split.run(
+                    functools.partial(call_limited, 1, self._model.executor.run), arrays, parts
+                )
             return call_limited(self._threads, self._model.executor.run, arrays)
         except MemoryError as exc:
             raise ResourceError(

@@ -44,7 +44,9 @@ def call_limited(n: int, fn, *args):
     # One thread means serial kernels, which never ask Numba's pool: its count is left alone then
     # (setting and restoring it costs 3 us, a twentieth of a small model's run).
     previous = n_numba if n_numba == 1 else numba.get_num_threads()
-    with contextlib.nullcontext() if layer_is_thread_safe() else _WORKQUEUE_LOCK:
+    # serial kernels never use Numba's pool, so only parallel runs take turns under workqueue (and
+    # before the first parallel kernel the layer is unknown: a one-thread run must not wait then)
+    with contextlib.nullcontext() if n_numba == 1 or layer_is_thread_safe() else _WORKQUEUE_LOCK:
         if previous != n_numba:
             numba.set_num_threads(n_numba)
         BLAS_CAP.enter(n)

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.dtype import convert_dtype
 from ..core.op import ELEMENTWISE, OPAQUE, OpDef, Sample
 from ..core.shapes import normalize_axis, same_as_first
@@ -357,6 +358,7 @@ def _row_record(name: str, kernel, vjp, samples) -> OpDef:
         _row_infer(name),
         OPAQUE,
         samples=samples,
+        items=item_rules.off_axis("axis", -1),
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.state import STATE
 from ..core.tensor import Tensor
@@ -198,6 +199,7 @@ conv2d_op = OpDef(
     OPAQUE,
     samples=lambda rng: _geometry_samples(rng, transposed=False),
     fresh_output=True,
+    items=item_rules.leading,
 )
 
 
@@ -370,6 +372,7 @@ conv2d_transpose_op = OpDef(
     OPAQUE,
     samples=_transpose_samples,
     fresh_output=True,
+    items=item_rules.leading,
 )
 
 

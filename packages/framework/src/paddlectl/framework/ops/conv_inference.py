@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
@@ -218,7 +219,13 @@ def _winograd_samples(rng):
 
 
 conv2d_winograd_op = OpDef(
-    "conv2d_winograd", _winograd_forward, None, _winograd_infer, OPAQUE, samples=_winograd_samples
+    "conv2d_winograd",
+    _winograd_forward,
+    None,
+    _winograd_infer,
+    OPAQUE,
+    samples=_winograd_samples,
+    items=item_rules.leading,
 )
 
 
@@ -275,7 +282,9 @@ def _scaled_samples(rng):
     ]
 
 
-conv2d_scaled_op = OpDef("conv2d_scaled", _scaled_forward, None, _scaled_infer, OPAQUE, samples=_scaled_samples)
+conv2d_scaled_op = OpDef(
+    "conv2d_scaled", _scaled_forward, None, _scaled_infer, OPAQUE, samples=_scaled_samples, items=item_rules.leading
+)
 
 
 @lowering("conv2d_scaled")

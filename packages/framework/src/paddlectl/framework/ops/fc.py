@@ -51,7 +51,7 @@ def _fc_samples(rng):
     return [Sample((x, packed), {"n": 5}), Sample((x, packed), {"n": 5, "activation": "relu"})]
 
 
-fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE, samples=_fc_samples)
+fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE, samples=_fc_samples, items=True)
 
 
 @lowering("fc")

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core import symbolic
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.tensor import Tensor
@@ -120,7 +121,7 @@ def _samples(rng):
     ]
 
 
-interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE, samples=_samples)
+interpolate_op = OpDef("interpolate", _forward, _vjp, _infer, OPAQUE, samples=_samples, items=item_rules.leading)
 
 
 # ----- interpolate_grad: the adjoint, A_h^T @ g @ A_w, whose own adjoint is interpolate -----------

@@ -123,7 +123,14 @@ def _matmul_samples(rng):
 
 
 matmul_op = OpDef(
-    "matmul", _matmul_forward, _matmul_vjp, _matmul_infer, OPAQUE, samples=_matmul_samples, fresh_output=True
+    "matmul",
+    _matmul_forward,
+    _matmul_vjp,
+    _matmul_infer,
+    OPAQUE,
+    samples=_matmul_samples,
+    fresh_output=True,
+    items=True,
 )
 
 

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
@@ -229,8 +230,12 @@ def _pool_samples(rng):
     ]
 
 
-max_pool2d_op = OpDef("max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE, samples=_pool_samples)
-avg_pool2d_op = OpDef("avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, samples=_pool_samples)
+max_pool2d_op = OpDef(
+    "max_pool2d", _max_forward, _max_vjp, _max_infer, OPAQUE, samples=_pool_samples, items=item_rules.leading
+)
+avg_pool2d_op = OpDef(
+    "avg_pool2d", _avg_forward, _avg_vjp, _avg_infer, OPAQUE, samples=_pool_samples, items=item_rules.leading
+)
 
 
 # ----- backward ops: linear in the output gradient ------------------------------------------------

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core import symbolic
 from ..core.lowering import lowering
 from ..core.op import BROADCAST, OPAQUE, OpDef, Sample, Spec
@@ -87,6 +88,7 @@ reshape_op = OpDef(
     _reshape_infer,
     OPAQUE,
     samples=lambda rng: [_x(2, 3, 4)(rng, shape=(0, -1)), _x(6)(rng, shape=(2, 3))],
+    items=item_rules.regrouped,
 )
 
 
@@ -128,6 +130,7 @@ transpose_op = OpDef(
     _transpose_infer,
     OPAQUE,
     samples=lambda rng: [_x(2, 3, 4)(rng, perm=(2, 0, 1)), _x(3, 4)(rng, perm=(1, 0))],
+    items=item_rules.transposed,
 )
 
 
@@ -167,6 +170,7 @@ squeeze_op = OpDef(
     _squeeze_infer,
     OPAQUE,
     samples=lambda rng: [_x(2, 1, 3, 1)(rng, axes=(1, 3)), _x(1, 4)(rng, axes=())],
+    items=item_rules.regrouped,
 )
 
 
@@ -201,6 +205,7 @@ unsqueeze_op = OpDef(
     _unsqueeze_infer,
     OPAQUE,
     samples=lambda rng: [_x(2, 3)(rng, axes=(0, 2)), _x(3)(rng, axes=(1,))],
+    items=item_rules.regrouped,
 )
 
 
@@ -237,7 +242,15 @@ def _concat_infer(*xs: Spec, axis) -> Spec:
     return Spec(tuple(shape), np.result_type(*[x.dtype for x in xs]))
 
 
-concat_op = OpDef("concat", _concat_forward, _concat_vjp, _concat_infer, OPAQUE, samples=_concat_samples)
+concat_op = OpDef(
+    "concat",
+    _concat_forward,
+    _concat_vjp,
+    _concat_infer,
+    OPAQUE,
+    samples=_concat_samples,
+    items=item_rules.off_axis("axis"),
+)
 
 
 def concat(x, axis=0, name=None):
@@ -305,6 +318,7 @@ split_op = OpDef(
     _split_infer,
     OPAQUE,
     samples=lambda rng: [_x(5, 3)(rng, axis=0, sections=(2, 3)), _x(2, 6)(rng, axis=1, sections=(2, 2, 2))],
+    items=item_rules.off_axis("axis"),
 )
 
 

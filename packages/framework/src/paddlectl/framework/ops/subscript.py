@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.state import STATE
 from ..core.tensor import Tensor
@@ -220,6 +221,7 @@ getitem_op = OpDef(
     _getitem_infer,
     OPAQUE,
     samples=_getitem_samples,
+    items=item_rules.sliced,
 )
 
 

@@ -1,0 +1,150 @@
+"""A batch run as parts on the predictor's threads, each part on one thread with serial kernels.
+
+Why: on two cores a run that shares each op over both threads pays a wake-up per parallel region
+(~0.1-0.2 ms on this workplace's VMs) and keeps the second core idle in every serial kernel; two
+halves of the batch, each a whole run on one core, pay neither. PP-OCRv4 rec on 6 lines, idle: 111
+-> 96 ms (onnxruntime 102). Models of small ops lose instead (the cls model's 120 ops of ~10k
+elements per line: 6.6 -> 11 ms, the halves queue for the GIL between kernels), so a batch is split
+only when each part's ops produce at least ``MIN_PART_ELEMENTS`` elements on average.
+
+When: only a program that provably keeps its items apart. Every input leads with the same batch
+symbol; that symbol appears in a value's shape at most once and only as a whole dim (its position is
+the value's batched axis); an op reading a batched value gives batched outputs, and its record's
+``items`` rule (``core.items``) confirms it computes each item from that item alone. Any op without
+a rule, a sub-block, or a mixing op (softmax over the batch, a reshape that merges it) keeps the
+program whole.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..core import symbolic
+from ..core.op import REGISTRY
+from ..kernels.cores import physical_cores
+from ..static.executor import bind_inputs
+from ..static.ir import Program
+
+MIN_PART_ELEMENTS = 1 << 17
+"""A part's ops must produce this many elements on average (~0.5 MB of float32 each) for the split
+to pay: PP-OCRv4 rec gives ~76k per line per op, the cls model ~10k."""
+
+_SOURCES = ("input", "param", "constant")
+
+_POOL: list = []  # the helper threads, started at the first split run
+if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads
+    os.register_at_fork(after_in_child=_POOL.clear)
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max(1, physical_cores() - 1), thread_name_prefix="paddlectl-part"))
+        return _POOL[0]
+
+
+def _batched_axis(shape, symbol: str) -> int | None | bool:
+    """Where ``symbol`` is a whole dim of ``shape`` (once), None when absent, False when it appears
+    twice or inside an expression."""
+    found = None
+    for axis, dim in enumerate(shape):
+        if dim == symbol:
+            if found is not None:
+                return False
+            found = axis
+        elif isinstance(dim, str) and symbol in symbolic.symbols(dim):
+            return False
+    return found
+
+
+def item_axes(program: Program) -> tuple[list[int], str] | None:
+    """(each output's batched axis, the batch symbol) when the program computes each item of its
+    inputs' leading dim from that item alone; None when that cannot be shown."""
+    inputs = program.inputs
+    symbol = inputs[0].shape[0] if inputs and inputs[0].shape else None
+    if not isinstance(symbol, str) or not symbol.isidentifier():
+        return None
+    if any(_batched_axis(v.shape, symbol) != 0 for v in inputs):
+        return None
+    axes: dict[int, int] = {id(v): 0 for v in inputs}
+    for op in program.block.ops:
+        if op.blocks:
+            return None
+        if op.name in _SOURCES:
+            if op.name != "input" and any(_batched_axis(v.shape, symbol) is not None for v in op.outputs):
+                return None
+            continue
+        in_axes = [None if v is None else axes.get(id(v)) for v in op.inputs]
+        out_axes = [_batched_axis(v.shape, symbol) for v in op.outputs]
+        if any(a is False for a in out_axes):
+            return None
+        if all(a is None for a in in_axes):
+            if any(a is not None for a in out_axes):
+                return None  # the batch size made into data: not an item-wise op
+            continue
+        rule = REGISTRY[op.name].items if op.name in REGISTRY else None
+        if rule is None or any(a is None for a in out_axes):
+            return None
+        shapes = [() if v is None else v.shape for v in op.inputs]
+        if rule is not True and not rule(op.attrs, in_axes, out_axes, shapes, [v.shape for v in op.outputs]):
+            return None
+        axes.update((id(v), a) for v, a in zip(op.outputs, out_axes, strict=True))
+    out = [axes.get(id(v)) for v in program.outputs]
+    return (out, symbol) if all(a is not None for a in out) else None
+
+
+class BatchSplit:
+    """Decides per input shape whether a run splits, and runs the parts (see the module's doc)."""
+
+    def __init__(self, program: Program) -> None:
+        self._program = program
+        self._parts: dict[tuple, int] = {}
+        self._lock = threading.Lock()
+
+    @functools.cached_property
+    def _axes(self):
+        return item_axes(self._program)
+
+    def parts(self, arrays: list, threads: int) -> int:
+        """How many parts a run of ``arrays`` takes with ``threads`` threads (1: run it whole)."""
+        if threads < 2 or any(a.ndim == 0 for a in arrays) or self._axes is None:
+            return 1  # (a malformed feed runs whole, and the executor names what is wrong with it)
+        key = (threads, *(a.shape for a in arrays))
+        with self._lock:
+            if key not in self._parts:
+                self._parts[key] = self._count(arrays, threads)
+            return self._parts[key]
+
+    def _count(self, arrays: list, threads: int) -> int:
+        batch = arrays[0].shape[0]
+        bindings = bind_inputs(self._program, arrays)
+        ops = [op for op in self._program.block.ops if op.name not in _SOURCES]
+        produced = sum(
+            math.prod(symbolic.evaluate(d, bindings) if isinstance(d, str) else d for d in v.shape)
+            for op in ops
+            for v in op.outputs
+        )
+        per_item = produced / max(1, len(ops)) / max(1, batch)
+        parts = min(threads, batch)
+        while parts > 1 and batch // parts * per_item < MIN_PART_ELEMENTS:
+            parts -= 1
+        return parts
+
+    def run(self, run_part, arrays: list, parts: int) -> list[np.ndarray]:
+        """``run_part(part_arrays)`` on each of ``parts`` slices of the batch (the last on this thread),
+        the outputs joined along their batched axes."""
+        out_axes, _ = self._axes
+        batch = arrays[0].shape[0]
+        bounds = [batch * i // parts for i in range(parts + 1)]
+        slices = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:], strict=False)]
+        futures = [_pool().submit(run_part, part) for part in slices[:-1]]
+        last = run_part(slices[-1])
+        results = [f.result() for f in futures] + [last]
+        return [np.concatenate([r[i] for r in results], axis=axis) for i, axis in enumerate(out_axes)]
