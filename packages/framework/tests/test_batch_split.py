@@ -41,10 +41,16 @@ KEEP_ITEMS = {
         [None, 6, 4],
     ),
     "concat off the batch": (lambda x: paddle.concat([x, x * 2], axis=1), [None, 3]),
+    "layer norm, a slice of the features, a running sum along them": (
+        lambda x: paddle.cumsum(paddle.nn.functional.layer_norm(x, [8])[:, :, 2:6], axis=2) + paddle.ones_like(x[:, :, :4]),
+        [None, 5, 8],
+    ),
 }
 
 MIX_ITEMS = {
     "softmax over the batch": (lambda x: paddle.nn.functional.softmax(x, axis=0), [None, 4]),
+    "a running sum over the batch": (lambda x: paddle.cumsum(x, axis=0), [None, 4]),
+    "layer norm over the batch too": (lambda x: paddle.nn.functional.layer_norm(x, [x.shape[0], 4]), [None, 4]),
     "a mean over the batch, kept as a dim": (lambda x: x - x.mean(axis=0, keepdim=True), [None, 4]),
     "a reshape that merges the batch": (lambda x: x.reshape([-1]), [None, 4]),
     "the batch reversed": (lambda x: x[::-1] * 1, [None, 4]),

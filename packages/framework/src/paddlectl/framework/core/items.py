@@ -69,3 +69,14 @@ def fused(attrs, axes, out_axes, shapes, out_shapes) -> bool:
     if "reduce" in attrs:
         return off_axis("axis")(attrs, axes, out_axes, shapes, out_shapes)
     return aligned(attrs, axes, out_axes, shapes, out_shapes)
+
+
+def whole_along_batch(attrs, axes, out_axes, shapes, out_shapes) -> bool:
+    """A strided slice (``index``: start, stop, step per leading axis) that takes the batched axis whole."""
+    index = attrs["index"]
+    return axes[0] >= len(index) or tuple(index[axes[0]]) == (None, None, None)
+
+
+def normalised_after(attrs, axes, out_axes, shapes, out_shapes) -> bool:
+    """Layer norm over the axes from ``begin_axis``: the batched axis must come before them."""
+    return axes[0] < int(attrs["begin_axis"]) % len(shapes[0]) and all(a is None for a in axes[1:])

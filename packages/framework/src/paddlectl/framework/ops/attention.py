@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
@@ -168,7 +169,15 @@ def _attention_samples(rng):
     ]
 
 
-attention_op = OpDef("attention", _attention_forward, None, _attention_infer, OPAQUE, samples=_attention_samples)
+attention_op = OpDef(
+    "attention",
+    _attention_forward,
+    None,
+    _attention_infer,
+    OPAQUE,
+    samples=_attention_samples,
+    items=item_rules.leading,
+)
 
 
 @lowering("attention")

@@ -85,6 +85,7 @@ full_like_op = OpDef(
         Sample((rng.standard_normal((3, 4)),), {"value": 1.5, "dtype": np.dtype(np.float64)}),
         Sample((rng.standard_normal((2,)),), {"value": 7, "dtype": np.dtype(np.int64)}),
     ],
+    items=True,
 )
 
 

@@ -123,7 +123,9 @@ def _samples(rng):
     return [Sample((ids, rng.standard_normal((4, 3)))), Sample((ids, rng.standard_normal((5, 3))), {"padding_idx": 2})]
 
 
-embedding_op = OpDef("embedding", _embedding_forward, _embedding_vjp, _embedding_infer, OPAQUE, samples=_samples)
+embedding_op = OpDef(
+    "embedding", _embedding_forward, _embedding_vjp, _embedding_infer, OPAQUE, samples=_samples, items=True
+)
 embedding_grad_op = OpDef(
     "embedding_grad",
     _embedding_grad_forward,

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.autograd import is_grad_enabled
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample
@@ -177,7 +178,16 @@ def _ln_samples(rng):
     ]
 
 
-layer_norm_op = OpDef("layer_norm", _ln_forward, _ln_vjp, same_as_first, OPAQUE, samples=_ln_samples, fresh_output=True)
+layer_norm_op = OpDef(
+    "layer_norm",
+    _ln_forward,
+    _ln_vjp,
+    same_as_first,
+    OPAQUE,
+    samples=_ln_samples,
+    fresh_output=True,
+    items=item_rules.normalised_after,
+)
 
 
 @lowering("layer_norm")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import items as item_rules
 from ..core.op import OPAQUE, REDUCE, OpDef, Sample, Spec
 from ..core.shapes import normalize_axis
 from ..core.state import STATE
@@ -74,6 +75,7 @@ cumsum_op = OpDef(
     lambda x, axis: Spec(x.shape, x.dtype),
     OPAQUE,
     samples=lambda rng: [Sample((rng.standard_normal((3, 4)),), {"axis": a}) for a in (0, 1)],
+    items=item_rules.off_axis("axis"),
 )
 
 

@@ -589,6 +589,7 @@ strided_slice_op = OpDef(
         _x(5, 3)(rng, index=((1, None, 2), (None, None, -2))),
         _x(4, 3, 2)(rng, index=((None, None, None), (0, 2, 1))),
     ],
+    items=item_rules.whole_along_batch,
 )
 """``index`` is one ``(start, stop, step)`` per leading axis, Python slice semantics."""
 
