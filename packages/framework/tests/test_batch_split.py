@@ -42,7 +42,9 @@ KEEP_ITEMS = {
     ),
     "concat off the batch": (lambda x: paddle.concat([x, x * 2], axis=1), [None, 3]),
     "layer norm, a slice of the features, a running sum along them": (
-        lambda x: paddle.cumsum(paddle.nn.functional.layer_norm(x, [8])[:, :, 2:6], axis=2) + paddle.ones_like(x[:, :, :4]),
+        lambda x: (
+            paddle.cumsum(paddle.nn.functional.layer_norm(x, [8])[:, :, 2:6], axis=2) + paddle.ones_like(x[:, :, :4])
+        ),
         [None, 5, 8],
     ),
 }
@@ -83,6 +85,7 @@ class _Convs(nn.Layer):
     def __init__(self):
         super().__init__()
         self.body = nn.Sequential(nn.Conv2D(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2D(32, 32, 3, padding=1))
+        self.eval()
 
     def forward(self, x):
         return nn.functional.softmax(self.body(x).mean(axis=[2, 3]), axis=-1)
@@ -91,10 +94,8 @@ class _Convs(nn.Layer):
 @pytest.fixture(scope="module")
 def convs(tmp_path_factory):
     paddle.seed(3)
-    layer = _Convs()
-    layer.eval()
     path = tmp_path_factory.mktemp("convs") / "m"
-    jit.save(layer, path, input_spec=[InputSpec([None, 3, 48, 48], "float32", "x")])
+    jit.save(_Convs(), path, input_spec=[InputSpec([None, 3, 48, 48], "float32", "x")])
     return path
 
 
