@@ -10,6 +10,7 @@ import paddlectl.framework as paddle
 from paddlectl.framework import inference, jit, nn
 from paddlectl.framework.inference import batch_split
 from paddlectl.framework.jit import InputSpec
+from paddlectl.framework.static.executor import Executor
 from paddlectl.framework.static.input_spec import signatures
 from paddlectl.framework.static.trace import trace
 
@@ -49,7 +50,15 @@ KEEP_ITEMS = {
     ),
 }
 
+
+def _batch_norm(training):
+    return lambda x: paddle.nn.functional.batch_norm(x, paddle.zeros([3]), paddle.ones([3]), training=training)
+
+
+KEEP_ITEMS["batch norm with its running statistics"] = (_batch_norm(False), [None, 3, 4, 4])
+
 MIX_ITEMS = {
+    "batch norm with the batch's own statistics": (_batch_norm(True), [None, 3, 4, 4]),
     "softmax over the batch": (lambda x: paddle.nn.functional.softmax(x, axis=0), [None, 4]),
     "a running sum over the batch": (lambda x: paddle.cumsum(x, axis=0), [None, 4]),
     "layer norm over the batch too": (lambda x: paddle.nn.functional.layer_norm(x, [x.shape[0], 4]), [None, 4]),
@@ -117,7 +126,7 @@ def test_a_big_enough_batch_runs_in_parts_that_compute_the_same(convs, monkeypat
     assert split.parts([x[:1]], 2) == 1  # one item: nothing to split
     calls = []
     original = split.run
-    monkeypatch.setattr(split, "run", lambda *a: calls.append(a[2]) or original(*a))
+    monkeypatch.setattr(split, "run", lambda arrays, parts: calls.append(parts) or original(arrays, parts))
     np.testing.assert_allclose(two.run([x])[0], one.run([x])[0], rtol=1e-5, atol=1e-6)
     assert calls == [2]
 
@@ -131,8 +140,33 @@ def test_small_ops_run_whole(convs, monkeypatch):
 
 def test_parts_join_along_each_outputs_batched_axis():
     program = _program(lambda x: (x * 2).transpose([1, 0, 2]), [None, 3, 2])
-    split = batch_split.BatchSplit(program)
-    assert split._axes[0] == [1]
+    executor = Executor(program)
+    split = batch_split.BatchSplit(program, executor)
+    assert split._plan[0] == [1]
     x = np.arange(5 * 3 * 2, dtype=np.float32).reshape(5, 3, 2)
-    halves = split.run(lambda part: [np.transpose(part[0] * 2, (1, 0, 2))], [x], 2)
-    np.testing.assert_array_equal(halves[0], np.transpose(x * 2, (1, 0, 2)))
+    np.testing.assert_array_equal(split.run([x], 2)[0], executor.run([x])[0])
+
+
+def test_a_fixed_batch_program_is_made_general_unless_its_shapes_name_the_batch_size():
+    conv = batch_split.generalized(
+        _program(KEEP_ITEMS["conv, pool, resize, flatten into a linear layer"][0], [4, 3, 10, 10])
+    )
+    assert conv is not None and conv.inputs[0].shape == (batch_split.SYMBOL, 3, 10, 10)
+    assert batch_split.item_axes(conv) == ([0], batch_split.SYMBOL)
+    kept = batch_split.generalized(_program(lambda x: x.reshape([4, 2, 3]) * 2, [4, 6]))
+    assert batch_split.item_axes(kept) == ([0], batch_split.SYMBOL)  # traced as "keep dim 0"
+    merged = batch_split.generalized(_program(lambda x: x.reshape([2, 12]) * 2, [4, 6]))
+    assert merged is None or batch_split.item_axes(merged) is None  # the size itself is in the program
+    assert batch_split.generalized(_program(lambda x: x * 2, [1, 6])) is None  # one item: nothing to split
+
+
+def test_a_fixed_batch_model_runs_in_parts(tmp_path, monkeypatch):
+    from paddlectl.framework.inference import predictor
+
+    monkeypatch.setattr(predictor, "free_cores", lambda: 2)
+    paddle.seed(4)
+    jit.save(_Convs(), tmp_path / "m", input_spec=[InputSpec([8, 3, 48, 48], "float32", "x")])
+    two, one = _predictor(tmp_path / "m", 2), _predictor(tmp_path / "m", 1)
+    x = np.random.default_rng(1).standard_normal((8, 3, 48, 48)).astype(np.float32)
+    assert two._model.batch_split.parts([x], 2) == 2
+    np.testing.assert_allclose(two.run([x])[0], one.run([x])[0], rtol=1e-5, atol=1e-6)

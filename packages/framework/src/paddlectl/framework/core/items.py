@@ -80,3 +80,9 @@ def whole_along_batch(attrs, axes, out_axes, shapes, out_shapes) -> bool:
 def normalised_after(attrs, axes, out_axes, shapes, out_shapes) -> bool:
     """Layer norm over the axes from ``begin_axis``: the batched axis must come before them."""
     return axes[0] < int(attrs["begin_axis"]) % len(shapes[0]) and all(a is None for a in axes[1:])
+
+
+def running_stats(attrs, axes, out_axes, shapes, out_shapes) -> bool:
+    """Batch norm with its running statistics (inference): per item; with the batch's own, not."""
+    inference = not attrs.get("use_batch_stats", False) and not attrs.get("training", False)
+    return inference and leading(attrs, axes, out_axes, shapes, out_shapes)

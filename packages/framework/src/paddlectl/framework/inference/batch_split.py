@@ -12,7 +12,8 @@ symbol; that symbol appears in a value's shape at most once and only as a whole 
 the value's batched axis); an op reading a batched value gives batched outputs, and its record's
 ``items`` rule (``core.items``) confirms it computes each item from that item alone. Any op without
 a rule, a sub-block, or a mixing op (softmax over the batch, a reshape that merges it) keeps the
-program whole.
+program whole. A program with a fixed batch (an ONNX file exported at batch 8) is first made general
+(every shape inferred again with the batch a symbol); the parts run that copy.
 """
 
 from __future__ import annotations
@@ -27,15 +28,22 @@ import numpy as np
 
 from ..core import symbolic
 from ..core.op import REGISTRY
+from ..errors import PaddlectlError
 from ..kernels.cores import physical_cores
-from ..static.executor import bind_inputs
+from ..static.executor import Executor, bind_inputs
 from ..static.ir import Program
+from ..static.parser import parse_program
+from ..static.printer import print_program
+from ..static.verifier import infer_outputs, verify
+from .threads import call_limited
 
 MIN_PART_ELEMENTS = 1 << 17
 """A part's ops must produce this many elements on average (~0.5 MB of float32 each) for the split
 to pay: PP-OCRv4 rec gives ~76k per line per op, the cls model ~10k."""
 
 _SOURCES = ("input", "param", "constant")
+SYMBOL = "batch"
+"""The batch dim's name in a fixed-batch program made general (``generalized``)."""
 
 _POOL: list = []  # the helper threads, started at the first split run
 if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads
@@ -100,21 +108,51 @@ def item_axes(program: Program) -> tuple[list[int], str] | None:
     return (out, symbol) if all(a is not None for a in out) else None
 
 
+def generalized(program: Program) -> Program | None:
+    """A copy of a fixed-batch program (every input leads with the same size, at least 2) with that
+    dim made the symbol ``batch`` and every op's shape inferred again; None when a shape rule refuses
+    or the program has sub-blocks. Whether items stay apart is then ``item_axes``' question (a
+    reshape to a constant ``[8, ...]`` now gives a shape without the symbol, and keeps it whole)."""
+    inputs = program.inputs
+    sizes = {v.shape[0] if v.shape else None for v in inputs}
+    (size,) = sizes if len(sizes) == 1 else (None,)
+    if not isinstance(size, int) or size < 2 or any(op.blocks for op in program.block.ops):
+        return None
+    copy = parse_program(print_program(program), program.weights)
+    for v in copy.inputs:
+        v.shape = (SYMBOL, *v.shape[1:])
+    try:
+        for op in copy.block.ops:
+            if op.name not in _SOURCES:
+                for v, spec in zip(op.outputs, infer_outputs(op.name, op.inputs, op.attrs), strict=True):
+                    v.shape = spec.shape
+        return verify(copy)
+    except (PaddlectlError, ValueError, TypeError):
+        return None
+
+
 class BatchSplit:
     """Decides per input shape whether a run splits, and runs the parts (see the module's doc)."""
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, executor: Executor) -> None:
         self._program = program
+        self._executor = executor
         self._parts: dict[tuple, int] = {}
         self._lock = threading.Lock()
 
     @functools.cached_property
-    def _axes(self):
-        return item_axes(self._program)
+    def _plan(self) -> tuple[list[int], Program, Executor] | None:
+        """(the outputs' batched axes, the program the parts run, its executor), or None: no split."""
+        found = item_axes(self._program)
+        if found is not None:
+            return found[0], self._program, self._executor
+        program = generalized(self._program)
+        found = None if program is None else item_axes(program)
+        return None if found is None else (found[0], program, Executor(program, free_dead=True))
 
     def parts(self, arrays: list, threads: int) -> int:
         """How many parts a run of ``arrays`` takes with ``threads`` threads (1: run it whole)."""
-        if threads < 2 or any(a.ndim == 0 for a in arrays) or self._axes is None:
+        if threads < 2 or any(a.ndim == 0 for a in arrays) or self._plan is None:
             return 1  # (a malformed feed runs whole, and the executor names what is wrong with it)
         key = (threads, *(a.shape for a in arrays))
         with self._lock:
@@ -123,9 +161,10 @@ class BatchSplit:
             return self._parts[key]
 
     def _count(self, arrays: list, threads: int) -> int:
+        _, program, _ = self._plan
         batch = arrays[0].shape[0]
-        bindings = bind_inputs(self._program, arrays)
-        ops = [op for op in self._program.block.ops if op.name not in _SOURCES]
+        bindings = bind_inputs(program, arrays)
+        ops = [op for op in program.block.ops if op.name not in _SOURCES]
         produced = sum(
             math.prod(symbolic.evaluate(d, bindings) if isinstance(d, str) else d for d in v.shape)
             for op in ops
@@ -137,14 +176,14 @@ class BatchSplit:
             parts -= 1
         return parts
 
-    def run(self, run_part, arrays: list, parts: int) -> list[np.ndarray]:
-        """``run_part(part_arrays)`` on each of ``parts`` slices of the batch (the last on this thread),
-        the outputs joined along their batched axes."""
-        out_axes, _ = self._axes
+    def run(self, arrays: list, parts: int) -> list[np.ndarray]:
+        """Each of ``parts`` slices of the batch a whole run on one thread (the last on this one), the
+        outputs joined along their batched axes."""
+        out_axes, _, executor = self._plan
         batch = arrays[0].shape[0]
         bounds = [batch * i // parts for i in range(parts + 1)]
         slices = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:], strict=False)]
-        futures = [_pool().submit(run_part, part) for part in slices[:-1]]
-        last = run_part(slices[-1])
+        futures = [_pool().submit(call_limited, 1, executor.run, part) for part in slices[:-1]]
+        last = call_limited(1, executor.run, slices[-1])
         results = [f.result() for f in futures] + [last]
         return [np.concatenate([r[i] for r in results], axis=axis) for i, axis in enumerate(out_axes)]

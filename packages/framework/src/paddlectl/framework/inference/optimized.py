@@ -34,7 +34,7 @@ class OptimizedModel:
         self._lock = threading.Lock()
         free_dead = memory_optim or self.planner is not None
         self.executor = Executor(self.program, free_dead=free_dead)
-        self.batch_split = BatchSplit(self.program)
+        self.batch_split = BatchSplit(self.program, self.executor)
 
     @classmethod
     def optimize(

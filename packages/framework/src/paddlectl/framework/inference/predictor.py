@@ -8,7 +8,6 @@ contradicts the spec or a wrong dtype is refused with the expected value and the
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 
@@ -233,9 +232,7 @@ class Predictor:
             threads = min(self._threads, free_cores()) if self._threads > 1 else 1
             parts = self._model.batch_split.parts(arrays, threads)
             if parts > 1:  # each part a whole run on one core (inference.batch_split)
-                return self._model.batch_split.run(
-                    functools.partial(call_limited, 1, self._model.executor.run), arrays, parts
-                )
+                return self._model.batch_split.run(arrays, parts)
             return call_limited(self._threads, self._model.executor.run, arrays)
         except MemoryError as exc:
             raise ResourceError(

@@ -117,6 +117,7 @@ def _bn_samples(rng):
 batch_norm_op = OpDef(
     "batch_norm", _bn_forward, _bn_vjp, same_as_first, OPAQUE,
     samples=_bn_samples, fresh_output=True,
+    items=item_rules.running_stats,
 )  # fmt: skip
 
 
