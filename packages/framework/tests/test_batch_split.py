@@ -170,3 +170,22 @@ def test_a_fixed_batch_model_runs_in_parts(tmp_path, monkeypatch):
     x = np.random.default_rng(1).standard_normal((8, 3, 48, 48)).astype(np.float32)
     assert two._model.batch_split.parts([x], 2) == 2
     np.testing.assert_allclose(two.run([x])[0], one.run([x])[0], rtol=1e-5, atol=1e-6)
+
+
+def test_a_general_copy_that_fails_to_run_falls_back_to_the_whole_batch(tmp_path, monkeypatch):
+    from paddlectl.framework.inference import predictor
+
+    monkeypatch.setattr(predictor, "free_cores", lambda: 2)
+    paddle.seed(5)
+    jit.save(_Convs(), tmp_path / "m", input_spec=[InputSpec([8, 3, 48, 48], "float32", "x")])
+    two, one = _predictor(tmp_path / "m", 2), _predictor(tmp_path / "m", 1)
+    split = two._model.batch_split
+    x = np.random.default_rng(2).standard_normal((8, 3, 48, 48)).astype(np.float32)
+    assert split.parts([x], 2) == 2
+
+    def refuse(feeds):
+        raise RuntimeError("a lowering that needs the fixed size")
+
+    monkeypatch.setattr(split._plan[2], "run", refuse)
+    np.testing.assert_allclose(two.run([x])[0], one.run([x])[0], rtol=1e-5, atol=1e-6)
+    assert split.parts([x[:4].repeat(2, axis=0)], 2) == 1  # from now on the model runs whole

@@ -28,7 +28,6 @@ import numpy as np
 
 from ..core import symbolic
 from ..core.op import REGISTRY
-from ..errors import PaddlectlError
 from ..kernels.cores import physical_cores
 from ..static.executor import Executor, bind_inputs
 from ..static.ir import Program
@@ -127,7 +126,7 @@ def generalized(program: Program) -> Program | None:
                 for v, spec in zip(op.outputs, infer_outputs(op.name, op.inputs, op.attrs), strict=True):
                     v.shape = spec.shape
         return verify(copy)
-    except (PaddlectlError, ValueError, TypeError):
+    except Exception:  # noqa: BLE001 - a shape rule that cannot take the symbol: the program runs whole
         return None
 
 
@@ -176,10 +175,23 @@ class BatchSplit:
             parts -= 1
         return parts
 
-    def run(self, arrays: list, parts: int) -> list[np.ndarray]:
+    def run(self, arrays: list, parts: int) -> list[np.ndarray] | None:
         """Each of ``parts`` slices of the batch a whole run on one thread (the last on this one), the
-        outputs joined along their batched axes."""
-        out_axes, _, executor = self._plan
+        outputs joined along their batched axes. None when a fixed-batch program's general copy fails
+        to run (a lowering that needs the fixed size): that model then always runs whole."""
+        out_axes, program, executor = self._plan
+        if program is not self._program:
+            try:
+                return self._run(out_axes, executor, arrays, parts)
+            except MemoryError:
+                raise
+            except Exception:  # noqa: BLE001 - the copy is ours, not the user's model: fall back to it
+                self._plan = None
+                return None
+        return self._run(out_axes, executor, arrays, parts)
+
+    @staticmethod
+    def _run(out_axes, executor, arrays: list, parts: int) -> list[np.ndarray]:
         batch = arrays[0].shape[0]
         bounds = [batch * i // parts for i in range(parts + 1)]
         slices = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:], strict=False)]

@@ -232,7 +232,9 @@ class Predictor:
             threads = min(self._threads, free_cores()) if self._threads > 1 else 1
             parts = self._model.batch_split.parts(arrays, threads)
             if parts > 1:  # each part a whole run on one core (inference.batch_split)
-                return self._model.batch_split.run(arrays, parts)
+                outs = self._model.batch_split.run(arrays, parts)
+                if outs is not None:
+                    return outs
             return call_limited(self._threads, self._model.executor.run, arrays)
         except MemoryError as exc:
             raise ResourceError(
