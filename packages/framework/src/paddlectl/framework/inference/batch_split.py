@@ -3,9 +3,9 @@
 Why: on two cores a run that shares each op over both threads pays a wake-up per parallel region
 (~0.1-0.2 ms on this workplace's VMs) and keeps the second core idle in every serial kernel; two
 halves of the batch, each a whole run on one core, pay neither. PP-OCRv4 rec on 6 lines, idle: 111
--> 96 ms (onnxruntime 102). Models of small ops lose instead (the cls model's 120 ops of ~10k
-elements per line: 6.6 -> 11 ms, the halves queue for the GIL between kernels), so a batch is split
-only when each part's ops produce at least ``MIN_PART_ELEMENTS`` elements on average.
+-> 96 ms (onnxruntime 102). Parts of small ops lose instead (their halves queue for the GIL between
+kernels), so a batch is split only when each part's ops produce at least ``MIN_PART_ELEMENTS``
+elements on average.
 
 When: only a program that provably keeps its items apart. Every input leads with the same batch
 symbol; that symbol appears in a value's shape at most once and only as a whole dim (its position is
@@ -36,9 +36,11 @@ from ..static.printer import print_program
 from ..static.verifier import infer_outputs, verify
 from .threads import call_limited
 
-MIN_PART_ELEMENTS = 1 << 17
-"""A part's ops must produce this many elements on average (~0.5 MB of float32 each) for the split
-to pay: PP-OCRv4 rec gives ~76k per line per op, the cls model ~10k."""
+MIN_PART_ELEMENTS = 1 << 16
+"""A part's ops must produce this many elements on average for the split to pay. Halves against the
+whole batch on two threads, idle, in one process: PP-OCR cls (~10k elements per line per op) at
+batch 2 / 4 / 6 / 8 / 16 1.72x / 1.41x / 1.27x / 0.84x / 0.76x (parts of 10k-83k), PP-OCRv4 rec (~76k
+per line) at batch 2 / 4 0.81x / 0.85x: the crossover is ~40k."""
 
 _SOURCES = ("input", "param", "constant")
 SYMBOL = "batch"
