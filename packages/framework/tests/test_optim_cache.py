@@ -158,16 +158,21 @@ def test_the_default_folder_follows_the_kernel_cache(monkeypatch, tmp_path):
     assert inference.Config(str(FIXTURE)).optim_cache_dir() == tmp_path / "programs"
 
 
-def test_the_folder_is_trimmed_by_last_use(tmp_path, monkeypatch):
+def test_the_folder_is_trimmed_by_last_use(tmp_path):
     cache = tmp_path / "cache"
     for threads in (1, 2, 3):
         inference.create_predictor(_config(FIXTURE, cache, threads=threads))
     entries = _entries(cache)
     size = sum((e / n).stat().st_size for e in entries for n in ("model.json", "model.safetensors")) // 3
     inference.create_predictor(_config(FIXTURE, cache, threads=1))  # used again: now the most recent
-    monkeypatch.setattr(optim_cache, "LIMIT_BYTES", 2 * size + size // 2)
-    inference.create_predictor(_config(FIXTURE, cache, threads=4))
-    left = _entries(cache)
-    assert len(left) == 2
+    optim_cache.trim(cache, 2 * size + size // 2)
+    assert len(_entries(cache)) == 2
     assert "read from" in inference.create_predictor(_config(FIXTURE, cache, threads=1)).pass_report()
+    assert "read from" in inference.create_predictor(_config(FIXTURE, cache, threads=3)).pass_report()
     assert inference.create_predictor(_config(FIXTURE, cache, threads=2)).pass_report().startswith("passes:")
+
+
+def test_a_model_too_big_to_keep_is_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(optim_cache, "LIMIT_BYTES", 4 * 1000)  # the LeNet's weights are ~250 kB
+    predictor = inference.create_predictor(_config(FIXTURE, tmp_path / "cache"))
+    assert predictor.pass_report().startswith("passes:") and not _entries(tmp_path / "cache")

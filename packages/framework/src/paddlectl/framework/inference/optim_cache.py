@@ -11,7 +11,7 @@ NumPy's and Numba's versions and the CPU's vector features (``fuse_fc`` packs we
 width). An entry that fails its checks is a miss and is rewritten; a cache that cannot be written
 is skipped, as the kernel cache is. The folder keeps at most ``LIMIT_BYTES``: writing an entry
 removes the least recently used ones past it (an evaluation over many checkpoints would otherwise
-leave a copy of each).
+leave a copy of each), and a model over a quarter of it is not kept (``worth_keeping``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,21 @@ def code_fingerprint() -> str:
     features = numba.config.CPU_FEATURES or llvm.get_host_cpu_features().flatten()
     digest.update(f"numpy {np.__version__} numba {numba.__version__} cpu {features}".encode())
     return digest.hexdigest()
+
+
+def worth_keeping(path, saved: SavedModel | None) -> bool:
+    """Whether a model is small enough to keep: one over a quarter of ``LIMIT_BYTES`` would push the
+    rest out, and hashing and copying it costs more of its load than the passes save."""
+    try:
+        if saved is not None:
+            size = sum(w.nbytes for w in saved.program.weights.values())
+        elif os.path.isfile(path):
+            size = os.path.getsize(path)
+        else:
+            size = os.path.getsize(os.path.join(path, WEIGHTS))
+    except (OSError, TypeError):
+        return False
+    return size <= LIMIT_BYTES // 4
 
 
 def _hash_files(digest, paths) -> None:

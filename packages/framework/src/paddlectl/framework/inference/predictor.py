@@ -18,7 +18,7 @@ from ..jit.saved_model import SavedModel, read_model_dir
 from ..kernels.cores import free_cores, physical_cores
 from ..static.passes import resolve
 from .config import Config
-from .optim_cache import content_key, file_key
+from .optim_cache import content_key, file_key, worth_keeping
 from .optim_cache import load as load_entry
 from .optim_cache import store as store_entry
 from .optimized import OptimizedModel
@@ -111,7 +111,7 @@ def _optimized(config: Config, saved: SavedModel | None) -> tuple[OptimizedModel
     loading it (unless given) and running the passes, then stored."""
     threads_set = config.cpu_math_library_num_threads()
     folder, key = config.optim_cache_dir() if config.ir_optim() else None, None
-    if folder is not None:
+    if folder is not None and worth_keeping(config.model_dir(), saved):
         disabled = sorted({resolve(name) for name in config.disabled_passes})
         settings = f"disabled {disabled} threads {threads_set or f'auto of {physical_cores()}'}"
         try:
