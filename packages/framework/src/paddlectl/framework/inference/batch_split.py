@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..core import symbolic
 from ..core.op import REGISTRY
-from ..kernels.cores import physical_cores
+from ..kernels.cores import helper_pool
 from ..static.executor import Executor, bind_inputs
 from ..static.ir import Program
 from ..static.parser import parse_program
@@ -45,18 +43,6 @@ per line) at batch 2 / 4 0.81x / 0.85x: the crossover is ~40k."""
 _SOURCES = ("input", "param", "constant")
 SYMBOL = "batch"
 """The batch dim's name in a fixed-batch program made general (``generalized``)."""
-
-_POOL: list = []  # the helper threads, started at the first split run
-if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads
-    os.register_at_fork(after_in_child=_POOL.clear)
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max(1, physical_cores() - 1), thread_name_prefix="paddlectl-part"))
-        return _POOL[0]
 
 
 def _batched_axis(shape, symbol: str) -> int | None | bool:
@@ -197,7 +183,7 @@ class BatchSplit:
         batch = arrays[0].shape[0]
         bounds = [batch * i // parts for i in range(parts + 1)]
         slices = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:], strict=False)]
-        futures = [_pool().submit(call_limited, 1, executor.run, part) for part in slices[:-1]]
+        futures = [helper_pool().submit(call_limited, 1, executor.run, part) for part in slices[:-1]]
         last = call_limited(1, executor.run, slices[-1])
         results = [f.result() for f in futures] + [last]
         return [np.concatenate([r[i] for r in results], axis=axis) for i, axis in enumerate(out_axes)]

@@ -96,11 +96,8 @@ _EXTERNAL_MARK = b"\x0a\x08location"
 to look costs ~50 ms in a new process)."""
 
 
-def _onnx_files(path: str) -> list[str]:
-    """The ONNX file and the external-data files its initializers name (read as the import reads them)."""
-    with open(path, "rb") as handle:
-        if _EXTERNAL_MARK not in handle.read():
-            return [path]
+def _external_files(path: str) -> list[str]:
+    """The external-data files an ONNX file's initializers name (read as the import reads them)."""
     import onnx
     from onnx.external_data_helper import uses_external_data
 
@@ -113,17 +110,19 @@ def _onnx_files(path: str) -> list[str]:
         for entry in tensor.external_data
         if entry.key == "location"
     }
-    return [path, *(os.path.join(folder, name) for name in sorted(external))]
+    return [os.path.join(folder, name) for name in sorted(external)]
 
 
 def file_key(path: str, settings: str) -> str:
     """The key of a model named by its path: its files' bytes and ``settings``."""
-    if os.path.isfile(path):
-        files = _onnx_files(path)
-    else:
-        files = [os.path.join(path, MODEL_JSON), os.path.join(path, WEIGHTS)]
     digest = hashlib.sha256(f"file\n{settings}\n{code_fingerprint()}\n".encode())
-    _hash_files(digest, files)
+    if os.path.isfile(path):  # an ONNX file, read once, and any external-data files it names
+        with open(path, "rb") as handle:
+            data = handle.read()
+        digest.update(data + b"\0")
+        _hash_files(digest, _external_files(path) if _EXTERNAL_MARK in data else [])
+    else:
+        _hash_files(digest, [os.path.join(path, MODEL_JSON), os.path.join(path, WEIGHTS)])
     return digest.hexdigest()[:32]
 
 

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .cores import free_cores, physical_cores
+from .cores import free_cores, helper_pool, physical_cores
 
 _FOUND: list = [-1, ()]  # (len(sys.modules) when the libraries were looked up, their controllers)
 
@@ -100,15 +98,7 @@ PART_MACS = 1 << 21
 """A split product's parts have at least this many multiply-adds (~40 us on one core), so that a
 many-core machine does not cut a product into parts that cost less than handing them out."""
 
-_POOL: list = []  # the helper threads of ``matmul``, started at its first split GEMM
-if hasattr(os, "register_at_fork"):  # a forked child (a DataLoader worker) has none of its parent's threads
-    os.register_at_fork(after_in_child=_POOL.clear)
-
-
-def _pool() -> ThreadPoolExecutor:
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max(1, physical_cores() - 1), thread_name_prefix="paddlectl-gemm"))
-    return _POOL[0]
+_pool = helper_pool  # a module name, so a test can count the parts handed out
 
 
 def _ranges(size: int, parts: int) -> list[tuple[int, int]]:

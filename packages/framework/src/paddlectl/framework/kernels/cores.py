@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 INTERVAL_S = 0.05
 """How long one reading holds: a neighbour's load changes on this scale, our kernels much faster."""
@@ -82,3 +84,18 @@ class _FreeCores:
 
 free_cores = _FreeCores()
 """``free_cores()``: physical cores no other process is using now (at least 1)."""
+
+
+_HELPERS: list = []  # the pool, started at its first use
+if hasattr(os, "register_at_fork"):  # a forked child (a DataLoader worker) has none of its parent's threads
+    os.register_at_fork(after_in_child=_HELPERS.clear)
+_HELPERS_LOCK = threading.Lock()
+
+
+def helper_pool() -> ThreadPoolExecutor:
+    """The process's helper threads (one fewer than the physical cores; the caller runs a part too):
+    ``kernels.blas.matmul``'s GEMM parts and ``inference.batch_split``'s batch parts."""
+    with _HELPERS_LOCK:
+        if not _HELPERS:
+            _HELPERS.append(ThreadPoolExecutor(max(1, physical_cores() - 1), thread_name_prefix="paddlectl-helper"))
+        return _HELPERS[0]
