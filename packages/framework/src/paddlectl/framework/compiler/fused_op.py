@@ -14,6 +14,8 @@ after they are traced (backward included), so nothing differentiates a fused gro
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import items as item_rules
@@ -21,10 +23,18 @@ from ..core import symbolic
 from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
+from ..kernels.background import Warming, prepared, with_reference
 from ..kernels.codegen import accumulator, check_body
 from ..kernels.launch import Launch, check_trailing, launch, reduced
+from ..kernels.numpy_body import evaluate
 
 
+def _reference(ctx, *arrays, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):
+    """The group evaluated by NumPy, while its kernel compiles in the background (``kernels.background``)."""
+    return evaluate(body, arrays, dtype, reduce, _hashable(axis), keepdim)
+
+
+@with_reference(_reference)
 def _forward(ctx, *arrays, body, ops, dtype, reduce=None, axis=None, keepdim=False, inplace=None):
     return launch(
         body, tuple(ops), tuple(a.dtype for a in arrays), tuple(a.shape for a in arrays), np.dtype(dtype), reduce,
@@ -68,10 +78,12 @@ fused_elementwise_op = OpDef(
 
 
 @lowering("fused_elementwise")
-def _lower(attrs, in_types, out_types) -> Launch:
-    """The executor's per-shape form: the Launch itself, made before the first run of a feed shape."""
-    return launch(
-        attrs["body"], tuple(attrs["ops"]), tuple(t[1] for t in in_types), tuple(t[0] for t in in_types),
+def _lower(attrs, in_types, out_types) -> Launch | Warming:
+    """The executor's per-shape form: the Launch itself, made before the first run of a feed shape
+    (or, while its kernel compiles in the background, a stand-in running the NumPy reference)."""
+    make = functools.partial(
+        launch, attrs["body"], tuple(attrs["ops"]), tuple(t[1] for t in in_types), tuple(t[0] for t in in_types),
         np.dtype(attrs["dtype"]), attrs.get("reduce"), _hashable(attrs.get("axis")), attrs.get("keepdim", False),
         attrs.get("inplace"),
     )  # fmt: skip
+    return prepared(make, functools.partial(_reference, None, **attrs))

@@ -17,7 +17,7 @@ import threading
 
 import numba
 
-from ..kernels import layer_is_thread_safe, set_serial
+from ..kernels import background, layer_is_thread_safe, set_serial
 from ..kernels.blas import BLAS_CAP
 from ..kernels.cores import free_cores, physical_cores
 
@@ -51,9 +51,11 @@ def call_limited(n: int, fn, *args):
             numba.set_num_threads(n_numba)
         BLAS_CAP.enter(n)
         serial = set_serial(True) if n_numba == 1 else None  # no context managers: a run of a small
-        try:  # model is tens of microseconds, and each generator-based one costs about one
+        inference = background.set_inference(True)  # model is tens of microseconds, and each
+        try:  # generator-based one costs about one
             return fn(*args)
         finally:
+            background.set_inference(inference)
             if serial is not None:
                 set_serial(serial)
             BLAS_CAP.exit()

@@ -19,6 +19,9 @@ import types  # noqa: E402
 
 import numba  # noqa: E402 - the OpenMP runtime reads OMP_WAIT_POLICY when it loads
 
+from . import background  # noqa: E402
+from .background import KernelsCompiling  # noqa: E402
+
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "default"
     numba.config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
@@ -27,9 +30,16 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 def njit(fn=None, **options):
     """``numba.njit`` with the GIL released: kernels touch no Python object, so predictors run from
     several Python threads (OCR's images two at a time, serving's workers) run their kernels at once
-    instead of taking turns. The project's one Numba decorator."""
+    instead of taking turns. The project's one Numba decorator. A cached module-level kernel may
+    compile in the background when called cold (``kernels.background``)."""
     options["nogil"] = True
-    return numba.njit(**options) if fn is None else numba.njit(fn, **options)
+
+    def build(f):
+        dispatcher = numba.njit(f, **options)
+        address = background.module_address(f) if options.get("cache") else None
+        return dispatcher if address is None else background.watch(dispatcher, address)
+
+    return build if fn is None else build(fn)
 
 
 def layer_is_thread_safe() -> bool:
@@ -105,29 +115,53 @@ class SizeDispatched:
     the serial variant. Both use NumPy's error model: a division by zero gives inf/nan as NumPy
     does, and a loop containing a division can vectorise (Python's zero check stops LLVM)."""
 
-    def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset()) -> None:
-        fastmath = set(fastmath)  # Numba takes a set (or bool/dict) of flags, not a frozenset
-        self.parallel = njit(cache=True, parallel=True, fastmath=fastmath, error_model="numpy")(fn)
+    def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset(), reference=None) -> None:
+        options = {
+            "cache": True,
+            "nogil": True,
+            "fastmath": set(fastmath),
+            "error_model": "numpy",
+        }  # a set: Numba refuses a frozenset
+        self.parallel = numba.njit(fn, parallel=True, **options)
         serial = types.FunctionType(
             fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
         )
         serial.__qualname__ = fn.__qualname__ + "_serial"
         serial.__module__ = fn.__module__
-        self.serial = njit(cache=True, fastmath=fastmath, error_model="numpy")(serial)
+        self.serial = numba.njit(serial, **options)
+        for variant in ("parallel", "serial"):
+            address = background.module_address(fn, variant)
+            if address is not None:
+                background.watch(getattr(self, variant), address, serial_twin=variant == "parallel")
         self.min_size = min_size
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+        self.reference = reference
+        if reference is not None:
+            self._sized = background.with_reference(reference)(self._sized)
 
     def __call__(self, *args):
-        big = getattr(args[0], "size", 0) >= self.min_size
-        kernel = self.parallel if big and parallel_allowed() else self.serial
-        return kernel(*args)
+        return self._sized(*args)
+
+    def _sized(self, *args):
+        return self.run(getattr(args[0], "size", 0) >= self.min_size and parallel_allowed(), *args)
+
+    def run(self, parallel: bool, *args):
+        """The parallel variant if ``parallel`` (and compiled: else, while it compiles in the
+        background, the serial one), else the serial."""
+        if parallel:
+            try:
+                return self.parallel(*args)
+            except KernelsCompiling:
+                pass
+        return self.serial(*args)
 
 
-def parallel_kernel(fn=None, *, fastmath=frozenset()):
+def parallel_kernel(fn=None, *, fastmath=frozenset(), reference=None):
     """Decorator for array kernels with ``prange`` loops: see ``SizeDispatched``. ``fastmath`` takes
-    Numba's flags (``fastmath.REASSOC`` lets reductions vectorise)."""
+    Numba's flags (``fastmath.REASSOC`` lets reductions vectorise); ``reference`` is a NumPy twin
+    run while the kernel compiles in the background (``kernels.background``)."""
     if fn is None:
-        return lambda f: SizeDispatched(f, fastmath=fastmath)
+        return lambda f: SizeDispatched(f, fastmath=fastmath, reference=reference)
     return SizeDispatched(fn)
 
 

@@ -43,7 +43,13 @@ def _softmax_row_into(o, xr):
         o[j] *= inv
 
 
-@parallel_kernel(fastmath=REASSOC)
+def _softmax_rows(x):
+    """``softmax_fwd`` in NumPy (``kernels.background``): the same clipped shift, sum in float64."""
+    e = np.exp(np.maximum(x - x.max(axis=1, keepdims=True), x.dtype.type(_SHIFT_FLOOR)))
+    return (e * (1.0 / e.sum(axis=1, dtype=np.float64, keepdims=True)).astype(x.dtype)).astype(x.dtype)
+
+
+@parallel_kernel(fastmath=REASSOC, reference=_softmax_rows)
 def softmax_fwd(x):
     out = np.empty_like(x)
     for r in prange(x.shape[0]):

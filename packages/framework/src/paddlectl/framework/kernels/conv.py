@@ -76,7 +76,13 @@ def col2im(cols, out, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow, q0, q1):
                 _add(out[b, ci, row, : max(0, min(w, bw - pl))], buf[k * bw + pl : k * bw + min(pl + w, bw)])
 
 
-@parallel_kernel
+def _interleaved(cols):
+    """``interleave_taps`` in NumPy (``kernels.background``): one transposing copy."""
+    n, c, kh, kw, h, w = cols.shape
+    return np.ascontiguousarray(cols.transpose(0, 1, 4, 2, 5, 3)).reshape(n, c, h * kh, w * kw)
+
+
+@parallel_kernel(reference=_interleaved)
 def interleave_taps(cols):
     """``out[n, c, y*kh + i, x*kw + j] = cols[n, c, i, j, y, x]``: the per-tap GEMM results of a
     convolution adjoint whose taps never overlap (kernel = stride), placed in one pass that writes

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from . import conv_tiles, parallel_allowed
+from .background import with_reference
 from .conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
 from .direct_conv import conv_direct
 from .im2col import (
@@ -181,6 +182,50 @@ def threaded() -> bool:
     return numba.get_num_threads() > 1 and parallel_allowed()
 
 
+def _tap_slices(i, j, stride, dil, outs):
+    """Where kernel tap (i, j) reads the padded input for every output: two strided slices."""
+    (sh, sw), (dh, dw), (oh, ow) = stride, dil, outs
+    return slice(i * dh, i * dh + (oh - 1) * sh + 1, sh), slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)
+
+
+def _by_group(w, i, j, groups):
+    """Tap (i, j) of an [O, C/G, kh, kw] weight as [G, O/G, C/G] matrices."""
+    return w[:, :, i, j].reshape(groups, w.shape[0] // groups, w.shape[1])
+
+
+def reference_forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
+    """``forward`` in NumPy, one batched product per kernel tap (``kernels.background``'s reference
+    while the kernels compile): the same convolution, summed in another order."""
+    n, c = x.shape[:2]
+    padded = np.pad(x, ((0, 0), (0, 0), pads[:2], pads[2:]))
+    out = np.zeros((n, groups, w.shape[0] // groups, outs[0] * outs[1]), dtype=np.result_type(x, w))
+    for i, j in np.ndindex(*w.shape[2:]):
+        rows, cols = _tap_slices(i, j, stride, dil, outs)
+        tap = padded[:, :, rows, cols].reshape(n, groups, c // groups, -1)
+        if w.shape[1] == 1:  # one input channel per group (depthwise): a scaled plane
+            out += _by_group(w, i, j, groups)[None] * tap
+        else:
+            out += np.matmul(_by_group(w, i, j, groups), tap)
+    return out.reshape(n, w.shape[0], *outs), x
+
+
+def reference_input_grad(g, w, x_shape, stride, pads, dil, groups):
+    """``input_grad`` in NumPy: each tap's product scattered back into the padded input."""
+    n, c, h, wd = x_shape
+    outs = g.shape[2:]
+    kh, kw = w.shape[2:]
+    size = [max(s + p0 + p1, (o - 1) * st + (k - 1) * d + 1) for s, p0, p1, o, st, k, d in
+            zip((h, wd), pads[::2], pads[1::2], outs, stride, (kh, kw), dil, strict=True)]  # fmt: skip
+    padded = np.zeros((n, c, *size), dtype=g.dtype)
+    grads = g.reshape(n, groups, w.shape[0] // groups, -1)
+    for i, j in np.ndindex(kh, kw):
+        rows, cols = _tap_slices(i, j, stride, dil, outs)
+        back = np.matmul(_by_group(w, i, j, groups).transpose(0, 2, 1), grads)
+        padded[:, :, rows, cols] += back.reshape(n, c, *outs)
+    return np.ascontiguousarray(padded[:, :, pads[0] : pads[0] + h, pads[2] : pads[2] + wd])
+
+
+@with_reference(reference_forward)
 def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     """Convolution of NCHW ``x``: the NCHW output, and what the weight gradient needs (the columns
     when they were built as one block, else x); ``keep_columns`` asks for one block where it fits."""
@@ -228,6 +273,7 @@ def _taps_apart(kernel, stride, pads, dil, outs, sizes) -> bool:
     return tuple(kernel) == tuple(stride) and not any(pads) and tuple(dil) == (1, 1) and whole
 
 
+@with_reference(reference_input_grad)
 def input_grad(g, w, x_shape, stride, pads, dil, groups):
     """The adjoint of ``forward`` in x, from the NCHW output gradient."""
     n, c, h, wd = x_shape

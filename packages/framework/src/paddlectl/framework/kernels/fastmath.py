@@ -124,3 +124,15 @@ def _erf_impl(x):
 
 
 REASSOC = frozenset({"reassoc", "nsz", "contract"})
+
+
+def erf_array(x: np.ndarray) -> np.ndarray:
+    """``erf32`` on a float32 array with NumPy (the same rational form and constants): the fused
+    kernels' NumPy reference (``kernels.numpy_body``)."""
+    v = np.clip(x, -_ERF_CLAMP, _ERF_CLAMP)
+    s = v * v
+    a1, a3, a5, a7, a9, a11, a13 = _ERF_NUM
+    b0, b2, b4, b6, b8 = _ERF_DEN
+    p = a1 + s * (a3 + s * (a5 + s * (a7 + s * (a9 + s * (a11 + s * a13)))))
+    q = b0 + s * (b2 + s * (b4 + s * (b6 + s * b8)))
+    return np.where(np.isnan(x), x, v * p / q)

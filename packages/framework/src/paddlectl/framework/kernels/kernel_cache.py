@@ -27,6 +27,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from . import background
 from .codegen import kernel_source
 
 ENV_VAR = "PADDLECTL_KERNEL_CACHE"
@@ -61,11 +62,17 @@ class Kernel:
     module: object = None
 
     def parallel_function(self):
+        """The parallel variant, or the serial one while the parallel compiles in the background."""
         function = self.module.kernel_parallel
         if not function.signatures:
             with _LOCK:
                 if not function.signatures:
-                    function.compile(self.function.signatures[0])  # the serial one's
+                    signature = self.function.signatures[0]  # the serial one's
+                    address = {"path": str(self.path), "name": "kernel_parallel"}
+                    if self.path is not None and not background.ready(function, signature, address):
+                        background.STATS.serial_twins += 1
+                        return self.function
+                    function.compile(signature)
                     function.disable_compile()
         return function
 
@@ -76,6 +83,12 @@ _LOADED: dict[tuple, Kernel] = {}
 
 def kernel_key(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:24]
+
+
+def source_key(body: str, input_dtypes, out_dtype, reduce=None, inplace=None, inner=None) -> str:
+    """The key ``get_kernel`` files this kernel under, without loading it."""
+    dtypes = [np.dtype(d) for d in input_dtypes]
+    return kernel_key(kernel_source(body, dtypes, np.dtype(out_dtype), reduce, inplace, inner))
 
 
 def _signature(input_dtypes, out_dtype, inplace=None):
@@ -136,8 +149,12 @@ def get_kernel(
                 raise
             path, module = None, _exec_uncached(source, key)
         function = module.kernel
+        signature = _signature(input_dtypes, out_dtype, inplace)
+        if path is not None and background.deferring():
+            if not background.ready(function, signature, {"path": str(path), "name": "kernel"}):
+                raise background.KernelsCompiling(f"fused kernel {key}")
         hits = sum(function.stats.cache_hits.values())
-        function.compile(_signature(input_dtypes, out_dtype, inplace))
+        function.compile(signature)
         function.disable_compile()  # writable inputs convert to the read-only signature: no second compile
         seconds = time.perf_counter() - start
         from_disk = sum(function.stats.cache_hits.values()) > hits
@@ -148,24 +165,40 @@ def get_kernel(
 
 
 def _import(source: str, key: str):
-    """The generated module written to (or found in) the cache directory and imported from there."""
+    """The generated module written to (or found in) the cache directory and imported from there
+    (once per process: a kernel still compiling in the background is asked for again)."""
     directory = cache_dir()
+    path = directory / f"fused_{key}.py"
+    module = _MODULES.get(path)
+    if module is not None:
+        return path, module
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OSError(
             f"kernel cache: cannot create {directory} ({exc}); set {ENV_VAR} to a writable directory"
         ) from None
-    path = directory / f"fused_{key}.py"
     _write_module(path, source)
-    name = f"paddlectl_kernels.fused_{key}"
+    module = load_module(path, expected=source)
+    _MODULES[path] = module
+    return path, module
+
+
+_MODULES: dict[Path, types.ModuleType] = {}
+
+
+def load_module(path, expected: str | None = None) -> types.ModuleType:
+    """Import a generated kernel module from its file (the background compiler imports it so too);
+    ``expected``: the text it must hold."""
+    path = Path(path)
+    name = f"paddlectl_kernels.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    if path.read_text(encoding="utf-8") != source:
+    if expected is not None and path.read_text(encoding="utf-8") != expected:
         raise OSError(f"kernel cache: {path} changed while loading; another process is writing it, retry")
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return path, module
+    return module
 
 
 def _exec_uncached(source: str, key: str):
@@ -179,3 +212,4 @@ def clear_memory() -> None:
     """Forget kernels loaded in this process (the disk cache stays): the next use loads from disk."""
     with _LOCK:
         _LOADED.clear()
+        _MODULES.clear()

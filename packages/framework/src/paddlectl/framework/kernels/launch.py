@@ -17,8 +17,10 @@ import numpy as np
 
 from ..errors import ShapeError
 from . import ELEMENTWISE_PARALLEL_MIN_SIZE, PARALLEL_MIN_SIZE, parallel_allowed
+from .background import with_reference
 from .codegen import expression, libm_bound
 from .kernel_cache import get_kernel
+from .numpy_body import evaluate
 
 _ROW_TARGET = 4096  # elements per row when a flat loop is cut into rows
 _SHORT_ROW = 64
@@ -213,6 +215,15 @@ def launch(
 _WORK = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _run_reference(text: str, name: str, *arrays: np.ndarray) -> np.ndarray:
+    """``run`` by NumPy, while the kernel compiles in the background (``kernels.background``)."""
+    dtype = arrays[0].dtype
+    work = dtype if dtype in _WORK else _WORK[0]
+    out = evaluate(_body(text, len(arrays)), [a.astype(work, copy=False) for a in arrays], work)
+    return out if work == dtype else out.astype(dtype)
+
+
+@with_reference(_run_reference)
 def run(text: str, name: str, *arrays: np.ndarray) -> np.ndarray:
     """An op's scalar expression ``text`` (over ``{x}``, ``{y}``, ...) applied to ``arrays`` by its
     generated kernel, in the first array's float type (half precision computes in float32 and

@@ -11,8 +11,62 @@ from numba import prange
 from . import parallel_kernel
 from .fastmath import REASSOC
 
+# NumPy twins of the forward kernels (``kernels.background``: what runs while a kernel compiles),
+# the same windows and the same first-maximum rule, one array pass per window offset.
 
-@parallel_kernel
+
+def _window_max(x, hs, he, ws, we):
+    """``max_pool`` in NumPy: window offsets in the kernel's order, a later value taken only when greater."""
+    w = x.shape[2]
+    out = arg = None
+    for dy in range(int(np.max(he - hs))):
+        rows = np.minimum(hs + dy, x.shape[1] - 1)
+        for dz in range(int(np.max(we - ws))):
+            cols = np.minimum(ws + dz, w - 1)
+            v, at = x[:, rows[:, None], cols[None, :]], rows[:, None] * w + cols[None, :]
+            if out is None:
+                out, arg = v, np.broadcast_to(at, v.shape)
+                continue
+            take = ((hs + dy < he)[:, None] & (ws + dz < we)[None, :]) & (v > out)
+            out, arg = np.where(take, v, out), np.where(take, at, arg)
+    return out, arg.astype(np.int32)
+
+
+def _max_2x2(x, oh, ow):
+    return _window_max(x, 2 * np.arange(oh), 2 * np.arange(oh) + 2, 2 * np.arange(ow), 2 * np.arange(ow) + 2)
+
+
+def _max_values(x, oh, ow, kh, kw, sh, sw, pt, pl):
+    """``max_pool_values`` in NumPy: rows clipped to the image, columns padded with -inf."""
+    h, w = x.shape[1:]
+    rows = np.arange(oh) * sh - pt
+    cols = np.arange(ow) * sw - pl
+    hs, he = np.clip(rows, 0, h - 1), np.minimum(rows + kh, h)
+    padded = np.pad(x, ((0, 0), (0, 0), (pl, max(0, (ow - 1) * sw + kw - pl - w))), constant_values=-np.inf)
+    return _window_max(padded, hs, np.maximum(he, hs + 1), cols + pl, cols + pl + kw)[0]
+
+
+def _max_2x2_same(x):
+    below = np.concatenate([x[:, 1:], x[:, -1:]], axis=1)
+    row = np.where(below > x, below, x)
+    out = row.copy()
+    out[:, :, :-1] = np.where(row[:, :, 1:] > row[:, :, :-1], row[:, :, 1:], row[:, :, :-1])
+    return out
+
+
+def _window_mean(x, hs, he, ws, we, divisor):
+    """``avg_pool`` in NumPy: window sums from float64 prefix sums, divided as the kernel does."""
+    sums = np.zeros((x.shape[0], x.shape[1] + 1, x.shape[2] + 1))
+    sums[:, 1:, 1:] = x.cumsum(1, dtype=np.float64).cumsum(2)
+    total = sums[:, he][:, :, we] - sums[:, hs][:, :, we] - sums[:, he][:, :, ws] + sums[:, hs][:, :, ws]
+    return (total / divisor).astype(x.dtype)
+
+
+def _gather(x, rows, cols):
+    return x[:, rows[:, None], cols[None, :]]
+
+
+@parallel_kernel(reference=_window_max)
 def max_pool(x, hs, he, ws, we):
     """Max over each window and the flat ``h * W + w`` index of the first maximum (Paddle's mask)."""
     p, h, w = x.shape
@@ -35,7 +89,7 @@ def max_pool(x, hs, he, ws, we):
     return out, mask
 
 
-@parallel_kernel
+@parallel_kernel(reference=_max_2x2)
 def max_pool_2x2(x, oh, ow):
     """``max_pool`` for the common 2x2, stride-2 windows without padding: four loads and three
     compares per output instead of a window loop (same first-maximum rule for the mask)."""
@@ -61,7 +115,7 @@ def max_pool_2x2(x, oh, ow):
     return out, mask
 
 
-@parallel_kernel
+@parallel_kernel(reference=_max_values)
 def max_pool_values(x, oh, ow, kh, kw, sh, sw, pt, pl):
     """``max_pool``'s values alone (inference, where nothing reads the mask) for fixed windows (kh x kw
     every (sh, sw), padding pt/pl). Per output row: the max over its window's rows into a row padded
@@ -97,7 +151,7 @@ def max_pool_values(x, oh, ow, kh, kw, sh, sw, pt, pl):
     return out
 
 
-@parallel_kernel
+@parallel_kernel(reference=_max_2x2_same)
 def max_pool_values_2x2_same(x):
     """``max_pool_values`` for 2x2 windows at stride 1 that start at every pixel and reach one row and
     column past the bottom/right edge (SAME padding: PP-HGNetV2's stem in PP-OCRv5/v6): a row pass
@@ -148,7 +202,7 @@ def gather_planes(x, mask):
     return out
 
 
-@parallel_kernel(fastmath=REASSOC)
+@parallel_kernel(fastmath=REASSOC, reference=_window_mean)
 def avg_pool(x, hs, he, ws, we, divisor):
     """Window sums in any order, so a long window row (global pooling) vectorises."""
     p = x.shape[0]
@@ -180,7 +234,7 @@ def avg_pool_grad(g, hs, he, ws, we, divisor, h, w):
     return dx
 
 
-@parallel_kernel
+@parallel_kernel(reference=_gather)
 def gather_grid(x, rows, cols):
     """``out[p, i, j] = x[p, rows[i], cols[j]]``: nearest-neighbour resizing of [planes, H, W]."""
     p = x.shape[0]

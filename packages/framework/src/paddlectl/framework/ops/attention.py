@@ -105,8 +105,7 @@ def _tiled(q, k, v, mask, heads, scale):
     # Below PARALLEL_MIN_SIZE scores a second thread's wake-up (~0.2 ms on this VM) costs more than it
     # saves: MiniLM at batch 1 (196k scores) ran 30 ms serial, 41 ms parallel beside torch and onnxruntime.
     scores = n * heads * lq * k.shape[1]
-    kernel = KA.attention.parallel if scores >= PARALLEL_MIN_SIZE and threaded() else KA.attention.serial
-    kernel(q, k, v, rows, np.float32(scale), heads, out)
+    KA.attention.run(scores >= PARALLEL_MIN_SIZE and threaded(), q, k, v, rows, np.float32(scale), heads, out)
     return out.reshape(n, lq, v.shape[2])
 
 

@@ -18,7 +18,8 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
-from ..kernels.conv_select import PerWeight, forward, threaded
+from ..kernels.background import with_reference
+from ..kernels.conv_select import PerWeight, forward, reference_forward, threaded
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -142,10 +143,21 @@ def _winograd_conv(x, w, u, padding, outs):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
     where that pays at this size and thread count, else ``kernels.conv_select.forward``."""
     if _winograd_pays(x.shape, outs, w.shape[0]):
-        return _winograd(x, u, padding, outs)
+        return _transformed(x, w, u, padding, outs)
     if _rows_pay(outs) and not threaded():
-        return _winograd_rows(x, u, padding, outs)
+        return _transformed(x, w, u, padding, outs, by_rows=True)
     return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
+
+
+def _plain(x, w, u, padding, outs, by_rows=False):
+    """The convolution Winograd computes, by ``conv_select``'s NumPy reference (``kernels.background``)."""
+    return reference_forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
+
+
+@with_reference(_plain)
+def _transformed(x, w, u, padding, outs, by_rows=False):
+    """Winograd over whole images, or (``by_rows``) in chunks of tile rows; ``w`` serves the reference."""
+    return (_winograd_rows if by_rows else _winograd)(x, u, padding, outs)
 
 
 def _winograd(x, u, padding, outs):
@@ -235,13 +247,14 @@ def _winograd_lowering(attrs, in_types, out_types):
     padding, x_shape, w_shape = attrs["padding"], in_types[0][0], in_types[1][0]
     outs = _winograd_outs(x_shape, padding)
     if _winograd_pays(x_shape, outs, w_shape[0]):
-        return lambda x, w, u, bias: _add_bias(_winograd(x, u, padding, outs), bias, "NCHW")
+        return lambda x, w, u, bias: _add_bias(_transformed(x, w, u, padding, outs), bias, "NCHW")
     run = _lowered_forward(w_shape, (1, 1), padding, (1, 1), 1, outs)
     if not _rows_pay(outs):
         return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
 
     def serial_or_forward(x, w, u, bias):
-        return _add_bias(run(x, w) if threaded() else _winograd_rows(x, u, padding, outs), bias, "NCHW")
+        by_rows = None if threaded() else _transformed(x, w, u, padding, outs, by_rows=True)
+        return _add_bias(run(x, w) if by_rows is None else by_rows, bias, "NCHW")
 
     return serial_or_forward
 

@@ -11,10 +11,19 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import gemm
+from ..kernels.background import with_reference
 
 ACTIVATIONS = ("", "relu")
 
 
+def _unpacked(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
+    """``_fc`` by NumPy from the packed panels (``kernels.background``: while the kernel compiles)."""
+    table = packed.transpose(1, 0, 2).reshape(packed.shape[1], -1)[:, :n]  # row 0 the bias, then [K, N]
+    out = x.reshape(-1, table.shape[0] - 1) @ table[1:] + table[0]
+    return (np.maximum(out, 0) if relu else out).astype(np.float32).reshape(*x.shape[:-1], n)
+
+
+@with_reference(_unpacked)
 def _fc(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
     rows = x.reshape(-1, packed.shape[1] - 1)
     if rows.strides[1] != rows.itemsize:

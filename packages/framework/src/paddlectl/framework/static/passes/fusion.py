@@ -28,8 +28,9 @@ from ...compiler.fused_op import fused_elementwise_op
 from ...compiler.report import CompileReport, GroupRecord
 from ...core.op import BROADCAST, ELEMENTWISE, REGISTRY
 from ...core.shapes import normalize_axes
+from ...kernels import background
 from ...kernels.codegen import accumulator, expression, template
-from ...kernels.kernel_cache import cache_dir, get_kernel
+from ...kernels.kernel_cache import cache_dir, get_kernel, source_key
 from ...kernels.launch import probe_inner_kinds
 from ...ops import elementwise as ew
 from ...ops.conv import conv2d_op, conv2d_transpose_op
@@ -149,7 +150,16 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
         saved.append(_nbytes(out))
     try:
         inner = probe_inner_kinds(tuple(v.shape for v in leaves), reduce, attrs.get("axis"))
-        kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce, attrs.get("inplace"), inner)
+        dtypes = [v.dtype for v in leaves]
+        with background.deferred():  # a cold kernel compiles in the background, not in this pass
+            kernel = get_kernel(body, dtypes, out.dtype, reduce, attrs.get("inplace"), inner)
+        key, source, seconds = kernel.key, kernel.stats.source, kernel.stats.seconds
+    except background.KernelsCompiling:
+        key, source, seconds = (
+            source_key(body, dtypes, out.dtype, reduce, attrs.get("inplace"), inner),
+            "background",
+            0.0,
+        )
     except (OSError, NumbaError) as exc:  # no cache directory, or Numba refuses: the ops keep their kernels
         report.skipped.append(f"{'+'.join(attrs['ops'])}: {exc}")
         return
@@ -159,8 +169,8 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
     block.insert(index - len(ops) + 1, Operation(fused_elementwise_op.name, leaves, [out], attrs, loc=root.loc))
     report.groups.append(
         GroupRecord(
-            ops=attrs["ops"], body=body, kernel=kernel.key, source=kernel.stats.source,
-            seconds=kernel.stats.seconds, saved_bytes="+".join(saved) or "0", epilogue_of=epilogue,
+            ops=attrs["ops"], body=body, kernel=key, source=source,
+            seconds=seconds, saved_bytes="+".join(saved) or "0", epilogue_of=epilogue,
         )
     )  # fmt: skip
 
