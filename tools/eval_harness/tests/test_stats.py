@@ -38,3 +38,16 @@ def test_bootstrap_interval_brackets_the_ratio():
     outcome = compare_latency(_samples(6, 1.5), _samples(7, 1.0), LatencyGate(test="bootstrap"))
     low, high = outcome.interval
     assert low < outcome.ratio < high
+
+
+def test_timed_requests_start_after_background_kernels_are_compiled(monkeypatch):
+    """A cold kernel cache: the framework compiles in the background and runs NumPy references
+    meanwhile; the timed loop waits for it after the warm-up, so it times the compiled model."""
+    from paddlectl.eval_harness.latency import TimedRequests, time_requests
+    from paddlectl.framework.kernels import background
+
+    events = []
+    monkeypatch.setattr(background, "wait", lambda timeout=None: events.append("wait") or True)
+    result = time_requests(lambda raw: events.append(raw) or raw, lambda i: i, TimedRequests(1), 3, 4, lambda out: None)
+    assert events == [0, 1, 2, "wait", 3, 4, 5, 6]
+    assert len(result.samples_ms) == 4

@@ -60,10 +60,6 @@ class Stats:
 STATS = Stats()
 
 
-def enabled() -> bool:
-    return _enabled
-
-
 def set_enabled(on: bool) -> bool:
     """Turn background compilation on or off for this process; returns the previous setting."""
     global _enabled
@@ -225,11 +221,6 @@ def wait(timeout: float | None = None) -> bool:
     return _COMPILER.wait(timeout)
 
 
-def pending() -> int:
-    """Signatures sent to the worker and not answered yet."""
-    return _COMPILER.pending()
-
-
 class _Compiler:
     """The worker process, started at the first request, and each signature's state."""
 
@@ -291,10 +282,6 @@ class _Compiler:
                 if state == "pending":
                     self._states[key] = "failed"
             self._lock.notify_all()
-
-    def pending(self) -> int:
-        with self._lock:
-            return sum(state == "pending" for state in self._states.values())
 
     def wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
