@@ -178,9 +178,15 @@ def ready(dispatcher, signature, address: dict) -> bool:
     """True when calling ``dispatcher`` for ``signature`` needs no compile here (loaded, on disk,
     background compilation off, or the worker failed on it: then the caller compiles); otherwise
     the worker is asked for it (once) and this is False."""
-    if not _enabled or signature in dispatcher.overloads or on_disk(dispatcher, signature):
+    if not _enabled or signature in dispatcher.overloads:
         return True
-    return _COMPILER.request(address, signature) == "failed"
+    key = json.dumps({"address": address, "signature": repr(signature)}, sort_keys=True)
+    state = _COMPILER.state(key)
+    if state == "pending":  # the worker has not answered: no need to read the disk
+        return False
+    if state is not None or on_disk(dispatcher, signature):  # failed, or done: compile or load here
+        return True
+    return _COMPILER.request(key) == "failed"
 
 
 def watch(dispatcher, address: dict, *, serial_twin: bool = False):
@@ -229,9 +235,12 @@ class _Compiler:
         self._process: subprocess.Popen | None = None
         self._states: dict[str, str] = {}
 
-    def request(self, address: dict, signature) -> str:
-        """ "pending", "done" or "failed" for this kernel and signature; sent to the worker if new."""
-        key = json.dumps({"address": address, "signature": repr(signature)}, sort_keys=True)
+    def state(self, key: str) -> str | None:
+        """ "pending", "done" or "failed" for a request (its line), None if never sent."""
+        return self._states.get(key)
+
+    def request(self, key: str) -> str:
+        """The request's state; sent to the worker if new."""
         with self._lock:
             state = self._states.get(key)
             if state is None:
