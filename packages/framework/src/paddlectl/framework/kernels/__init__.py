@@ -116,12 +116,9 @@ class SizeDispatched:
     does, and a loop containing a division can vectorise (Python's zero check stops LLVM)."""
 
     def __init__(self, fn, min_size: int = PARALLEL_MIN_SIZE, fastmath=frozenset(), reference=None) -> None:
-        options = {
-            "cache": True,
-            "nogil": True,
-            "fastmath": set(fastmath),
-            "error_model": "numpy",
-        }  # a set: Numba refuses a frozenset
+        # as ``njit`` does (the GIL released), each variant watched under its own address below;
+        # fastmath as a set: Numba refuses a frozenset
+        options = {"cache": True, "nogil": True, "fastmath": set(fastmath), "error_model": "numpy"}
         self.parallel = numba.njit(fn, parallel=True, **options)
         serial = types.FunctionType(
             fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__
