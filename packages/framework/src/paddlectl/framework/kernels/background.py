@@ -194,7 +194,9 @@ def watch(dispatcher, address: dict, *, serial_twin: bool = False):
     ``compile_worker.resolve``) compile in the background when called cold from Python: inside a
     reference's scope, or always for a parallel variant with a serial twin (``serial_twin``), the
     call raises ``KernelsCompiling`` instead of compiling. Calls from compiled code are untouched."""
-    original = dispatcher._compile_for_args
+    original = getattr(dispatcher, "_compile_for_args", None)
+    if original is None:  # NUMBA_DISABLE_JIT: a plain Python function, nothing to compile
+        return dispatcher
 
     def compile_for_args(*args, **kwargs):
         if not (serial_twin and _enabled) and not deferring():

@@ -18,7 +18,7 @@ import sys
 import numba
 from numba.core import types
 
-from . import kernel_cache
+from .module_file import load_module
 
 _TYPES = {**vars(types), "__builtins__": {}}
 
@@ -28,7 +28,7 @@ def resolve(address: dict):
     ``{"module", "name"[, "variant"]}`` a module-level kernel (``variant``: which of a
     ``SizeDispatched``'s two)."""
     if "path" in address:
-        target = kernel_cache.load_module(address["path"])
+        target = load_module(address["path"])
     else:
         target = importlib.import_module(address["module"])
     for part in address["name"].split("."):

@@ -15,9 +15,7 @@ Every compile or load is timed and recorded (:class:`KernelStats`) for the compi
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
-import sys
 import threading
 import time
 import types
@@ -29,6 +27,7 @@ import numpy as np
 
 from . import background
 from .codegen import kernel_source
+from .module_file import load_module
 
 ENV_VAR = "PADDLECTL_KERNEL_CACHE"
 
@@ -185,20 +184,6 @@ def _import(source: str, key: str):
 
 
 _MODULES: dict[Path, types.ModuleType] = {}
-
-
-def load_module(path, expected: str | None = None) -> types.ModuleType:
-    """Import a generated kernel module from its file (the background compiler imports it so too);
-    ``expected``: the text it must hold."""
-    path = Path(path)
-    name = f"paddlectl_kernels.{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    if expected is not None and path.read_text(encoding="utf-8") != expected:
-        raise OSError(f"kernel cache: {path} changed while loading; another process is writing it, retry")
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _exec_uncached(source: str, key: str):
