@@ -39,7 +39,12 @@ _LOCAL = threading.local()
 
 
 class KernelsCompiling(Exception):
-    """A kernel this call needs is being compiled in the background; the caller runs its reference."""
+    """A kernel this call needs is being compiled in the background; the caller runs its reference.
+    ``key``: the generated kernel's key, where it is one (for reports)."""
+
+    def __init__(self, what: str, key: str | None = None) -> None:
+        super().__init__(what)
+        self.key = key
 
 
 class NoReference(Exception):
@@ -99,17 +104,23 @@ def with_reference(reference):
                 pass
             finally:
                 _LOCAL.defer = defer
-            try:
-                result = reference(*args, **kwargs)
-            except NoReference:
-                return fast(*args, **kwargs)  # outside the scope: its kernels compile here
-            STATS.references += 1
-            return result
+            return _standing_in(reference, args, kwargs, lambda: fast(*args, **kwargs))
 
         call.reference = reference
         return call
 
     return wrap
+
+
+def _standing_in(reference, args, kwargs, compile_here):
+    """``reference(*args, **kwargs)`` while kernels compile; ``compile_here()`` (outside any deferring
+    scope: its kernels compile in this process) where the reference has no answer."""
+    try:
+        result = reference(*args, **kwargs)
+    except NoReference:
+        return compile_here()
+    STATS.references += 1
+    return result
 
 
 class deferred:
@@ -139,13 +150,11 @@ class Warming:
                 with deferred():
                     self._made = self._make()
             except KernelsCompiling:
-                try:
-                    result = self._reference(*args)
-                except NoReference:
-                    self._made = self._make()  # outside the scope: its kernels compile here
-                else:
-                    STATS.references += 1
-                    return result
+                return _standing_in(self._reference, args, {}, lambda: self._compiled_here(*args))
+        return self._made(*args)
+
+    def _compiled_here(self, *args):
+        self._made = self._make()
         return self._made(*args)
 
 

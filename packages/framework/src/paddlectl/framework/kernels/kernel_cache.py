@@ -84,12 +84,6 @@ def kernel_key(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:24]
 
 
-def source_key(body: str, input_dtypes, out_dtype, reduce=None, inplace=None, inner=None) -> str:
-    """The key ``get_kernel`` files this kernel under, without loading it."""
-    dtypes = [np.dtype(d) for d in input_dtypes]
-    return kernel_key(kernel_source(body, dtypes, np.dtype(out_dtype), reduce, inplace, inner))
-
-
 def _signature(input_dtypes, out_dtype, inplace=None):
     """Inputs typed read-only (weights are), which writable arrays convert to: one compile serves both;
     an in-place kernel's target leaf is writable and there is no ``out``."""
@@ -151,7 +145,7 @@ def get_kernel(
         signature = _signature(input_dtypes, out_dtype, inplace)
         if path is not None and background.deferring():
             if not background.ready(function, signature, {"path": str(path), "name": "kernel"}):
-                raise background.KernelsCompiling(f"fused kernel {key}")
+                raise background.KernelsCompiling(f"fused kernel {key}", key)
         hits = sum(function.stats.cache_hits.values())
         function.compile(signature)
         function.disable_compile()  # writable inputs convert to the read-only signature: no second compile

@@ -253,8 +253,8 @@ def _winograd_lowering(attrs, in_types, out_types):
         return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
 
     def serial_or_forward(x, w, u, bias):
-        by_rows = None if threaded() else _transformed(x, w, u, padding, outs, by_rows=True)
-        return _add_bias(run(x, w) if by_rows is None else by_rows, bias, "NCHW")
+        out = run(x, w) if threaded() else _transformed(x, w, u, padding, outs, by_rows=True)
+        return _add_bias(out, bias, "NCHW")
 
     return serial_or_forward
 

@@ -30,7 +30,7 @@ from ...core.op import BROADCAST, ELEMENTWISE, REGISTRY
 from ...core.shapes import normalize_axes
 from ...kernels import background
 from ...kernels.codegen import accumulator, expression, template
-from ...kernels.kernel_cache import cache_dir, get_kernel, source_key
+from ...kernels.kernel_cache import cache_dir, get_kernel
 from ...kernels.launch import probe_inner_kinds
 from ...ops import elementwise as ew
 from ...ops.conv import conv2d_op, conv2d_transpose_op
@@ -150,16 +150,11 @@ def _rewrite(program: Program, block, ops: list[Operation], use_map, report: Com
         saved.append(_nbytes(out))
     try:
         inner = probe_inner_kinds(tuple(v.shape for v in leaves), reduce, attrs.get("axis"))
-        dtypes = [v.dtype for v in leaves]
         with background.deferred():  # a cold kernel compiles in the background, not in this pass
-            kernel = get_kernel(body, dtypes, out.dtype, reduce, attrs.get("inplace"), inner)
+            kernel = get_kernel(body, [v.dtype for v in leaves], out.dtype, reduce, attrs.get("inplace"), inner)
         key, source, seconds = kernel.key, kernel.stats.source, kernel.stats.seconds
-    except background.KernelsCompiling:
-        key, source, seconds = (
-            source_key(body, dtypes, out.dtype, reduce, attrs.get("inplace"), inner),
-            "background",
-            0.0,
-        )
+    except background.KernelsCompiling as cold:
+        key, source, seconds = cold.key, "background", 0.0
     except (OSError, NumbaError) as exc:  # no cache directory, or Numba refuses: the ops keep their kernels
         report.skipped.append(f"{'+'.join(attrs['ops'])}: {exc}")
         return
