@@ -1,6 +1,7 @@
 """Which algorithm runs a convolution of given shapes: direct kernels, shifted GEMMs or columns.
 
-* one input channel per output (depthwise, or a single-channel image): direct Numba kernels;
+* one input channel per output (depthwise, or a single-channel image): direct Numba kernels
+  (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
@@ -24,7 +25,7 @@ import weakref
 import numba
 import numpy as np
 
-from . import conv_tiles, parallel_allowed
+from . import conv_tiles, depthwise_tiles, parallel_allowed
 from .background import with_reference
 from .conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
 from .direct_conv import conv_direct
@@ -241,7 +242,10 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     geometry = (*stride, pads[0], pads[2], *dil)
     n, o = x.shape[0], w.shape[0]
     if _one_channel_per_output(w.shape):
-        return depthwise(np.ascontiguousarray(x), np.ascontiguousarray(w), *geometry, *outs), x
+        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+        if depthwise_tiles.supported(x, w.shape, stride, dil):
+            return depthwise_tiles.depthwise(x, w, pads[0], pads[2], *outs), x
+        return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
