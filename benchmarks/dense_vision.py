@@ -115,6 +115,7 @@ def layout() -> dict:
     from rapid_layout import RapidLayout
 
     from paddlectl.detection import layout as ours
+    from paddlectl.framework.kernels import background
 
     image = _page()
     bgr = np.ascontiguousarray(image[..., ::-1])
@@ -124,6 +125,9 @@ def layout() -> dict:
     feed = {session.get_inputs()[0].name: x}
 
     got, want = detector(image), reference(bgr)
+    single = ours.LayoutDetector(threads=1)
+    single.predictor.run([x])
+    background.wait(900)  # on a cold kernel cache: time the compiled kernels, not their NumPy references
     equal = [detector.labels[int(c)] for c in got[:, 0]] == list(want.class_names) and np.allclose(
         got[:, 2:], np.array(want.boxes).reshape(-1, 4), atol=1e-2
     )
@@ -132,7 +136,7 @@ def layout() -> dict:
     )
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
-    single, session1 = ours.LayoutDetector(threads=1), ort.InferenceSession(str(ours.model_file()), options)
+    session1 = ort.InferenceSession(str(ours.model_file()), options)
     network_1 = _interleaved(
         {"ours": lambda: single.predictor.run([x]), "onnxruntime": lambda: session1.run(None, feed)}
     )

@@ -125,18 +125,19 @@ def test_buffers_reused_across_tasks_keep_a_zero_border():
 
 @pytest.mark.parametrize("variant", ["serial", "parallel"])
 @pytest.mark.parametrize("k", depthwise_tiles.KERNELS)
-@pytest.mark.parametrize(("rows", "width"), [(1, 1), (3, 15), (4, 16), (5, 17), (9, 33), (2, 70)])
+@pytest.mark.parametrize("stride", depthwise_tiles.STRIDES)
+@pytest.mark.parametrize(("rows", "width"), [(1, 1), (3, 15), (4, 16), (5, 17), (9, 33), (2, 70), (16, 64)])
 @pytest.mark.parametrize("pad", [0, 1, "k"])
-def test_register_tiles_match_numpy(variant, k, rows, width, pad):
+def test_register_tiles_match_numpy(variant, k, stride, rows, width, pad):
     """Planes that end mid-tile (rows past a multiple of ROWS, columns past a multiple of a vector),
-    no padding, and padding as wide as the kernel (output rows and columns of zeros)."""
+    no padding, padding as wide as the kernel (output rows and columns of zeros), both strides."""
     pad = k if pad == "k" else pad
     if rows + 2 * pad < k or width + 2 * pad < k:
         pytest.skip("no output")
     x = rng.standard_normal((2, 3, rows, width)).astype(np.float32)
     w = rng.standard_normal((6, 1, k, k)).astype(np.float32)  # two outputs per input channel
-    want = reference(x, w, (1, 1), (pad, pad), (1, 1))
-    got = getattr(depthwise_tiles.depthwise, variant)(x, w, pad, pad, *want.shape[2:])
+    want = reference(x, w, (stride, stride), (pad, pad), (1, 1))
+    got = getattr(depthwise_tiles.depthwise, variant)(x, w, stride, pad, pad, *want.shape[2:])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -148,15 +149,17 @@ def test_register_tiles_asymmetric_padding_and_reused_buffers():
     x[0, 1::2] = rng.standard_normal((100, 6, 20))
     w = rng.standard_normal((200, 1, 5, 5)).astype(np.float32)
     padded = reference(np.pad(x, ((0, 0), (0, 0), (1, 3), (0, 4))), w, (1, 1), (0, 0), (1, 1))
-    got = depthwise_tiles.depthwise.serial(x, w, 1, 0, 6, 20)
+    got = depthwise_tiles.depthwise.serial(x, w, 1, 1, 0, 6, 20)
     np.testing.assert_allclose(got, padded, rtol=1e-5, atol=1e-2)
 
 
-def test_register_tiles_serve_float32_stride_1_square_kernels_only():
+def test_register_tiles_serve_float32_square_kernels_at_stride_1_or_2_only():
     x32, x64 = np.zeros((1, 2, 4, 4), np.float32), np.zeros((1, 2, 4, 4))
     assert depthwise_tiles.supported(x32, (2, 1, 5, 5), (1, 1), (1, 1))
     assert not depthwise_tiles.supported(x64, (2, 1, 5, 5), (1, 1), (1, 1))
-    assert not depthwise_tiles.supported(x32, (2, 1, 5, 5), (2, 2), (1, 1))
+    assert depthwise_tiles.supported(x32, (2, 1, 5, 5), (2, 2), (1, 1))
+    assert not depthwise_tiles.supported(x32, (2, 1, 5, 5), (2, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, (2, 1, 5, 5), (3, 3), (1, 1))
     assert not depthwise_tiles.supported(x32, (2, 1, 3, 3), (1, 1), (2, 2))
     assert not depthwise_tiles.supported(x32, (2, 1, 1, 7), (1, 1), (1, 1))
     assert not depthwise_tiles.supported(x32, (2, 1, 9, 9), (1, 1), (1, 1))

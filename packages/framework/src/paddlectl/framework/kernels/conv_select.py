@@ -1,7 +1,7 @@
 """Which algorithm runs a convolution of given shapes: direct kernels, shifted GEMMs or columns.
 
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels
-  (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1);
+  (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1 or 2);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
@@ -244,7 +244,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if _one_channel_per_output(w.shape):
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
         if depthwise_tiles.supported(x, w.shape, stride, dil):
-            return depthwise_tiles.depthwise(x, w, pads[0], pads[2], *outs), x
+            return depthwise_tiles.depthwise(x, w, stride[0], pads[0], pads[2], *outs), x
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):

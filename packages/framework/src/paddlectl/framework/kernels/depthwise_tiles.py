@@ -23,6 +23,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import njit, parallel_kernel
+from .conv import _fill_phases
 from .gemm import LANES, _data
 
 ROWS = 4
@@ -30,7 +31,8 @@ ROWS = 4
 AVX2's 16 registers."""
 
 KERNELS = (3, 5, 7)
-"""Square kernel sizes with a tile kernel; others take ``conv.depthwise``."""
+STRIDES = (1, 2)
+"""Square kernel sizes and strides with a tile kernel; others take ``conv.depthwise``."""
 
 _PARTS = 64
 """Planes are dealt to at most this many tasks (each with its own buffers)."""
@@ -39,116 +41,169 @@ _F32 = ir.FloatType()
 _I64 = ir.IntType(64)
 
 
-def _tile_intrinsic(k: int, vectors: int):
-    """``tile(src, s0, sstep, w, w0, dst, d0, dstep)``: for r < ROWS and lanes l < vectors*LANES,
-    ``dst[d0 + r*dstep + l] = sum_{i, j < k} w[w0 + i*k + j] * src[s0 + (r + i)*sstep + j + l]``."""
+def _tile_intrinsic(k: int, stride: int, vectors: int):
+    """``tile(src, s0, sstep, psize, w, w0, dst, d0, dstep)``: for r < ROWS and lanes l < vectors*LANES,
+    ``dst[d0 + r*dstep + l] = sum_{i, j < k} w[w0 + i*k + j] * src[s0 + tap(i, j) + r*sstep + l]``
+    where tap (i, j) reads phase plane ``(i % stride, j % stride)`` (``psize`` apart) at row
+    ``i // stride`` and column ``j // stride``: a stride-``stride`` convolution of phase planes
+    (``conv.depthwise``'s layout)."""
     vec = ir.VectorType(_F32, LANES)
     splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
 
     def codegen(context, builder, signature, args):
-        src_, s0, sstep, w_, w0, dst_, d0, dstep = args
+        src_, s0, sstep, psize, w_, w0, dst_, d0, dstep = args
         src = _data(context, builder, signature.args[0], src_)
-        w = _data(context, builder, signature.args[3], w_)
-        dst = _data(context, builder, signature.args[5], dst_)
+        w = _data(context, builder, signature.args[4], w_)
+        dst = _data(context, builder, signature.args[6], dst_)
         fmuladd = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(vec, [vec, vec, vec]), f"llvm.fmuladd.v{LANES}f32"
         )
 
-        def at(base, offset, step, row, column):
-            index = builder.add(builder.add(offset, builder.mul(ir.Constant(_I64, row), step)), ir.Constant(_I64, column))
-            return builder.bitcast(builder.gep(base, [index]), vec.as_pointer())
+        def const(value):
+            return ir.Constant(_I64, value)
 
-        weights = []
-        for t in range(k * k):
-            scalar = builder.load(builder.gep(w, [builder.add(w0, ir.Constant(_I64, t))]))
-            lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
-            weights.append(builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat))
+        def vector_at(base, offset):
+            return builder.bitcast(builder.gep(base, [offset]), vec.as_pointer())
+
+        weights = {}
+
+        def weight(i, j):
+            """Tap (i, j)'s weight in every lane, loaded at its first use."""
+            if (i, j) not in weights:
+                scalar = builder.load(builder.gep(w, [builder.add(w0, const(i * k + j))]))
+                lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
+                weights[i, j] = builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat)
+            return weights[i, j]
+
+        # input rows in order, each vector used by every output row it reaches while loaded (short
+        # live ranges: no spills); each output row still sums its taps in (i, j) order
         sums = [[None] * vectors for _ in range(ROWS)]
-        for row in range(ROWS + k - 1):
-            for j in range(k):
-                loaded = [builder.load(at(src, s0, sstep, row, j + LANES * v), align=4) for v in range(vectors)]
-                for r in range(max(0, row - k + 1), min(ROWS, row + 1)):
-                    weight = weights[(row - r) * k + j]
-                    for v in range(vectors):
-                        before = sums[r][v]
-                        sums[r][v] = (
-                            builder.fmul(weight, loaded[v])
-                            if before is None
-                            else builder.call(fmuladd, [weight, loaded[v], before])
-                        )
+        for row in range(ROWS + (k - 1) // stride):
+            for a in range(stride):
+                for j in range(k):
+                    offset = builder.mul(const(a * stride + j % stride), psize)
+                    offset = builder.add(builder.add(s0, offset), builder.mul(const(row), sstep))
+                    loaded = [
+                        builder.load(vector_at(src, builder.add(offset, const(j // stride + LANES * v))), align=4)
+                        for v in range(vectors)
+                    ]
+                    for r in range(ROWS):
+                        i = (row - r) * stride + a
+                        if not 0 <= i < k:
+                            continue
+                        for v in range(vectors):
+                            before = sums[r][v]
+                            sums[r][v] = (
+                                builder.fmul(weight(i, j), loaded[v])
+                                if before is None
+                                else builder.call(fmuladd, [weight(i, j), loaded[v], before])
+                            )
         for r in range(ROWS):
             for v in range(vectors):
-                builder.store(sums[r][v], at(dst, d0, dstep, r, LANES * v), align=4)
+                offset = builder.add(builder.add(d0, builder.mul(const(r), dstep)), const(LANES * v))
+                builder.store(sums[r][v], vector_at(dst, offset), align=4)
         return context.get_dummy_value()
 
     @intrinsic
-    def tile(typingctx, src, s0, sstep, w, w0, dst, d0, dstep):
-        return types.void(src, s0, sstep, w, w0, dst, d0, dstep), codegen
+    def tile(typingctx, src, s0, sstep, psize, w, w0, dst, d0, dstep):
+        return types.void(src, s0, sstep, psize, w, w0, dst, d0, dstep), codegen
 
     return tile
 
 
-_T3_2, _T3_1 = _tile_intrinsic(3, 2), _tile_intrinsic(3, 1)
-_T5_2, _T5_1 = _tile_intrinsic(5, 2), _tile_intrinsic(5, 1)
-_T7_2, _T7_1 = _tile_intrinsic(7, 2), _tile_intrinsic(7, 1)
+_T = {(k, s, v): _tile_intrinsic(k, s, v) for k in (3, 5, 7) for s in (1, 2) for v in (1, 2)}
+_T3_1_2, _T3_1_1, _T3_2_2, _T3_2_1 = _T[3, 1, 2], _T[3, 1, 1], _T[3, 2, 2], _T[3, 2, 1]
+_T5_1_2, _T5_1_1, _T5_2_2, _T5_2_1 = _T[5, 1, 2], _T[5, 1, 1], _T[5, 2, 2], _T[5, 2, 1]
+_T7_1_2, _T7_1_1, _T7_2_2, _T7_2_1 = _T[7, 1, 2], _T[7, 1, 1], _T[7, 2, 2], _T[7, 2, 1]
+"""Per kernel size, stride and vectors (module globals: what a cached Numba function may call)."""
 
 
 def supported(x: np.ndarray, w_shape, stride, dil) -> bool:
     """Whether ``depthwise`` serves this convolution."""
     kh, kw = w_shape[2], w_shape[3]
-    return x.dtype == np.float32 and kh == kw and kh in KERNELS and tuple(stride) == (1, 1) and tuple(dil) == (1, 1)
+    square = kh == kw and stride[0] == stride[1]
+    return x.dtype == np.float32 and square and kh in KERNELS and stride[0] in STRIDES and tuple(dil) == (1, 1)
+
+
+@njit(cache=True, inline="always")
+def _copy(dst, d0, src, s0, n):
+    """``dst[d0:d0 + n] = src[s0:s0 + n]`` of flat arrays, without making views (see ``conv``'s note on
+    their reference counts)."""
+    for q in range(n):
+        dst[uint64(d0 + q)] = src[uint64(s0 + q)]
+
+
+@njit(cache=True, inline="always")
+def _tile(k, stride, vectors, src, s0, sstep, psize, w, w0, dst, d0, dstep):
+    """The tile intrinsic for kernel size ``k``, ``stride`` and ``vectors`` vectors."""
+    if k == 3 and stride == 1 and vectors == 2:
+        _T3_1_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 3 and stride == 1 and vectors == 1:
+        _T3_1_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 3 and stride == 2 and vectors == 2:
+        _T3_2_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 3 and stride == 2 and vectors == 1:
+        _T3_2_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 5 and stride == 1 and vectors == 2:
+        _T5_1_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 5 and stride == 1 and vectors == 1:
+        _T5_1_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 5 and stride == 2 and vectors == 2:
+        _T5_2_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 5 and stride == 2 and vectors == 1:
+        _T5_2_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 7 and stride == 1 and vectors == 2:
+        _T7_1_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 7 and stride == 1 and vectors == 1:
+        _T7_1_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 7 and stride == 2 and vectors == 2:
+        _T7_2_2(src, s0, sstep, psize, w, w0, dst, d0, dstep)
+    elif k == 7 and stride == 2 and vectors == 1:
+        _T7_2_1(src, s0, sstep, psize, w, w0, dst, d0, dstep)
 
 
 @njit(cache=True)
-def _plane_tiles(plane, wp, w, w0, k, ext, wt, oh):
-    """Every tile of one output plane (``ext``: rows of ``wt``) from its padded input ``plane``
-    (rows of ``wp``): two-vector tiles across each band of rows, one vector for an odd last one."""
-    pairs = wt // (2 * LANES) * 2 * LANES
+def _plane_tiles(phases, wq, size, stride, w, w0, k, scratch, out, base, oh, ow):
+    """Output plane ``out[base:base + oh*ow]`` from its padded input's phase planes (rows of ``wq``):
+    two-vector tiles across each band of ROWS rows, one vector for an odd last one; a tile that
+    would reach past the plane's last row or column goes through ``scratch`` and its part inside
+    the plane is copied out."""
     for y0 in range(0, oh, ROWS):
-        s0, d0 = y0 * wp, y0 * wt
-        for q in range(0, pairs, 2 * LANES):
-            if k == 3:
-                _T3_2(plane, s0 + q, wp, w, w0, ext, d0 + q, wt)
-            elif k == 5:
-                _T5_2(plane, s0 + q, wp, w, w0, ext, d0 + q, wt)
+        rows = min(ROWS, oh - y0)
+        q = 0
+        while q < ow:
+            vectors = 2 if q + LANES < ow else 1
+            if rows == ROWS and q + vectors * LANES <= ow:
+                _tile(k, stride, vectors, phases, y0 * wq + q, wq, size, w, w0, out, base + y0 * ow + q, ow)
             else:
-                _T7_2(plane, s0 + q, wp, w, w0, ext, d0 + q, wt)
-        if pairs < wt:
-            if k == 3:
-                _T3_1(plane, s0 + pairs, wp, w, w0, ext, d0 + pairs, wt)
-            elif k == 5:
-                _T5_1(plane, s0 + pairs, wp, w, w0, ext, d0 + pairs, wt)
-            else:
-                _T7_1(plane, s0 + pairs, wp, w, w0, ext, d0 + pairs, wt)
+                _tile(k, stride, vectors, phases, y0 * wq + q, wq, size, w, w0, scratch, 0, 2 * LANES)
+                for r in range(rows):
+                    _copy(out, base + (y0 + r) * ow + q, scratch, r * 2 * LANES, min(vectors * LANES, ow - q))
+            q += vectors * LANES
 
 
 @parallel_kernel
-def depthwise(x, w, pt, pl, oh, ow):
-    """``out[n, o] = sum_ij w[o, 0, i, j] * padded x[n, o // m][y + i, q + j]`` for [C*m, 1, k, k]
-    float32 weights, stride and dilation 1 (see the module docstring)."""
-    n, c, h, wd = x.shape
+def depthwise(x, w, stride, pt, pl, oh, ow):
+    """``out[n, o] = sum_ij w[o, 0, i, j] * padded x[n, o // m][y*stride + i, q*stride + j]`` for
+    [C*m, 1, k, k] float32 weights, dilation 1 (see the module docstring)."""
+    n, c = x.shape[0], x.shape[1]
     o_ch, k = w.shape[0], w.shape[2]
     m = o_ch // c
-    wt = -(-ow // LANES) * LANES
-    wp = -(-(wt + k - 1) // LANES) * LANES
-    bands = -(-oh // ROWS) * ROWS
-    hp = bands + k - 1
+    reach = (k - 1) // stride
+    wq = -(-(-(-ow // LANES) * LANES + reach) // LANES) * LANES
+    hq = -(-oh // ROWS) * ROWS + reach
+    size = hq * wq
     flat = w.reshape(o_ch * k * k)
     out = np.empty((n, o_ch, oh, ow), dtype=np.float32)
+    target = out.reshape(out.size)
     tasks = n * c
     parts = min(tasks, _PARTS)
     for part in prange(parts):
-        plane = np.zeros(hp * wp + LANES, dtype=np.float32)  # the zero border stays from task to task
-        ext = np.empty(bands * wt, dtype=np.float32)
+        phases = np.zeros(stride * stride * size, dtype=np.float32)  # the zero border stays from task to task
+        scratch = np.empty(ROWS * 2 * LANES, dtype=np.float32)
         for t in range(part * tasks // parts, (part + 1) * tasks // parts):
-            b, ch = t // c, t % c
-            for y in range(h):
-                start = (y + pt) * wp + pl
-                for q in range(wd):
-                    plane[uint64(start + q)] = x[b, ch, y, uint64(q)]
-            for o in range(ch * m, (ch + 1) * m):
-                _plane_tiles(plane, wp, flat, o * k * k, k, ext, wt, oh)
-                for y in range(oh):
-                    for q in range(ow):
-                        out[b, o, y, uint64(q)] = ext[uint64(y * wt + q)]
+            _fill_phases(phases, x, t, stride, stride, pt, pl, hq, wq, size)
+            for o in range(t % c * m, (t % c + 1) * m):
+                base = (t // c * o_ch + o) * oh * ow
+                _plane_tiles(phases, wq, size, stride, flat, o * k * k, k, scratch, target, base, oh, ow)
     return out
