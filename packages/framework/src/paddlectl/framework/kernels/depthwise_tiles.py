@@ -1,17 +1,19 @@
-"""Stride-1 float32 depthwise convolutions (3x3, 5x5, 7x7) as register tiles.
+"""Float32 depthwise convolutions (3x3, 5x5, 7x7 at stride 1 or 2) as register tiles.
 
 ``conv.depthwise`` adds one row of taps at a time into an output plane in memory: per tap row a
 load and a store of every output, and LLVM keeps the taps' products apart (no fused multiply-add),
-so it runs at a third of the FMA units' speed (PP-LCNet's 5x5 over [128, 100, 76]: 1.5 ms on one
+so it runs at a third of the FMA units' speed (PP-LCNet's 5x5 over [128, 100, 76]: 1.3 ms on one
 thread, onnxruntime's NCHWc kernel 0.2-1.0 ms). Here a tile of ``ROWS`` output rows x one or two
-vectors keeps its sums in registers over all kh*kw taps (LLVM vector IR, a Numba intrinsic, as
+vectors keeps its sums in registers over all k*k taps (LLVM vector IR, a Numba intrinsic, as
 ``gemm``'s micro-kernel): each input vector is loaded once per tile and feeds every output row of
-the tile whose taps reach it, with ``llvm.fmuladd``. The sums run in tap order (row by row), one
+the tile whose taps reach it, with ``llvm.fmuladd``. Each sum runs in tap order (row by row), one
 rounding per tap as a fused multiply-add gives.
 
-A task pads one input plane into a zero-bordered buffer whose rows are a whole number of vectors
-(plus the taps' reach) and whose row count is a whole number of tiles; the columns and rows past
-the output are junk, computed into a scratch plane and not copied out.
+A task splits one zero-padded input plane into ``conv.depthwise``'s phase planes (one at stride 1,
+four at stride 2), whose rows are a whole number of vectors plus the taps' reach and whose row
+count is a whole number of tiles, so that every tile reads inside them. Tiles write the output in
+place; one that would reach past its last row or column computes into a scratch tile, and its
+part inside the output is copied.
 """
 
 from __future__ import annotations
@@ -111,11 +113,10 @@ def _tile_intrinsic(k: int, stride: int, vectors: int):
     return tile
 
 
-_T = {(k, s, v): _tile_intrinsic(k, s, v) for k in (3, 5, 7) for s in (1, 2) for v in (1, 2)}
-_T3_1_2, _T3_1_1, _T3_2_2, _T3_2_1 = _T[3, 1, 2], _T[3, 1, 1], _T[3, 2, 2], _T[3, 2, 1]
-_T5_1_2, _T5_1_1, _T5_2_2, _T5_2_1 = _T[5, 1, 2], _T[5, 1, 1], _T[5, 2, 2], _T[5, 2, 1]
-_T7_1_2, _T7_1_1, _T7_2_2, _T7_2_1 = _T[7, 1, 2], _T[7, 1, 1], _T[7, 2, 2], _T[7, 2, 1]
-"""Per kernel size, stride and vectors (module globals: what a cached Numba function may call)."""
+_T3_1_2, _T3_1_1, _T3_2_2, _T3_2_1 = (_tile_intrinsic(3, s, v) for s, v in ((1, 2), (1, 1), (2, 2), (2, 1)))
+_T5_1_2, _T5_1_1, _T5_2_2, _T5_2_1 = (_tile_intrinsic(5, s, v) for s, v in ((1, 2), (1, 1), (2, 2), (2, 1)))
+_T7_1_2, _T7_1_1, _T7_2_2, _T7_2_1 = (_tile_intrinsic(7, s, v) for s, v in ((1, 2), (1, 1), (2, 2), (2, 1)))
+"""``_T{k}_{stride}_{vectors}`` (module globals: what a cached Numba function may call)."""
 
 
 def supported(x: np.ndarray, w_shape, stride, dil) -> bool:
