@@ -155,14 +155,19 @@ def test_register_tiles_asymmetric_padding_and_reused_buffers():
 
 def test_register_tiles_serve_float32_square_kernels_at_stride_1_or_2_only():
     x32, x64 = np.zeros((1, 2, 4, 4), np.float32), np.zeros((1, 2, 4, 4))
-    assert depthwise_tiles.supported(x32, (2, 1, 5, 5), (1, 1), (1, 1))
-    assert not depthwise_tiles.supported(x64, (2, 1, 5, 5), (1, 1), (1, 1))
-    assert depthwise_tiles.supported(x32, (2, 1, 5, 5), (2, 2), (1, 1))
-    assert not depthwise_tiles.supported(x32, (2, 1, 5, 5), (2, 1), (1, 1))
-    assert not depthwise_tiles.supported(x32, (2, 1, 5, 5), (3, 3), (1, 1))
-    assert not depthwise_tiles.supported(x32, (2, 1, 3, 3), (1, 1), (2, 2))
-    assert not depthwise_tiles.supported(x32, (2, 1, 1, 7), (1, 1), (1, 1))
-    assert not depthwise_tiles.supported(x32, (2, 1, 9, 9), (1, 1), (1, 1))
+
+    def weight(k, kw=None, dtype=np.float32):
+        return np.zeros((2, 1, k, kw or k), dtype)
+
+    assert depthwise_tiles.supported(x32, weight(5), (1, 1), (1, 1))
+    assert depthwise_tiles.supported(x32, weight(5), (2, 2), (1, 1))
+    assert not depthwise_tiles.supported(x64, weight(5, dtype=np.float64), (1, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(5, dtype=np.float64), (1, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(5), (2, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(5), (3, 3), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(3), (1, 1), (2, 2))
+    assert not depthwise_tiles.supported(x32, weight(1, 7), (1, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(9), (1, 1), (1, 1))
 
 
 def test_conv2d_on_the_cls_shape_matches_numpy():

@@ -119,11 +119,12 @@ _T7_1_2, _T7_1_1, _T7_2_2, _T7_2_1 = (_tile_intrinsic(7, s, v) for s, v in ((1, 
 """``_T{k}_{stride}_{vectors}`` (module globals: what a cached Numba function may call)."""
 
 
-def supported(x: np.ndarray, w_shape, stride, dil) -> bool:
-    """Whether ``depthwise`` serves this convolution."""
-    kh, kw = w_shape[2], w_shape[3]
+def supported(x: np.ndarray, w: np.ndarray, stride, dil) -> bool:
+    """Whether ``depthwise`` serves this convolution (the tiles read both arrays as float32)."""
+    kh, kw = w.shape[2], w.shape[3]
+    float32 = x.dtype == np.float32 and w.dtype == np.float32
     square = kh == kw and stride[0] == stride[1]
-    return x.dtype == np.float32 and square and kh in KERNELS and stride[0] in STRIDES and tuple(dil) == (1, 1)
+    return float32 and square and kh in KERNELS and stride[0] in STRIDES and tuple(dil) == (1, 1)
 
 
 @njit(cache=True, inline="always")
