@@ -25,7 +25,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import njit, parallel_kernel
-from .conv import _fill_phases
+from .conv import _PARTS, _fill_phases
 from .gemm import LANES, _data
 
 ROWS = 4
@@ -35,9 +35,6 @@ AVX2's 16 registers."""
 KERNELS = (3, 5, 7)
 STRIDES = (1, 2)
 """Square kernel sizes and strides with a tile kernel; others take ``conv.depthwise``."""
-
-_PARTS = 64
-"""Planes are dealt to at most this many tasks (each with its own buffers)."""
 
 _F32 = ir.FloatType()
 _I64 = ir.IntType(64)
