@@ -21,12 +21,11 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import prange, types, uint64
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import njit, parallel_kernel
 from .conv import _PARTS, _fill_phases
-from .gemm import LANES, _data
+from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd
 
 ROWS = 4
 """Output rows per tile: with two vectors, 8 accumulators, two loaded vectors and a broadcast fit
@@ -36,7 +35,6 @@ KERNELS = (3, 5, 7)
 STRIDES = (1, 2)
 """Square kernel sizes and strides with a tile kernel; others take ``conv.depthwise``."""
 
-_F32 = ir.FloatType()
 _I64 = ir.IntType(64)
 
 
@@ -46,32 +44,26 @@ def _tile_intrinsic(k: int, stride: int, vectors: int):
     where tap (i, j) reads phase plane ``(i % stride, j % stride)`` (``psize`` apart) at row
     ``i // stride`` and column ``j // stride``: a stride-``stride`` convolution of phase planes
     (``conv.depthwise``'s layout)."""
-    vec = ir.VectorType(_F32, LANES)
-    splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
 
     def codegen(context, builder, signature, args):
         src_, s0, sstep, psize, w_, w0, dst_, d0, dstep = args
         src = _data(context, builder, signature.args[0], src_)
         w = _data(context, builder, signature.args[4], w_)
         dst = _data(context, builder, signature.args[6], dst_)
-        fmuladd = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(vec, [vec, vec, vec]), f"llvm.fmuladd.v{LANES}f32"
-        )
+        fmuladd = _fmuladd(builder)
 
         def const(value):
             return ir.Constant(_I64, value)
 
         def vector_at(base, offset):
-            return builder.bitcast(builder.gep(base, [offset]), vec.as_pointer())
+            return builder.bitcast(builder.gep(base, [offset]), _VECTOR.as_pointer())
 
         weights = {}
 
         def weight(i, j):
             """Tap (i, j)'s weight in every lane, loaded at its first use."""
             if (i, j) not in weights:
-                scalar = builder.load(builder.gep(w, [builder.add(w0, const(i * k + j))]))
-                lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
-                weights[i, j] = builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat)
+                weights[i, j] = _broadcast(builder, builder.load(builder.gep(w, [builder.add(w0, const(i * k + j))])))
             return weights[i, j]
 
         # input rows in order, each vector used by every output row it reaches while loaded (short
@@ -122,6 +114,11 @@ def supported(x: np.ndarray, w: np.ndarray, stride, dil) -> bool:
     float32 = x.dtype == np.float32 and w.dtype == np.float32
     square = kh == kw and stride[0] == stride[1]
     return float32 and square and kh in KERNELS and stride[0] in STRIDES and tuple(dil) == (1, 1)
+
+
+@njit(cache=True, inline="always")
+def _round_up(value, multiple):
+    return -(-value // multiple) * multiple
 
 
 @njit(cache=True, inline="always")
@@ -189,8 +186,8 @@ def depthwise(x, w, stride, pt, pl, oh, ow):
     o_ch, k = w.shape[0], w.shape[2]
     m = o_ch // c
     reach = (k - 1) // stride
-    wq = -(-(-(-ow // LANES) * LANES + reach) // LANES) * LANES
-    hq = -(-oh // ROWS) * ROWS + reach
+    wq = _round_up(_round_up(ow, LANES) + reach, LANES)
+    hq = _round_up(oh, ROWS) + reach
     size = hq * wq
     flat = w.reshape(o_ch * k * k)
     out = np.empty((n, o_ch, oh, ow), dtype=np.float32)

@@ -65,6 +65,23 @@ def _data(context, builder, array_type, array):
     return cgutils.create_struct_proxy(array_type)(context, builder, value=array).data
 
 
+_VECTOR = ir.VectorType(_F32, LANES)
+
+
+def _fmuladd(builder):
+    """LLVM's ``fmuladd`` over vectors of LANES floats (a fused multiply-add where the CPU has one)."""
+    return cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(_VECTOR, [_VECTOR] * 3), f"llvm.fmuladd.v{LANES}f32"
+    )
+
+
+def _broadcast(builder, scalar):
+    """``scalar`` in every lane of a vector."""
+    lane0 = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
+    splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
+    return builder.shuffle_vector(lane0, ir.Constant(_VECTOR, ir.Undefined), splat)
+
+
 def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, stride: int = NR):
     """``tile(a, start, step, rows, [offsets,] packed, panel, k, c, ldc, crow0, col0, relu)``:
         ``c[crow0 + r, col0:col0 + vectors*LANES] = act(bias + sum_kk A[r, kk] * weight[kk])`` for r < rows
@@ -75,8 +92,7 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         ``panel`` (its element offset), ``stride`` floats a row (a narrower last panel of ``pack``'s keeps
     ``NR``). Rows past ``rows`` repeat
         the last row's loads and are not stored, so one kernel serves every row count."""
-    vec = ir.VectorType(_F32, LANES)
-    splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
+    vec = _VECTOR
 
     def codegen(context, builder, signature, args):
         if indexed:
@@ -88,9 +104,7 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
             at, pt, ct = (signature.args[i] for i in (0, 4, 7))
         a_ptr, p_ptr = _data(context, builder, at, a_), _data(context, builder, pt, packed_)
         c_ptr = _data(context, builder, ct, c_)
-        fmuladd = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(vec, [vec, vec, vec]), f"llvm.fmuladd.v{LANES}f32"
-        )
+        fmuladd = _fmuladd(builder)
 
         def const(i):
             return ir.Constant(_I64, i)
@@ -102,10 +116,6 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
                 builder.load(builder.bitcast(builder.gep(base, [const(LANES * v)]), vec.as_pointer()), align=4)
                 for v in range(vectors)
             ]
-
-        def broadcast(scalar):
-            lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
-            return builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined), splat)
 
         last = builder.sub(rows_, const(1))
         row_ptrs = [
@@ -128,7 +138,7 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         element = builder.load(builder.gep(o_ptr, [kk])) if indexed else kk
         updated = []
         for r in range(height):
-            a_rk = broadcast(builder.load(builder.gep(row_ptrs[r], [element])))
+            a_rk = _broadcast(builder, builder.load(builder.gep(row_ptrs[r], [element])))
             updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
         next_k = builder.add(kk, const(1))
         kk.add_incoming(next_k, loop)
