@@ -57,6 +57,14 @@ def test_distributed_batch_sampler_takes_rank_and_size_from_the_launcher(monkeyp
         paddle.distributed.get_rank()
 
 
+def test_ranks_get_a_share_of_the_cores_unless_the_user_set_their_threads(monkeypatch):
+    monkeypatch.setattr(launch, "physical_cores", lambda: 8)
+    env = launch.rank_environment(3, None, {"PATH": "/bin", "OMP_NUM_THREADS": "4"})
+    assert env == {"PATH": "/bin", "OMP_NUM_THREADS": "4", "OPENBLAS_NUM_THREADS": "2", "NUMBA_NUM_THREADS": "2"}
+    assert launch.rank_environment(16, None, {})["NUMBA_NUM_THREADS"] == "1"
+    assert launch.rank_environment(2, ["a", "b"], {"PATH": "/bin"}) == {"PATH": "/bin"}  # other hosts' cores unknown
+
+
 def test_launch_refuses_bad_arguments_before_starting_mpiexec(tmp_path):
     with pytest.raises(ConfigError, match="--nproc must be a positive number"):
         launch.command(["x.py"], 0)

@@ -6,6 +6,7 @@ bound on its time; they skip only when mpi4py is not installed."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'padd
 
 from paddlectl.framework.distributed import checkpoint, launch  # noqa: E402
 from paddlectl.framework.errors import CheckpointError  # noqa: E402
+from paddlectl.framework.kernels.cores import physical_cores  # noqa: E402
 
 PROGRAMS = Path(__file__).parent / "distributed_programs"
 JOB_LIMIT_S = 120  # a job that runs past this has hung
@@ -62,6 +64,7 @@ def two_ranks(checkpoint_dir) -> dict[str, list[str]]:
         ["dp_train.py", "5", "0.0005", "0.0005"],  # tiny buckets: several Iallreduce
         ["sharding_train.py"],
         ["checkpoint_reshard.py", "save", str(checkpoint_dir)],
+        ["threads.py"],
     )
 
 
@@ -76,6 +79,14 @@ def test_collectives_match_numpy_and_mismatches_raise_on_every_rank(nproc, reque
     errors = result(lines)["errors"]
     assert "rank 0 has float32[3, 2], rank 1 has float32[4, 2]" in errors["shape"]
     assert "rank 0 has float32[2], rank 1 has float64[2]" in errors["dtype"]
+
+
+def test_ranks_on_one_machine_share_its_cores(two_ranks):
+    share = launch.rank_environment(2, None, {})["NUMBA_NUM_THREADS"]
+    assert share == str(max(1, physical_cores() // 2))
+    if not any(name in os.environ for name in launch.THREAD_VARIABLES):  # the job inherits what is set here
+        counts = result(two_ranks["threads.py"])
+        assert counts == {"numba": int(share), "OMP_NUM_THREADS": share, "OPENBLAS_NUM_THREADS": share}
 
 
 def test_data_parallel_two_ranks_equal_one_process_with_the_global_batch(two_ranks):

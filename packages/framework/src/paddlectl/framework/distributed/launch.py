@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..kernels.cores import physical_cores
 from .rank_main import JOB_DIR_VARIABLE
 
 _HOST = re.compile(r"^[A-Za-z0-9._:-]+$")
@@ -64,11 +65,29 @@ def command(target: list[str], nproc: int, hosts: list[str] | None = None) -> li
     return [*line, sys.executable, "-m", "paddlectl.framework.distributed.rank_main", *target]
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
+"""The thread counts of a rank's pools: OpenMP (Numba's threading layer), OpenBLAS and Numba."""
+
+
+def rank_environment(nproc: int, hosts: list[str] | None, environ) -> dict[str, str]:
+    """The ranks' environment: on this machine alone (no ``hosts``), each rank's thread counts are its
+    share of the physical cores (at least one) unless set. Left to their defaults, N ranks each start
+    a thread per core, and every parallel region waits for threads the oversubscribed cores have
+    descheduled: the README's CRNN on 2 cores trained at 66 samples/s with ``--nproc 2``, 150 with a
+    thread a rank, against 106 in one process."""
+    env = dict(environ)
+    if not hosts:
+        share = str(max(1, physical_cores() // nproc))
+        for name in THREAD_VARIABLES:
+            env.setdefault(name, share)
+    return env
+
+
 def run(target: list[str], nproc: int, hosts: list[str] | None = None, echo=print) -> Outcome:
     """Run the job to its end, relaying its output; Hydra's failure notice is replaced by ours."""
     line = command(target, nproc, hosts)
     with tempfile.TemporaryDirectory(prefix="paddlectl-launch-") as job_dir:
-        env = {**os.environ, JOB_DIR_VARIABLE: job_dir}
+        env = {**rank_environment(nproc, hosts, os.environ), JOB_DIR_VARIABLE: job_dir}
         process = subprocess.Popen(line, stdout=subprocess.PIPE, stderr=None, env=env, text=True, bufsize=1)
         hydra = relay(process.stdout, echo)
         code = process.wait()
