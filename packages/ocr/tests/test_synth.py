@@ -97,8 +97,18 @@ def test_default_fonts_are_the_bundled_text_faces_but_the_held_out_ones():
     chosen = run.default_fonts(LATIN, held)
     assert [f.name for f in chosen] == [n for n in fonts.TEXT_FACES if n != "DejaVuSerif-Italic"]
     assert {"STIXGeneralItalic", "STIXGeneralBolIta"} <= {f.name for f in chosen}  # single-storey italic a
+    assert {"Caladea-Italic", "SourceSerifPro-It", "Lato-Italic"} <= {f.name for f in chosen}  # the packaged faces
     assert all(f.covers(c) for f in chosen for c in LATIN)
+    assert len({f.path for f in chosen}) == len(chosen) == 35
     assert [f.name for f in run.default_fonts(LATIN, [], fonts.DEJAVU_FACES)] == list(fonts.DEJAVU_FACES)
+
+
+def test_a_packaged_face_without_its_package_names_the_install(monkeypatch):
+    real = fonts.importlib.util.find_spec
+    monkeypatch.setattr(fonts.importlib.util, "find_spec", lambda name: None if name == "font_lato" else real(name))
+    with pytest.raises(fonts.MissingFontError, match="comes with the font-lato package; pip install font-lato"):
+        fonts.face_path("Lato-Italic")
+    assert fonts.face_path("Caladea-Italic").is_file()
 
 
 # --- geometry: the quads are the rendered lines -------------------------------------------------------------
