@@ -106,7 +106,9 @@ def face_path(face: str) -> Path:
         if face in faces:
             spec = importlib.util.find_spec(module)
             if spec is None or not spec.submodule_search_locations:
-                raise MissingFontError(f"font {face!r} comes with the {distribution} package; pip install {distribution}")
+                raise MissingFontError(
+                    f"font {face!r} comes with the {distribution} package; pip install {distribution}"
+                )
             return Path(spec.submodule_search_locations[0]) / "files" / f"{face}.ttf"
     return bundled_dir() / f"{face}.ttf"
 
