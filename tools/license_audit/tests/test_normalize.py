@@ -22,6 +22,7 @@ from paddlectl.license_audit.normalize import Leaf, Op
         ("creativeml-openrail-m", "LicenseRef-paddlectl-creativeml-openrail-m", "huggingface"),
         ("odc-by", "ODC-By-1.0", "huggingface"),
         ("MIT license", "MIT", "alias"),
+        ("SIL OFL 1.1", "OFL-1.1", "alias"),  # the font packages' License field (paddlectl-ocr's synth faces)
         ("LicenseRef-scancode-llama-3.1-license-2024", "LicenseRef-scancode-llama-3.1-license-2024", "spdx"),
     ],
 )
@@ -52,6 +53,8 @@ def test_unknown_and_ambiguous_are_flagged_not_guessed(normalizer, text, why):
 def test_classifiers(normalizer):
     assert normalizer.classifier("License :: OSI Approved :: MIT License").expression == "MIT"
     assert normalizer.classifier("License :: OSI Approved :: BSD License").expression is None
+    ofl = "License :: OSI Approved :: SIL Open Font License 1.1 (OFL-1.1)"
+    assert normalizer.classifier(ofl).expression == "OFL-1.1"
     assert "not in the classifier table" in normalizer.classifier("License :: Made Up").note
 
 
