@@ -20,9 +20,9 @@ class Kind(enum.StrEnum):
 
 KIND_SETS = {Kind.lines: ("rec",), Kind.pages: ("det",), Kind.both: ("rec", "det")}
 FONTS_HELP = (
-    "Font files, names of faces matplotlib ships (DejaVuSerif-Bold, STIXGeneralItalic) or 'cjk'; repeat "
-    "or comma-separate. Default: its twelve DejaVu and four STIX text faces (the CJK font instead when "
-    "the charset needs it)."
+    "Font files, names of faces that come with the dependencies (DejaVuSerif-Bold, STIXGeneralItalic, "
+    "Lato-Italic) or 'cjk'; repeat or comma-separate. Default: all 36 of them, matplotlib's DejaVu and "
+    "STIX faces and five PyPI font families (the CJK font instead when the charset needs it)."
 )
 CORPUS_HELP = (
     "UTF-8 text to cut line texts from (your domain's words); without --charset its characters are the "
