@@ -67,7 +67,7 @@ def test_train_on_two_ranks_takes_the_one_process_steps(tmp_path):
     digits = files("paddlectl.framework.vision") / "configs" / "digits_lenet.yml"
     small = ["-o", "Train.dataset.test_fraction=0.9", "-o", "Eval.dataset.test_fraction=0.05"]
     small += ["-o", "Global.log_interval=1", "-o", "Global.epochs=1", "-o", "Train.loader.batch_size=16"]
-    runs = {}
+    runs, samples = {}, {}
     for nproc in (1, 2):
         out = tmp_path / f"run{nproc}"
         result = paddlectl("train", "--nproc", nproc, "-c", digits, *small, "-o", f"Global.output_dir={out}")
@@ -75,8 +75,11 @@ def test_train_on_two_ranks_takes_the_one_process_steps(tmp_path):
         assert result.stdout.count("metrics: ") == 1 and "paddlectl-rank" not in result.stdout  # rank 0 reports
         assert result.stdout.count("epoch 1/1 eval") == 1 and "img/s" in result.stdout  # its progress alone
         records = map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
-        runs[nproc] = [r["loss"] for r in records if r["kind"] == "train"]
-    # 179 digits: 11 batches of 16 split 8/8 over the ranks, then a last batch of 3 split 2/1 (a
-    # mean of the ranks' means, no longer the batch mean)
+        train = [r for r in records if r["kind"] == "train"]
+        runs[nproc] = [r["loss"] for r in train]
+        samples[nproc] = [r["samples"] for r in train]  # the global batches, whatever the ranks
+    # 180 digits: 11 batches of 16 split 8/8 over the ranks, then a last batch of 4 split 2/2 (a last
+    # batch split unevenly would give a mean of the ranks' means, no longer the batch mean)
     assert len(runs[1]) == len(runs[2]) == 12
+    assert samples[1] == samples[2] == [16] * 11 + [4]
     assert max(abs(a - b) for a, b in zip(runs[1][:11], runs[2][:11], strict=True)) < 1e-4

@@ -342,9 +342,9 @@ class Trainer:
                 lr = _lr_of(self.optimizer)
                 if self.scheduler is not None and self.interval == "step":
                     self.scheduler.step()
+                window_samples += len(batches[c.step_in_epoch])  # the global batch: every rank's rows
                 c.step_in_epoch += 1
                 c.global_step += 1
-                window_samples += int(inputs.shape[0])
                 value = float(loss.item())
                 if not math.isfinite(value):
                     raise FloatingPointError(
