@@ -30,6 +30,12 @@ def test_launch_usage_errors_exit_2_before_starting_anything(tmp_path):
     assert result.exit_code == 2 and "'a b' is not a host name" in result.output
 
 
+def test_train_on_ranks_checks_its_config_once_before_starting_them(tmp_path):
+    result = paddlectl("train", "--nproc", "2", "-c", tmp_path / "missing.yml")
+    assert result.returncode == 2 and result.stderr.count("error: ") == 1, result.stderr
+    assert "not found; pass an existing YAML file with -c" in result.stderr and "failed" not in result.stderr
+
+
 def test_a_failing_rank_stops_the_job_and_is_named_with_its_error(tmp_path):
     pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'paddlectl-framework[distributed]'")
     script = tmp_path / "train.py"

@@ -61,6 +61,8 @@ def train_command(
     from paddlectl.framework.io.world import env_rank
 
     if nproc != 1:
+        with usage_errors():  # a config that cannot load fails here once, not on every rank
+            task_for(resolve_config(config, override, resume))
         _launch(nproc, config, override, resume, quiet)
     with usage_errors():
         resolved = resolve_config(config, override, resume)
