@@ -104,12 +104,12 @@ def face_path(face: str) -> Path:
     """The file of a face in ``TEXT_FACES``: matplotlib's, or a font package's (found without importing it)."""
     for distribution, (module, faces) in FONT_PACKAGES.items():
         if face in faces:
-            spec = importlib.util.find_spec(module)
-            if spec is None or not spec.submodule_search_locations:
+            folders = _package_dirs(module)
+            if not folders:
                 raise MissingFontError(
                     f"font {face!r} comes with the {distribution} package; pip install {distribution}"
                 )
-            return Path(spec.submodule_search_locations[0]) / "files" / f"{face}.ttf"
+            return folders[0] / "files" / f"{face}.ttf"
     return bundled_dir() / f"{face}.ttf"
 
 
@@ -131,10 +131,15 @@ def installed_cjk_fonts() -> list[Path]:
     return [p for p in candidates if p.is_file()]
 
 
+def _package_dirs(module: str) -> list[Path]:
+    """The folders of an installed package, found without importing it (none when it is absent)."""
+    spec = importlib.util.find_spec(module)
+    return [Path(d) for d in (spec.submodule_search_locations or [])] if spec else []
+
+
 def _wheel_fonts() -> list[Path]:
     """Font files shipped inside installed packages, found without importing them."""
-    spec = importlib.util.find_spec(WHEEL_FONT[0])
-    return [Path(d) / WHEEL_FONT[1] for d in (spec.submodule_search_locations or [])] if spec else []
+    return [d / WHEEL_FONT[1] for d in _package_dirs(WHEEL_FONT[0])]
 
 
 def resolve(spec: str) -> Font:
