@@ -54,6 +54,7 @@ SYSTEM_PACKAGES = {
     "paddlectl-ocr": {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"},
     "paddlectl-speech": {
         "espeak-ng": "espeak-ng",  # speaks the synthetic ASR corpus
+        "flite": "flite",  # its voices built from real speakers' recordings
         "/usr/share/pocketsphinx/test/data": "pocketsphinx-testdata",  # real recordings, evaluation only
     },
     "benchmarks/ocr_pipeline.py": {  # Tesseract, a peer of the OCR benchmark (bench session only)

@@ -1,7 +1,7 @@
 """``paddlectl speech synth --out DIR --n N [--seed S] [--voice V]...``: build the synthetic corpus;
 ``paddlectl speech average CHECKPOINT... --out FILE.pdparams``: average a run's checkpoints before export.
 
-Exit codes: 0 done, 2 bad input, a missing espeak-ng or checkpoints that do not fit together (one line
+Exit codes: 0 done, 2 bad input, a missing espeak-ng or flite or checkpoints that do not fit together (one line
 naming the fix; nothing written).
 """
 
@@ -17,7 +17,7 @@ from paddlectl.cli.output import console, err_console, usage_errors
 
 app = typer.Typer(
     name="speech",
-    help="Speech data and weights: build the synthetic espeak-ng corpus, average checkpoints.",
+    help="Speech data and weights: build the synthetic espeak-ng/flite corpus, average checkpoints.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -36,10 +36,10 @@ def synth_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of every draw (text, voice, rate, pitch, noise).")] = 0,
     voice: Annotated[
         list[str] | None,
-        typer.Option("--voice", help="Only this espeak-ng voice (en-gb, or en-gb+f3); repeat it. Default: all."),
+        typer.Option("--voice", help="Only this voice: espeak-ng (en-gb, or en-gb+f3) or flite (flite:slt); repeat it. Default: all."),
     ] = None,
 ) -> None:
-    """Speak digit strings and short commands with every English espeak-ng voice and variant."""
+    """Speak digit strings and short commands with every English espeak-ng voice and variant and flite's voices."""
     from .synth import synthesize
 
     with usage_errors():

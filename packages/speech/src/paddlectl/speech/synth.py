@@ -1,10 +1,11 @@
-"""The synthetic speech corpus: digit strings and short commands spoken by espeak-ng.
+"""The synthetic speech corpus: digit strings and short commands spoken by espeak-ng and flite.
 
-Every English espeak-ng voice (the MBROLA ones need a separate synthesiser and are left out) with
-every voice variant, at several rates and pitches, then padded with silence, mixed with noise at a
-drawn SNR and resampled to 16 kHz mono. Utterance ``i`` draws from ``default_rng([seed, i])``, so a
-corpus is the same whatever the order of the work; the whole folder appears at once (built beside
-``--out`` and renamed), so nothing partial is left by a failure.
+Every English espeak-ng voice with every voice variant, and flite's voices (see ``voices``), at several
+rates and pitches, then padded with silence, mixed with noise at a drawn SNR and resampled to 16 kHz
+mono. Half the utterances go to each program when both speak (flite has a handful of voices, espeak-ng
+hundreds of variants). Utterance ``i`` draws from ``default_rng([seed, i])``, so a corpus is the same
+whatever the order of the work; the whole folder appears at once (built beside ``--out`` and renamed),
+so nothing partial is left by a failure.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ from .augment import add_noise
 from .errors import SynthError
 from .manifest import Utterance, write_manifest
 from .vocab import Vocabulary
+from .voices import command, is_flite, speakers, synthesiser_cards
 
-ESPEAK = "espeak-ng"
-INSTALL_HINT = "install espeak-ng: apt-get install -y espeak-ng (Debian/Ubuntu)"
 DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 DISTANCES = ("one", "two", "three", "four", "five", "ten")
 COMMANDS = (
@@ -38,37 +38,14 @@ COMMANDS = (
 )  # fmt: skip
 RATES = (120, 150, 175, 200, 230)
 PITCHES = (25, 40, 50, 60, 75)
+FLITE_F0_HZ = (90, 110, 130, 160, 190)
+"""flite's pitches: a mean F0 in Hz, from a low male voice to a child's."""
 SNR_DB = (10.0, 35.0)
 
 
 def lexicon() -> list[str]:
     """Every word the corpus speaks: the vocabulary is built from these, not from the drawn texts."""
     return sorted({w for text in (*DIGITS, *COMMANDS) for w in text.split()})
-
-
-def _espeak() -> str:
-    found = shutil.which(ESPEAK)
-    if found is None:
-        raise SynthError(f"`{ESPEAK}` was not found on PATH: {INSTALL_HINT}")
-    return found
-
-
-def _listing(kind: str) -> list[list[str]]:
-    result = subprocess.run([_espeak(), f"--voices={kind}"], capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise SynthError(f"`{ESPEAK} --voices={kind}` failed: {result.stderr.strip()}; reinstall it ({INSTALL_HINT})")
-    return [line.split() for line in result.stdout.splitlines()[1:] if line.strip()]
-
-
-def english_voices() -> list[str]:
-    """espeak-ng's own English voices (language codes such as ``en-gb-scotland``), MBROLA ones left out."""
-    rows = [row for row in _listing("en") if len(row) >= 5]
-    return sorted({row[1] for row in rows if not row[4].startswith(("mb/", "!v/"))})
-
-
-def variants() -> list[str]:
-    """The voice variants (``m3``, ``f2``, ``klatt``, ``Storm``, ...) that ``VOICE+VARIANT`` applies."""
-    return sorted(row[4].removeprefix("!v/") for row in _listing("variant") if len(row) >= 5)
 
 
 @dataclass(frozen=True)
@@ -83,25 +60,27 @@ class Draw:
     seed: tuple[int, int]
 
 
-def draw(index: int, seed: int, speakers: list[str]) -> Draw:
+def draw(index: int, seed: int, chosen: list[str]) -> Draw:
     rng = np.random.default_rng([seed, index])
     if rng.random() < 0.5:
         text = " ".join(DIGITS[d] for d in rng.integers(0, 10, size=int(rng.integers(1, 5))))
     else:
         text = COMMANDS[int(rng.integers(len(COMMANDS)))]
-    voice = speakers[int(rng.integers(len(speakers)))]
-    return Draw(
-        f"synth-{seed}-{index:06d}", text, voice, int(rng.choice(RATES)), int(rng.choice(PITCHES)), (seed, index)
-    )
+    groups = [g for g in ([s for s in chosen if not is_flite(s)], [s for s in chosen if is_flite(s)]) if g]
+    group = groups[int(rng.integers(len(groups)))] if len(groups) > 1 else groups[0]
+    voice = group[int(rng.integers(len(group)))]
+    rate = int(rng.choice(RATES))
+    pitch = int(rng.choice(FLITE_F0_HZ if is_flite(voice) else PITCHES))
+    return Draw(f"synth-{seed}-{index:06d}", text, voice, rate, pitch, (seed, index))
 
 
 def speak(item: Draw, workdir: Path) -> np.ndarray:
-    """espeak-ng's rendering of ``item`` as noisy 16 kHz mono float32 samples."""
-    raw = workdir / f"{item.utt}.espeak.wav"
-    command = [_espeak(), "-v", item.voice, "-s", str(item.rate), "-p", str(item.pitch), "-w", str(raw), item.text]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    """The synthesiser's rendering of ``item`` as noisy 16 kHz mono float32 samples."""
+    raw = workdir / f"{item.utt}.raw.wav"
+    line = command(item.voice, item.text, item.rate, item.pitch, raw)
+    result = subprocess.run(line, capture_output=True, text=True, check=False)
     if result.returncode != 0 or not raw.is_file():
-        raise SynthError(f"espeak-ng failed on voice {item.voice!r}: {result.stderr.strip() or 'no output'}")
+        raise SynthError(f"{Path(line[0]).name} failed on voice {item.voice!r}: {result.stderr.strip() or 'no output'}")
     samples, rate = soundfile.read(str(raw), dtype="float32", always_2d=True)
     raw.unlink()
     from paddlectl.framework.audio import resample
@@ -125,19 +104,19 @@ def synthesize(
 ) -> Path:
     """Write ``n`` utterances under ``out`` (``wavs/``, ``manifest.jsonl``, ``vocab.txt``, ``corpus.json``).
 
-    ``voices`` restricts the speakers (``VOICE+VARIANT``, or a bare voice with every variant) so a
-    test set can hold out voices; ``progress`` is called with the number of finished utterances."""
+    ``voices`` restricts the speakers (``VOICE+VARIANT``, a bare espeak-ng voice with every variant, or
+    ``flite:NAME``) so a test set can hold out voices; ``progress`` is called with the number of finished utterances."""
     out = Path(out)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise SynthError(f"--n must be a positive number of utterances, got {n!r}")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise SynthError(f"{out} already exists and is not an empty folder: choose a new --out or remove it")
-    speakers = _speakers(voices)
+    chosen = speakers(voices)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".partial"))
     try:
         (staging / "wavs").mkdir()
-        draws = [draw(i, seed, speakers) for i in range(n)]
+        draws = [draw(i, seed, chosen) for i in range(n)]
 
         def render(item: Draw) -> Utterance:
             wave = speak(item, staging)
@@ -152,7 +131,7 @@ def synthesize(
                     progress(done)
         write_manifest(staging / "manifest.jsonl", utterances)
         Vocabulary.build(lexicon()).save(staging / "vocab.txt")
-        _write_card(staging / "corpus.json", n, seed, speakers)
+        _write_card(staging / "corpus.json", n, seed, chosen, draws)
         if out.exists():
             out.rmdir()
         os.replace(staging, out)
@@ -162,42 +141,20 @@ def synthesize(
     return out
 
 
-def _speakers(voices: list[str] | None) -> list[str]:
-    known, kinds = english_voices(), variants()
-    if not known:
-        raise SynthError(f"espeak-ng lists no English voice: {INSTALL_HINT} (with its espeak-ng-data)")
-    every = [f"{v}+{k}" for v in known for k in kinds] or known
-    if not voices:
-        return every
-    chosen = []
-    for spec in voices:
-        base = spec.split("+", 1)[0]
-        if base not in known:
-            raise SynthError(f"unknown English voice {base!r}: choose from {', '.join(known)}")
-        if "+" in spec and spec.split("+", 1)[1] not in kinds:
-            raise SynthError(f"unknown voice variant in {spec!r}: choose from `espeak-ng --voices=variant`")
-        chosen += [spec] if "+" in spec else [f"{base}+{k}" for k in kinds]
-    return chosen
-
-
-def espeak_version() -> str:
-    result = subprocess.run([_espeak(), "--version"], capture_output=True, text=True, check=False)
-    return result.stdout.split(":")[1].split()[0] if ":" in result.stdout else "unknown"
-
-
-def _write_card(path: Path, n: int, seed: int, speakers: list[str]) -> None:
+def _write_card(path: Path, n: int, seed: int, chosen: list[str], draws: list[Draw]) -> None:
     """What made the corpus: enough to rebuild it and to state its licence lineage."""
     card = {
         "generator": "paddlectl speech synth",
-        "synthesiser": {"name": "espeak-ng", "version": espeak_version(), "license": "GPL-3.0-or-later"},
+        "synthesisers": synthesiser_cards([d.voice for d in draws]),
         "license": "Apache-2.0",
-        "license_note": "espeak-ng output: the GPL covers the synthesiser, not the audio it speaks",
+        "license_note": "synthesiser output: the programs' licences cover them, not the audio they speak",
         "n": n,
         "seed": seed,
-        "speakers": len(speakers),
+        "speakers": len(chosen),
         "sample_rate": SAMPLE_RATE,
         "snr_db": list(SNR_DB),
         "rates": list(RATES),
         "pitches": list(PITCHES),
+        "flite_f0_hz": list(FLITE_F0_HZ),
     }
     path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
