@@ -36,7 +36,10 @@ def synth_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of every draw (text, voice, rate, pitch, noise).")] = 0,
     voice: Annotated[
         list[str] | None,
-        typer.Option("--voice", help="Only this voice: espeak-ng (en-gb, or en-gb+f3) or flite (flite:slt); repeat it. Default: all."),
+        typer.Option(
+            "--voice",
+            help="Only this voice: espeak-ng (en-gb, en-gb+f3) or flite (flite:slt); repeat it. Default: all.",
+        ),
     ] = None,
 ) -> None:
     """Speak digit strings and short commands with every English espeak-ng voice and variant and flite's voices."""

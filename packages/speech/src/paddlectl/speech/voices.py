@@ -97,10 +97,10 @@ def command(speaker: str, text: str, rate: int, pitch: int, wav: Path) -> list[s
     """The command line that speaks ``text`` into ``wav``: ``rate`` in espeak-ng's words per minute,
     ``pitch`` on espeak-ng's 0-99 scale or, for flite, a mean F0 in Hz (the rms voice keeps its own)."""
     if is_flite(speaker):
-        stretch = f"duration_stretch={ESPEAK_DEFAULT_RATE / rate:.4f}"
+        stretch = ESPEAK_DEFAULT_RATE / rate
+        settings = ["--setf", f"duration_stretch={stretch:.4f}", "--setf", f"int_f0_target_mean={pitch}"]
         voice = speaker.removeprefix(FLITE_PREFIX)
-        flite = _tool(FLITE, FLITE_HINT)
-        return [flite, "-voice", voice, "--setf", stretch, "--setf", f"int_f0_target_mean={pitch}", "-o", str(wav), "-t", text]
+        return [_tool(FLITE, FLITE_HINT), "-voice", voice, *settings, "-o", str(wav), "-t", text]
     return [_tool(ESPEAK, INSTALL_HINT), "-v", speaker, "-s", str(rate), "-p", str(pitch), "-w", str(wav), text]
 
 
