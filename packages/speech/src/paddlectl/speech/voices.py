@@ -108,15 +108,15 @@ def synthesiser_cards(drawn: list[str]) -> list[dict[str, str]]:
     """The programs that spoke a corpus, with their versions and licences (the audio is not theirs)."""
     cards = []
     if any(not is_flite(s) for s in drawn):
-        cards.append({"name": ESPEAK, "version": _version([ESPEAK, "--version"]), "license": "GPL-3.0-or-later"})
+        cards.append({"name": ESPEAK, "version": _version(ESPEAK, INSTALL_HINT), "license": "GPL-3.0-or-later"})
     if any(is_flite(s) for s in drawn):
         license = "LicenseRef-CMU-Flite (BSD-style; Carnegie Mellon University)"
-        cards.append({"name": FLITE, "version": _version([FLITE, "--version"]), "license": license})
+        cards.append({"name": FLITE, "version": _version(FLITE, FLITE_HINT), "license": license})
     return cards
 
 
-def _version(line: list[str]) -> str:
+def _version(program: str, hint: str) -> str:
     """The first dotted number the program prints about itself."""
-    result = subprocess.run([_tool(line[0], INSTALL_HINT), *line[1:]], capture_output=True, text=True, check=False)
+    result = subprocess.run([_tool(program, hint), "--version"], capture_output=True, text=True, check=False)
     words = (result.stdout + result.stderr).replace(":", " ").replace("-", " ").split()
     return next((w.rstrip(",") for w in words if w[:1].isdigit() and "." in w), "unknown")
