@@ -2,9 +2,10 @@
 
 The direct kernel (``direct_conv``) keeps its partial sums in memory and needs 36 broadcast weights
 for four output channels, more than AVX2's 16 vector registers: 15-32 GMAC/s here. This kernel keeps
-a tile of neighbouring output pixels x output channels (4 x 24, or 6 x 16 / 6 x 8) in registers over
-the whole reduction (input channels x taps), as ``gemm``'s micro-kernel does for dense layers: per tap
-one vector load of the packed weights per 8 channels, one broadcast per pixel. The input is read in
+a tile of neighbouring output pixels x output channels (``HEIGHTS``: with AVX2 4 x 24, 6 x 16 or
+6 x 8; with AVX-512 8 x 48, 12 x 32 or 24 x 16) in registers over the whole reduction (input
+channels x taps), as ``gemm``'s micro-kernel does for dense layers: per tap one vector load of the
+packed weights per vector of channels, one broadcast per pixel. The input is read in
 place through a table of the taps' offsets (no columns): each band of output rows copies the input
 rows it reads into a zero-bordered buffer (the padding) of about ``BAND_BYTES``, reused for the
 part's next band. The result is pixel-major ([N, OH*OW, channels]), one transpose from NCHW.
@@ -25,11 +26,17 @@ stride 2 at 368x368, one thread, CPU ms: 1 row 15.9, 2 rows 13.5-15, 4 rows 12.8
 PARTS = 16
 """Bands are dealt to this many tasks (each with one buffer), round robin."""
 
-_T3 = _tile_intrinsic(3, 4, indexed=True, stride=3 * LANES)
-_T2 = _tile_intrinsic(2, 6, indexed=True, stride=2 * LANES)
-_T1 = _tile_intrinsic(1, 6, indexed=True, stride=LANES)
-"""Tiles 3, 2 and 1 vectors wide, of 4, 6 and 6 output pixels: the accumulators, a panel row and a
-broadcast fill AVX2's 16 registers."""
+HEIGHTS = (0, 24, 12, 8) if LANES == 16 else (0, 6, 6, 4)
+"""Output pixels of a tile 1, 2 and 3 vectors wide (``HEIGHTS[vectors]``): the accumulators, a panel
+row and a broadcast fill the register file (AVX-512's 32 registers, else AVX2's 16). Zen 5, CPU ms
+of one / two threads, against the previous tiles (AVX2's heights, a pointer per pixel): PP-OCRv4 det's 96 -> 24 at 80x160 6.1 / 3.5 vs 7.1 /
+4.0, 48 -> 64 stride 2 at 184x184 5.9 / 4.1 vs 6.6 / 4.5, 64 -> 32 at 92x92 2.9 / 2.0 vs 3.2 / 2.3."""
+
+_T3_1, _T2_1, _T1_1, _T3_2, _T2_2, _T1_2 = (
+    _tile_intrinsic(v, HEIGHTS[v], indexed=True, stride=v * LANES, step=s) for s in (1, 2) for v in (3, 2, 1)
+)
+"""``_T{vectors}_{stride}`` (module globals: what a cached Numba function may call); the stride fixed,
+so that a tile's pixels are one base address and constant offsets."""
 
 
 def vectors_for(out_channels: int) -> int:
@@ -64,15 +71,32 @@ def _fill(buf, x, b, row0, pl, wd):
 
 
 @njit(cache=True, inline="always")
-def _band(tile, height, flat, offsets, packed, out, rows, y0, ow, sh, sw, wp):
+def _tile(vectors, sw, flat, start, pixels, offsets, packed, panel, k, out, ldc, crow0, col0):
+    """The tile intrinsic ``vectors`` wide for stride ``sw``."""
+    if vectors == 3 and sw == 1:
+        _T3_1(flat, start, 1, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+    elif vectors == 2 and sw == 1:
+        _T2_1(flat, start, 1, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+    elif vectors == 1 and sw == 1:
+        _T1_1(flat, start, 1, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+    elif vectors == 3:
+        _T3_2(flat, start, 2, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+    elif vectors == 2:
+        _T2_2(flat, start, 2, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+    else:
+        _T1_2(flat, start, 2, pixels, offsets, packed, panel, k, out, ldc, crow0, col0, False)
+
+
+@njit(cache=True, inline="always")
+def _band(vectors, height, flat, offsets, packed, out, rows, y0, ow, sh, sw, wp):
     """Output rows ``y0 .. y0 + rows - 1`` of one image from its band buffer, ``height`` pixels a tile."""
     panels, k, width = packed.shape[0], packed.shape[1] - 1, packed.shape[2]
     for y in range(rows):
         for x0 in range(0, ow, height):
             pixels = min(height, ow - x0)
             for p in range(panels):
-                tile(flat, y * sh * wp + x0 * sw, sw, pixels, offsets, packed, p * (k + 1) * width, k, out,
-                     panels * width, (y0 + y) * ow + x0, p * width, False)  # fmt: skip
+                _tile(vectors, sw, flat, y * sh * wp + x0 * sw, pixels, offsets, packed, p * (k + 1) * width, k,
+                      out, panels * width, (y0 + y) * ow + x0, p * width)  # fmt: skip
 
 
 @parallel_kernel
@@ -80,7 +104,8 @@ def conv_tiles(x, packed, kh, kw, sh, sw, pt, pl, oh, ow, band_rows):
     """``out[n, y*OW + x, o] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y*sh + i, x*sw + j]`` for NCHW
     float32 ``x`` and ``packed`` = ``pack(w, vectors)`` (padding top ``pt`` / left ``pl``, zero
     elsewhere), columns past O unused: bands of ``band_rows`` output rows, dealt to ``PARTS`` tasks.
-    One loop per tile width (a loop holding all three spilled their accumulators: 1.1x slower)."""
+    Tiles read whole: their pixels past a row's end read the next row (or the buffer's slack) and
+    are not stored."""
     n, c, _, wd = x.shape
     panels, k, width = packed.shape[0], packed.shape[1] - 1, packed.shape[2]
     wp = max((ow - 1) * sw + kw, pl + wd)
@@ -93,19 +118,17 @@ def conv_tiles(x, packed, kh, kw, sh, sw, pt, pl, oh, ow, band_rows):
     bands = (oh + band_rows - 1) // band_rows
     out = np.empty((n, oh * ow, panels * width), dtype=np.float32)
     parts = min(PARTS, n * bands)
+    vectors = width // LANES
+    height = HEIGHTS[vectors]
+    size = c * rows_in * wp
     for part in prange(parts):
-        buf = np.zeros((c, rows_in, wp), dtype=np.float32)
-        flat = buf.reshape(-1)
+        flat = np.zeros(size + height * sw, dtype=np.float32)  # a last tile's rows past the band read here
+        buf = flat[:size].reshape(c, rows_in, wp)
         for task in range(part, n * bands, parts):
             b, y0 = task // bands, (task % bands) * band_rows
             _fill(buf, x, b, y0 * sh - pt, pl, wd)
             rows = min(band_rows, oh - y0)
-            if width == 3 * LANES:
-                _band(_T3, 4, flat, offsets, packed, out[b], rows, y0, ow, sh, sw, wp)
-            elif width == 2 * LANES:
-                _band(_T2, 6, flat, offsets, packed, out[b], rows, y0, ow, sh, sw, wp)
-            else:
-                _band(_T1, 6, flat, offsets, packed, out[b], rows, y0, ow, sh, sw, wp)
+            _band(vectors, height, flat, offsets, packed, out[b], rows, y0, ow, sh, sw, wp)
     return out
 
 

@@ -82,7 +82,7 @@ def _broadcast(builder, scalar):
     return builder.shuffle_vector(lane0, ir.Constant(_VECTOR, ir.Undefined), splat)
 
 
-def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, stride: int = NR):
+def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, stride: int = NR, step: int | None = None):
     """``tile(a, start, step, rows, [offsets,] packed, panel, k, c, ldc, crow0, col0, relu)``:
         ``c[crow0 + r, col0:col0 + vectors*LANES] = act(bias + sum_kk A[r, kk] * weight[kk])`` for r < rows
         <= height, where ``A[r, kk]`` is ``a.flat[start + r*step + kk]`` (a row-major matrix: start =
@@ -91,7 +91,10 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         neighbouring output pixels). The panel's bias and weight are read from the flat packed array at
         ``panel`` (its element offset), ``stride`` floats a row (a narrower last panel of ``pack``'s keeps
     ``NR``). Rows past ``rows`` repeat
-        the last row's loads and are not stored, so one kernel serves every row count."""
+        the last row's loads and are not stored, so one kernel serves every row count. A fixed ``step``
+        (a convolution's stride) replaces the argument and every row is read, past ``rows`` too (the
+        caller leaves room): each row's load is then one base register plus a constant, not a pointer
+        of its own (more rows than free integer registers spill)."""
     vec = _VECTOR
 
     def codegen(context, builder, signature, args):
@@ -118,11 +121,14 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
             ]
 
         last = builder.sub(rows_, const(1))
-        row_ptrs = [
-            builder.gep(a_ptr, [builder.add(start_, builder.mul(builder.select(
-                builder.icmp_signed("<", const(r), rows_), const(r), last), step_))])
-            for r in range(height)
-        ]  # fmt: skip
+        if step is None:
+            row_ptrs = [
+                builder.gep(a_ptr, [builder.add(start_, builder.mul(builder.select(
+                    builder.icmp_signed("<", const(r), rows_), const(r), last), step_))])
+                for r in range(height)
+            ]  # fmt: skip
+        else:  # every row read (the caller leaves room past the last): one base and constant offsets
+            row_ptrs = [builder.gep(a_ptr, [builder.add(start_, const(r * step))]) for r in range(height)]
         bias = vectors_at(panel_)
         entry = builder.block
         loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
