@@ -29,8 +29,9 @@ PARTS = 16
 HEIGHTS = (0, 24, 12, 8) if LANES == 16 else (0, 6, 6, 4)
 """Output pixels of a tile 1, 2 and 3 vectors wide (``HEIGHTS[vectors]``): the accumulators, a panel
 row and a broadcast fill the register file (AVX-512's 32 registers, else AVX2's 16). Zen 5, CPU ms
-of one / two threads, against the previous tiles (AVX2's heights, a pointer per pixel): PP-OCRv4 det's 96 -> 24 at 80x160 6.1 / 3.5 vs 7.1 /
-4.0, 48 -> 64 stride 2 at 184x184 5.9 / 4.1 vs 6.6 / 4.5, 64 -> 32 at 92x92 2.9 / 2.0 vs 3.2 / 2.3."""
+of one / two threads, against the previous tiles (AVX2's heights, a pointer per pixel): PP-OCRv4
+det's 96 -> 24 at 80x160 6.1 / 3.5 vs 7.1 / 4.0, 48 -> 64 stride 2 at 184x184 5.9 / 4.1 vs 6.6 /
+4.5, 64 -> 32 at 92x92 2.9 / 2.0 vs 3.2 / 2.3."""
 
 _T3_1, _T2_1, _T1_1, _T3_2, _T2_2, _T1_2 = (
     _tile_intrinsic(v, HEIGHTS[v], indexed=True, stride=v * LANES, step=s) for s in (1, 2) for v in (3, 2, 1)
