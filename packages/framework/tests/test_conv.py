@@ -327,6 +327,7 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
     monkeypatch.setattr(conv_ops, "threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
+    monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)
     kwargs = dict(kwargs)
     x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)
     b = randn(w_shape[0], dtype=dtype) if kwargs.pop("bias", False) else None
@@ -363,6 +364,7 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
     monkeypatch.setattr(conv_tiles, "BAND_BYTES", band_bytes)
     monkeypatch.setattr(conv_ops, "_TILES_MIN_MACS", 1)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)  # small stride-1 images: shifted GEMMs
+    monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)  # wide stride-1 rows: pixel tiles
     kwargs = dict(kwargs, stride=stride)
     x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
     b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
@@ -373,6 +375,55 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
         real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
     )
     np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs",
+    [((1, 96, 20, 40), (24, 96, 3, 3), dict(padding=1, bias=True)), ((2, 8, 17, 70), (5, 8, 3, 3), dict(padding=1)),
+     ((1, 9, 33, 30), (13, 9, 3, 3), dict(padding=[0, 2, 1, 0])), ((3, 10, 12, 41), (17, 10, 3, 3), dict(padding="SAME")),
+     ((1, 3, 40, 50), (64, 3, 7, 7), dict(padding=3)), ((2, 16, 9, 64), (12, 16, 5, 5), dict(padding=2)),
+     ((6, 32, 1, 40), (20, 32, 1, 3), dict(padding=[0, 0, 1, 1])), ((1, 4, 6, 26), (36, 4, 3, 3), dict()),
+     ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 12, 12]))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
+def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes):
+    """Float32 stride-1 layers with rows of at least 24 outputs run as pixel tiles: rows a whole
+    number of tiles or not, channels a whole number of tile rows or not, 3x3 / 5x5 / 7x7 / 1x3
+    kernels, batches, asymmetric padding (rows that are all padding), bands of four rows or the
+    whole image, serial and parallel variants."""
+    from paddlectl.framework.kernels import conv_select as conv_ops
+    from paddlectl.framework.kernels import pixel_tiles
+
+    calls = []
+    tiles = pixel_tiles.conv2d
+    monkeypatch.setattr(pixel_tiles, "conv2d", lambda *a: calls.append(1) or tiles(*a))
+    monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
+    kwargs = dict(kwargs)
+    x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
+    b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    assert calls, "the pixel-tile path did not run"
+    assert conv_ops._pixels_pay(x, w, (1, 1), (1, 1), 1, got.shape[2:])
+    theirs = real_paddle.nn.functional.conv2d(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
+    )
+    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
+    from paddlectl.framework.kernels.conv_select import _pixels_pay
+
+    x, w = np.zeros((1, 96, 80, 160), np.float32), np.zeros((24, 96, 3, 3), np.float32)
+    assert _pixels_pay(x, w, (1, 1), (1, 1), 1, (80, 160))
+    assert not _pixels_pay(x, w, (2, 2), (1, 1), 1, (40, 80))
+    assert not _pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
+    assert not _pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
+    assert not _pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
+    assert not _pixels_pay(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (80, 160))  # 1x1: one GEMM
+    assert not _pixels_pay(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (80, 160))
 
 
 def test_register_tiles_leave_small_or_shallow_layers_and_float64_alone():
