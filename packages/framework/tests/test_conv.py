@@ -383,15 +383,17 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
      ((1, 9, 33, 30), (13, 9, 3, 3), dict(padding=[0, 2, 1, 0])), ((3, 10, 12, 41), (17, 10, 3, 3), dict(padding="SAME")),
      ((1, 3, 40, 50), (64, 3, 7, 7), dict(padding=3)), ((2, 16, 9, 64), (12, 16, 5, 5), dict(padding=2)),
      ((6, 32, 1, 40), (20, 32, 1, 3), dict(padding=[0, 0, 1, 1])), ((1, 4, 6, 26), (36, 4, 3, 3), dict()),
-     ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 12, 12]))],
+     ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 24, 24]))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
-def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes):
-    """Float32 stride-1 layers with rows of at least 24 outputs run as pixel tiles: rows a whole
-    number of tiles or not, channels a whole number of tile rows or not, 3x3 / 5x5 / 7x7 / 1x3
-    kernels, batches, asymmetric padding (rows that are all padding), bands of four rows or the
-    whole image, serial and parallel variants."""
+@pytest.mark.parametrize("stride", [1, 2, (2, 1), (1, 2)], ids=str)
+def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, band_bytes, stride):
+    """Float32 layers of strides 1 and 2 with rows of at least 24 outputs run as pixel tiles: rows a
+    whole number of tiles or not, channels a whole number of tile rows or not, each tile shape,
+    3x3 / 5x5 / 7x7 / 1x3 kernels, batches, asymmetric padding (rows that are all padding), odd and
+    even left padding at a column stride of 2, bands of four rows or the whole image, serial and
+    parallel variants."""
     from paddlectl.framework.kernels import conv_select as conv_ops
     from paddlectl.framework.kernels import pixel_tiles
 
@@ -400,13 +402,15 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
     monkeypatch.setattr(pixel_tiles, "conv2d", lambda *a: calls.append(1) or tiles(*a))
     monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)
     monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
-    kwargs = dict(kwargs)
+    strides = (stride, stride) if isinstance(stride, int) else stride
+    x_shape = (*x_shape[:3], (x_shape[3] - 1) * strides[1] + 1)  # as wide an output at either column stride
+    kwargs = dict(kwargs, stride=stride)
     x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
     b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
     with paddle.no_grad():
         got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
     assert calls, "the pixel-tile path did not run"
-    assert conv_ops._pixels_pay(x, w, (1, 1), (1, 1), 1, got.shape[2:])
+    assert conv_ops._pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
     theirs = real_paddle.nn.functional.conv2d(
         real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
     )
@@ -418,7 +422,8 @@ def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
 
     x, w = np.zeros((1, 96, 80, 160), np.float32), np.zeros((24, 96, 3, 3), np.float32)
     assert _pixels_pay(x, w, (1, 1), (1, 1), 1, (80, 160))
-    assert not _pixels_pay(x, w, (2, 2), (1, 1), 1, (40, 80))
+    assert _pixels_pay(x, w, (2, 1), (1, 1), 1, (40, 160))
+    assert not _pixels_pay(x, w, (3, 3), (1, 1), 1, (27, 54))
     assert not _pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
     assert not _pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
     assert not _pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
@@ -547,7 +552,9 @@ def test_winograd_in_chunks_of_tile_rows_equals_one_pass(monkeypatch, rows):
 
 def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monkeypatch):
     """Few outputs (or a large image) take Winograd in tile-row chunks on one thread and the plain
-    convolution (the direct kernel's even bands) on more; 32+ outputs on a small image the whole pass."""
+    convolution (the direct kernel's even bands) on more; 32+ outputs on a small image the whole pass.
+    Rows wide enough for pixel tiles take the plain convolution (pixel tiles) on more than one thread,
+    and on one thread too for fewer than 32 outputs."""
     from paddlectl.framework.kernels import winograd
     from paddlectl.framework.ops import conv_inference
 
@@ -561,6 +568,13 @@ def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monke
         monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
         conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 12))
     assert calls == ["_winograd_rows", "forward", "_winograd"]
+    calls.clear()
+    x = rng.standard_normal((1, 4, 12, 40)).astype("float32")
+    for o, threaded in [(8, False), (32, False), (32, True)]:
+        w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
+        monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
+        conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 40))
+    assert calls == ["forward", "_winograd", "forward"]
 
 
 @pytest.mark.parametrize(

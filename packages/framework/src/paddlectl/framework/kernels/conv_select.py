@@ -3,8 +3,8 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels
   (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1 or 2);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
-* float32 stride-1 layers with rows at least ``_PIXELS_MIN_WIDTH`` wide at inference: register tiles
-  with the output pixels along the vector lanes (``kernels.pixel_tiles``);
+* float32 layers of strides 1 and 2 with rows at least ``_PIXELS_MIN_WIDTH`` wide at inference:
+  register tiles with the output pixels along the vector lanes (``kernels.pixel_tiles``);
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
 * 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
@@ -181,9 +181,12 @@ def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
 
 
 _PIXELS_MIN_WIDTH = 24
-"""Pixel tiles (``kernels.pixel_tiles``) run stride-1 layers whose output rows are at least this wide
-(a tile spans 32 pixels with AVX-512: narrower rows leave lanes idle). Measured (ms, one / two
-threads, Zen 5) against what ran before: PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register
+"""Pixel tiles (``kernels.pixel_tiles``) run layers of strides 1 and 2 whose output rows are at least
+this wide (a tile spans 16-48 pixels with AVX-512: narrower rows leave lanes idle). Measured (ms,
+one / two threads, Zen 5) against what ran before, stride 2: PP-OCRv4 det's 3 -> 16 stem at 320x640
+0.69 / 0.48 vs 1.11 / 0.59 (direct), 48 -> 24 at 368x368 9.0 / 5.3 vs 12.7 / 8.4 (register tiles),
+96 -> 48 at 96x96 1.85 / 1.06 vs 1.83 / 1.24, a 7x7 3 -> 64 stem at 224x224 2.0 / 1.1 vs 3.2 / 2.7,
+PP-OCRv4 rec's 64 -> 128 at (2, 1) batch 8 16.4 / 10.9 vs 22.1 / 17.4 (columns + GEMM); stride 1: PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register
 tiles 5.9 / 3.4, 16 -> 16 at 368x368 7.4 / 3.7 vs 11.1 / 8.4, ResNet's 64 -> 64 at 56x56 2.0 / 1.1 vs
 columns + GEMM 2.0 / 2.0 (Winograd 1.7 / 1.5), 128 -> 128 at 28x28 batch 8 14.6 / 8.7 vs 20.3 / 13.3
 (Winograd 11.1 / 9.8), a 7x7 3 -> 64 stem at 224x224 6.8 / 3.6 vs 12.7 / 10.0; at 14x14 256 -> 256
@@ -191,7 +194,8 @@ columns + GEMM 2.0 / 2.0 (Winograd 1.7 / 1.5), 128 -> 128 at 28x28 batch 8 14.6 
 
 
 def _pixels_pay(x, w, stride, dil, groups, outs) -> bool:
-    plain = tuple(stride) == (1, 1) and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
+    strides = stride[0] in (1, 2) and stride[1] in (1, 2)
+    plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
     return plain and outs[1] >= _PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
 
 
@@ -269,7 +273,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and _pixels_pay(x, w, stride, dil, groups, outs):
-        return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), o, w.shape[2:], pads, outs), x
+        return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), o, w.shape[2:], stride, pads, outs), x
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
     if not keep_columns and _tiles_pay(x, w, stride, dil, groups, outs):

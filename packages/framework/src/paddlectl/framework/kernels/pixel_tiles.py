@@ -1,15 +1,17 @@
-"""Stride-1 float32 convolutions as register tiles with the output pixels along the vector lanes.
+"""Float32 convolutions (strides 1 and 2) as register tiles with the output pixels along the vector lanes.
 
 ``conv_tiles`` puts output channels in the lanes: a layer whose channels are not a whole number of
 vectors wastes the rest (PP-OCRv4 det's 24-channel 3x3 layers fill 24 of 32 AVX-512 lanes) and its
-pixel-major result needs a transpose to NCHW. Here a tile is ``ROWS`` output channels x ``VECTORS``
-vectors of neighbouring pixels of one output row: per (input channel, tap) ``VECTORS`` unaligned
-loads of the input row, one broadcast weight per channel and ``ROWS * VECTORS`` fused multiply-adds,
-the sums in registers over the whole reduction (as ``gemm``'s micro-kernel), stored straight into
-the NCHW result. Every lane does useful work wherever the row is a whole number of tiles; a tile
-past the row's end or the last channel computes into a scratch tile and its part inside is copied.
-The input is read in place, as in ``conv_tiles``: each band of output rows copies the input rows it
-reads into a zero-bordered buffer (the padding), and a table holds the taps' offsets in it.
+pixel-major result needs a transpose to NCHW. Here a tile is a few output channels x a few vectors
+of neighbouring pixels of one output row (``SHAPES``): per (input channel, tap) one unaligned load
+of the input row per vector, one broadcast weight per channel and a fused multiply-add per
+accumulator, the sums in registers over the whole reduction (as ``gemm``'s micro-kernel), stored
+straight into the NCHW result. Every lane does useful work wherever the row and the channels are a
+whole number of tiles; a tile past the row's end or the last channel computes into a scratch tile
+and its part inside is copied. The input is read in place, as in ``conv_tiles``: each band of
+output rows copies the input rows it reads into a zero-bordered buffer (the padding), at a column
+stride of 2 split into two column phases so that a tile's pixels are neighbours, and a table holds
+the taps' offsets in it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,17 @@ from . import njit, parallel_allowed, parallel_kernel
 from .conv_tiles import BAND_BYTES, PARTS, _fill
 from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd
 
-VECTORS = 2
-ROWS = 12 if LANES == 16 else 6
-"""A tile: ``ROWS`` channels x ``VECTORS`` vectors of pixels. Its accumulators, the loaded input
-vectors and a broadcast fill the register file (AVX-512's 32 registers, else AVX2's 16)."""
+SHAPES = ((24, 1), (12, 2), (8, 3)) if LANES == 16 else ((12, 1), (6, 2), (4, 3))
+"""Tiles of (channels, vectors of pixels): the accumulators, the loaded input vectors and a broadcast
+fill the register file (AVX-512's 32 registers, else AVX2's 16). Each layer takes the shape that
+computes the fewest padded outputs (pixels past the row's end, channels past the last), the middle
+one on a tie: PP-OCRv4 rec's 48-pixel rows take 3 vectors."""
 
-SPAN = VECTORS * LANES
-"""Output pixels of a row per tile."""
+PACK = SHAPES[0][0]
+"""Channels per packed weight group: a whole number of every shape's channels."""
+
+TILE_OUTPUTS = SHAPES[0][0] * SHAPES[0][1] * LANES
+"""Outputs of every tile shape (the scratch tile's size)."""
 
 MIN_BANDS = 8
 MIN_BAND_ROWS = 4
@@ -44,9 +50,9 @@ variant is chosen by work, not by the input's size (a deep layer has a small inp
 _I64 = ir.IntType(64)
 
 
-def _tile_intrinsic():
-    """``tile(src, start, offsets, w, w0, k, dst, d0, dstep)``: for r < ROWS and lanes l < SPAN,
-    ``dst[d0 + r*dstep + l] = sum_kk w[w0 + kk*ROWS + r] * src[start + offsets[kk] + l]``."""
+def _tile_intrinsic(rows: int, vectors: int):
+    """``tile(src, start, offsets, w, w0, k, dst, d0, dstep)``: for r < rows and lanes l < vectors*LANES,
+    ``dst[d0 + r*dstep + l] = sum_kk w[w0 + kk*PACK + r] * src[start + offsets[kk] + l]``."""
 
     def codegen(context, builder, signature, args):
         src_, start, offsets_, w_, w0, k, dst_, d0, dstep = args
@@ -71,16 +77,16 @@ def _tile_intrinsic():
         builder.position_at_end(loop)
         kk = builder.phi(_I64)
         kk.add_incoming(const(0), entry)
-        sums = [builder.phi(_VECTOR) for _ in range(ROWS * VECTORS)]
+        sums = [builder.phi(_VECTOR) for _ in range(rows * vectors)]
         for acc in sums:
             acc.add_incoming(zero, entry)
         at = builder.gep(base, [builder.load(builder.gep(offsets, [kk]))])
-        loaded = [builder.load(vector_at(at, LANES * v), align=4) for v in range(VECTORS)]
-        weights = builder.gep(w, [builder.add(w0, builder.mul(kk, const(ROWS)))])
+        loaded = [builder.load(vector_at(at, LANES * v), align=4) for v in range(vectors)]
+        weights = builder.gep(w, [builder.add(w0, builder.mul(kk, const(PACK)))])
         updated = []
-        for r in range(ROWS):
+        for r in range(rows):
             weight = _broadcast(builder, builder.load(builder.gep(weights, [const(r)])))
-            updated += [builder.call(fmuladd, [weight, loaded[v], sums[r * VECTORS + v]]) for v in range(VECTORS)]
+            updated += [builder.call(fmuladd, [weight, loaded[v], sums[r * vectors + v]]) for v in range(vectors)]
         next_k = builder.add(kk, const(1))
         kk.add_incoming(next_k, loop)
         for acc, new in zip(sums, updated, strict=True):
@@ -88,14 +94,14 @@ def _tile_intrinsic():
         builder.cbranch(builder.icmp_signed("<", next_k, k), loop, done)
 
         builder.position_at_end(done)
-        results = [builder.phi(_VECTOR) for _ in range(ROWS * VECTORS)]
+        results = [builder.phi(_VECTOR) for _ in range(rows * vectors)]
         for result, new in zip(results, updated, strict=True):
             result.add_incoming(zero, entry)
             result.add_incoming(new, loop)
-        for r in range(ROWS):
+        for r in range(rows):
             row = builder.gep(dst, [builder.add(d0, builder.mul(const(r), dstep))])
-            for v in range(VECTORS):
-                builder.store(results[r * VECTORS + v], vector_at(row, LANES * v), align=4)
+            for v in range(vectors):
+                builder.store(results[r * vectors + v], vector_at(row, LANES * v), align=4)
         return context.get_dummy_value()
 
     @intrinsic
@@ -105,75 +111,133 @@ def _tile_intrinsic():
     return tile
 
 
-_TILE = _tile_intrinsic()
+_T1, _T2, _T3 = (_tile_intrinsic(rows, vectors) for rows, vectors in SHAPES)
+"""``_T{vectors}`` (module globals: what a cached Numba function may call)."""
 
 
 def pack(w: np.ndarray) -> np.ndarray:
-    """[O, C, kh, kw] weights as [ceil(O / ROWS), C*kh*kw, ROWS] float32: per group of ``ROWS`` output
+    """[O, C, kh, kw] weights as [ceil(O / PACK), C*kh*kw, PACK] float32: per group of ``PACK`` output
     channels, each (channel, tap)'s weights side by side (zero past O)."""
     o = w.shape[0]
-    padded = np.zeros((-(-o // ROWS) * ROWS, w[0].size), np.float32)
+    padded = np.zeros((-(-o // PACK) * PACK, w[0].size), np.float32)
     padded[:o] = w.reshape(o, -1)
-    return np.ascontiguousarray(padded.reshape(-1, ROWS, padded.shape[1]).transpose(0, 2, 1))
+    return np.ascontiguousarray(padded.reshape(-1, PACK, padded.shape[1]).transpose(0, 2, 1))
+
+
+def vectors_for(out_channels: int, width: int) -> int:
+    """The tile shape (its vectors) with the fewest padded outputs for this layer (see ``SHAPES``)."""
+
+    def padded(shape):
+        rows, vectors = shape
+        span = vectors * LANES
+        return -(-out_channels // rows) * rows * -(-width // span) * span
+
+    least = min(padded(shape) for shape in SHAPES)
+    return next(vectors for vectors in (2, 1, 3) if padded(SHAPES[vectors - 1]) == least)
 
 
 @njit(cache=True, inline="always")
-def _row(flat, start, offsets, packed, out, d0, plane, ow, o_ch, scratch):
-    """One output row of every channel: tiles along it, the last (or a last group's) through scratch."""
-    groups, k = packed.shape[0], packed.shape[1]
+def _tile(vectors, src, start, offsets, w, w0, k, dst, d0, dstep):
+    if vectors == 2:
+        _T2(src, start, offsets, w, w0, k, dst, d0, dstep)
+    elif vectors == 1:
+        _T1(src, start, offsets, w, w0, k, dst, d0, dstep)
+    else:
+        _T3(src, start, offsets, w, w0, k, dst, d0, dstep)
+
+
+@njit(cache=True, inline="always")
+def _row(vectors, rows, flat, start, offsets, packed, out, d0, plane, ow, o_ch, scratch):
+    """One output row of every channel: tiles of ``rows`` channels x ``vectors`` vectors along it, the
+    last (or a last channel group's) through scratch."""
+    k = packed.shape[1]
     weights = packed.reshape(packed.size)
-    for x0 in range(0, ow, SPAN):
-        pixels = min(SPAN, ow - x0)
-        for g in range(groups):
-            chans = min(ROWS, o_ch - g * ROWS)
-            at = d0 + g * ROWS * plane + x0
-            if pixels == SPAN and chans == ROWS:
-                _TILE(flat, start + x0, offsets, weights, g * k * ROWS, k, out, at, plane)
+    span = vectors * LANES
+    for x0 in range(0, ow, span):
+        pixels = min(span, ow - x0)
+        for c0 in range(0, o_ch, rows):
+            chans = min(rows, o_ch - c0)
+            w0 = (c0 // PACK * k) * PACK + c0 % PACK
+            at = d0 + c0 * plane + x0
+            if pixels == span and chans == rows:
+                _tile(vectors, flat, start + x0, offsets, weights, w0, k, out, at, plane)
             else:
-                _TILE(flat, start + x0, offsets, weights, g * k * ROWS, k, scratch, 0, SPAN)
+                _tile(vectors, flat, start + x0, offsets, weights, w0, k, scratch, 0, span)
                 for r in range(chans):
                     for q in range(pixels):
-                        out[at + r * plane + q] = scratch[r * SPAN + q]
+                        out[at + r * plane + q] = scratch[r * span + q]
+
+
+@njit(cache=True, inline="always")
+def _fill_pairs(buf, x, b, row0, pl, wd):
+    """``_fill`` at a column stride of 2: padded column ``col`` of image row ``row0 + r`` goes to
+    ``buf[ci, col % 2, r, col // 2]`` (the even and the odd columns as two planes), so that a tile's
+    pixels, two columns apart in the image, are neighbours in their plane. The stride is a constant
+    here, so the split vectorises (as shuffles of whole vectors)."""
+    c, _, rows, wq = buf.shape
+    h = x.shape[2]
+    for ci in range(c):
+        for r in range(rows):
+            src = row0 + r
+            if 0 <= src < h:
+                line = x[b, ci, src]
+                for e in range(2):
+                    dst = buf[ci, e, r]
+                    q0 = (e + pl) & 1  # the first image column of this phase
+                    d0 = (pl + q0) >> 1
+                    for t in range((wd - q0 + 1) >> 1):
+                        dst[d0 + t] = line[q0 + 2 * t]
+            else:
+                for e in range(2):
+                    for q in range(wq):
+                        buf[ci, e, r, q] = 0.0
 
 
 @parallel_kernel
-def pixel_tiles(x, packed, o_ch, kh, kw, pt, pl, oh, ow, band_rows):
-    """``out[n, o, y, q] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y + i, q + j]`` for NCHW float32
-    ``x`` and ``packed = pack(w)`` (padding top ``pt`` / left ``pl``, zero elsewhere): bands of
-    ``band_rows`` output rows dealt to ``PARTS`` tasks, round robin."""
+def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, band_rows, vectors):
+    """``out[n, o, y, q] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y*sh + i, q*sw + j]`` for NCHW
+    float32 ``x`` and ``packed = pack(w)`` (padding top ``pt`` / left ``pl``, zero elsewhere; strides 1
+    or 2): bands of ``band_rows`` output rows dealt to ``PARTS`` tasks, round robin. A band's input
+    rows are held as ``sw`` column phase planes of ``wq`` columns each."""
     n, c, _, wd = x.shape
     k = packed.shape[1]
-    wp = max(ow + kw - 1, pl + wd)
-    rows_in = band_rows + kh - 1
+    rows = SHAPES[vectors - 1][0]
+    wq = max(ow + (kw - 1) // sw, (pl + wd + sw - 1) // sw)
+    rows_in = (band_rows - 1) * sh + kh
     offsets = np.empty(k, dtype=np.int64)
     for ci in range(c):
         for i in range(kh):
             for j in range(kw):
-                offsets[(ci * kh + i) * kw + j] = (ci * rows_in + i) * wp + j
+                offsets[(ci * kh + i) * kw + j] = ((ci * sw + j % sw) * rows_in + i) * wq + j // sw
     bands = (oh + band_rows - 1) // band_rows
     out = np.empty((n, o_ch, oh, ow), dtype=np.float32)
     flat_out = out.reshape(out.size)
     plane = oh * ow
-    size = c * rows_in * wp
+    size = c * sw * rows_in * wq
     parts = min(PARTS, n * bands)
     for part in prange(parts):
-        flat = np.zeros(size + SPAN, dtype=np.float32)  # a last tile's pixels past the band read here
-        buf = flat[:size].reshape(c, rows_in, wp)
-        scratch = np.empty(ROWS * SPAN, dtype=np.float32)
+        flat = np.zeros(size + TILE_OUTPUTS, dtype=np.float32)  # a last tile's pixels past the band read here
+        buf = flat[:size].reshape(c, sw, rows_in, wq)
+        scratch = np.empty(TILE_OUTPUTS, dtype=np.float32)
         for task in range(part, n * bands, parts):
             b, y0 = task // bands, (task % bands) * band_rows
-            _fill(buf, x, b, y0 - pt, pl, wd)
+            if sw == 1:
+                _fill(buf[:, 0], x, b, y0 * sh - pt, pl, wd)
+            else:
+                _fill_pairs(buf, x, b, y0 * sh - pt, pl, wd)
             for y in range(min(band_rows, oh - y0)):
                 d0 = b * o_ch * plane + (y0 + y) * ow
-                _row(flat, y * wp, offsets, packed, flat_out, d0, plane, ow, o_ch, scratch)
+                _row(vectors, rows, flat, y * sh * wq, offsets, packed, flat_out, d0, plane, ow, o_ch, scratch)
     return out
 
 
-def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, pads, outs) -> np.ndarray:
-    """NCHW float32 stride-1 convolution (one group, no dilation) by ``pixel_tiles``."""
-    (kh, kw), (oh, ow) = kernel, outs
-    wp = max(ow + kw - 1, pads[2] + x.shape[3])
-    rows = max(MIN_BAND_ROWS, min(BAND_BYTES // max(1, 4 * x.shape[1] * wp) - kh + 1, -(-oh // MIN_BANDS)))
+def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, stride, pads, outs) -> np.ndarray:
+    """NCHW float32 convolution (one group, no dilation, strides 1 or 2) by ``pixel_tiles``."""
+    (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
+    wq = max(ow + (kw - 1) // sw, -(-(pads[2] + x.shape[3]) // sw))
+    by_bytes = (BAND_BYTES // max(1, 4 * x.shape[1] * sw * wq) - kh) // sh + 1
+    rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // MIN_BANDS)))
     parallel = x.shape[0] * out_channels * packed.shape[1] * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
     x = np.ascontiguousarray(x)
-    return pixel_tiles.run(parallel, x, packed, out_channels, kh, kw, pads[0], pads[2], oh, ow, rows)
+    vectors = vectors_for(out_channels, ow)
+    return pixel_tiles.run(parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, rows, vectors)

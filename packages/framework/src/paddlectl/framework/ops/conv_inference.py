@@ -140,22 +140,25 @@ def _rows_pay(outs) -> bool:
 
 
 def _pixels_first(x, w, outs) -> bool:
-    """On more than one thread ``conv_select``'s pixel tiles beat Winograd wherever they apply (ms on
+    """``conv_select``'s pixel tiles beat Winograd wherever they apply on more than one thread (ms on
     two threads: ResNet's 64 -> 64 at 56x56 1.1 vs 1.5, 128 -> 128 at 28x28 batch 8 8.7 vs 9.8,
-    PP-OCRv4 det's 96 -> 24 at 80x160 2.1 vs 4.5); narrower rows keep Winograd."""
-    return threaded() and _pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
+    PP-OCRv4 det's 96 -> 24 at 80x160 2.1 vs 4.5), and on one thread for layers with fewer than
+    ``_WINOGRAD_MIN_OUT`` outputs (96 -> 24 at 80x160 4.9 vs 5.5 in tile-row chunks, 16 -> 16 at
+    368x368 7.4 vs 11.6); narrower rows, and wider layers on one thread, keep Winograd."""
+    few = w.shape[0] < _WINOGRAD_MIN_OUT
+    return (few or threaded()) and _pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
 
 
-def _winograd_conv(x, w, u, padding, outs):
+def _winograd_conv(x, w, u, padding, outs, plain=None):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
-    where that pays at this size and thread count, else ``kernels.conv_select.forward``."""
-    if _pixels_first(x, w, outs):
-        return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
-    if _winograd_pays(x.shape, outs, w.shape[0]):
-        return _transformed(x, w, u, padding, outs)
-    if _rows_pay(outs) and not threaded():
-        return _transformed(x, w, u, padding, outs, by_rows=True)
-    return forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
+    where that pays at this size and thread count, else ``plain(x, w)`` (by default
+    ``kernels.conv_select.forward``)."""
+    if not _pixels_first(x, w, outs):
+        if _winograd_pays(x.shape, outs, w.shape[0]):
+            return _transformed(x, w, u, padding, outs)
+        if _rows_pay(outs) and not threaded():
+            return _transformed(x, w, u, padding, outs, by_rows=True)
+    return plain(x, w) if plain is not None else forward(x, w, (1, 1), padding, (1, 1), 1, outs)[0]
 
 
 def _plain(x, w, u, padding, outs, by_rows=False):
@@ -252,25 +255,11 @@ conv2d_winograd_op = OpDef(
 
 @lowering("conv2d_winograd")
 def _winograd_lowering(attrs, in_types, out_types):
-    """At known sizes: the output size and the paths made once; one thread or more picks at run time."""
+    """At known sizes: the output size and the plain path made once; the thread count picks at run time."""
     padding, x_shape, w_shape = attrs["padding"], in_types[0][0], in_types[1][0]
     outs = _winograd_outs(x_shape, padding)
     run = _lowered_forward(w_shape, (1, 1), padding, (1, 1), 1, outs)
-    if _winograd_pays(x_shape, outs, w_shape[0]):
-
-        def whole_or_pixels(x, w, u, bias):
-            out = run(x, w) if _pixels_first(x, w, outs) else _transformed(x, w, u, padding, outs)
-            return _add_bias(out, bias, "NCHW")
-
-        return whole_or_pixels
-    if not _rows_pay(outs):
-        return lambda x, w, u, bias: _add_bias(run(x, w), bias, "NCHW")
-
-    def serial_or_forward(x, w, u, bias):
-        out = run(x, w) if threaded() else _transformed(x, w, u, padding, outs, by_rows=True)
-        return _add_bias(out, bias, "NCHW")
-
-    return serial_or_forward
+    return lambda x, w, u, bias: _add_bias(_winograd_conv(x, w, u, padding, outs, run), bias, "NCHW")
 
 
 # ----- conv2d_scaled: a 1x1 conv of a per-channel-scaled input ---------------------------------------
