@@ -241,3 +241,4 @@ def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, stride,
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     return pixel_tiles.run(parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, rows, vectors)
+
