@@ -302,6 +302,21 @@ def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, 
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
+def _conv2d_against_paddle(real_paddle, x_shape, w_shape, kwargs, dtype="float32", atol=1e-4):
+    """Our ``F.conv2d`` without gradients of random inputs (and a bias where ``kwargs`` has
+    ``bias=True``), checked against real Paddle's; ours as an array."""
+    kwargs = dict(kwargs)
+    x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)
+    b = randn(w_shape[0], dtype=dtype) if kwargs.pop("bias", False) else None
+    with paddle.no_grad():
+        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    theirs = real_paddle.nn.functional.conv2d(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
+    )
+    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=atol)
+    return got.numpy()
+
+
 @pytest.mark.parametrize(
     "x_shape, w_shape, kwargs",
     [((2, 5, 9, 13), (7, 5, 3, 3), dict(padding=1)), ((3, 4, 6, 5), (3, 4, 3, 3), dict()),
@@ -328,17 +343,9 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     monkeypatch.setattr(conv_ops, "threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
     monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)
-    kwargs = dict(kwargs)
-    x, w = randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype)
-    b = randn(w_shape[0], dtype=dtype) if kwargs.pop("bias", False) else None
-    with paddle.no_grad():
-        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    got = _conv2d_against_paddle(real_paddle, x_shape, w_shape, kwargs, dtype, atol=1e-5)
     assert calls, "the direct 3x3 path did not run"
-    theirs = real_paddle.nn.functional.conv2d(
-        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
-    )
-    assert got.numpy().dtype == np.dtype(dtype)
-    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-5)
+    assert got.dtype == np.dtype(dtype)
 
 
 @pytest.mark.parametrize(
@@ -365,16 +372,8 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
     monkeypatch.setattr(conv_ops, "_TILES_MIN_MACS", 1)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)  # small stride-1 images: shifted GEMMs
     monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)  # wide stride-1 rows: pixel tiles
-    kwargs = dict(kwargs, stride=stride)
-    x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
-    b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
-    with paddle.no_grad():
-        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    _conv2d_against_paddle(real_paddle, x_shape, w_shape, dict(kwargs, stride=stride))
     assert calls, "the register-tile path did not run"
-    theirs = real_paddle.nn.functional.conv2d(
-        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
-    )
-    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(
@@ -404,17 +403,10 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
     monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
     strides = (stride, stride) if isinstance(stride, int) else stride
     x_shape = (*x_shape[:3], (x_shape[3] - 1) * strides[1] + 1)  # as wide an output at either column stride
-    kwargs = dict(kwargs, stride=stride)
-    x, w = randn(*x_shape, dtype="float32"), randn(*w_shape, dtype="float32")
-    b = randn(w_shape[0], dtype="float32") if kwargs.pop("bias", False) else None
-    with paddle.no_grad():
-        got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), None if b is None else paddle.to_tensor(b), **kwargs)
+    got = _conv2d_against_paddle(real_paddle, x_shape, w_shape, dict(kwargs, stride=stride))
     assert calls, "the pixel-tile path did not run"
+    x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
     assert conv_ops._pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
-    theirs = real_paddle.nn.functional.conv2d(
-        real_paddle.to_tensor(x), real_paddle.to_tensor(w), None if b is None else real_paddle.to_tensor(b), **kwargs
-    )
-    np.testing.assert_allclose(got.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
@@ -562,19 +554,16 @@ def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monke
     for name in ("_winograd", "_winograd_rows", "forward"):
         real = getattr(conv_inference, name)
         monkeypatch.setattr(conv_inference, name, lambda *a, _n=name, _f=real: calls.append(_n) or _f(*a))
-    x = rng.standard_normal((1, 4, 12, 12)).astype("float32")
-    for o, threaded in [(8, False), (8, True), (32, True)]:
-        w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
-        monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
-        conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 12))
-    assert calls == ["_winograd_rows", "forward", "_winograd"]
-    calls.clear()
-    x = rng.standard_normal((1, 4, 12, 40)).astype("float32")
-    for o, threaded in [(8, False), (32, False), (32, True)]:
-        w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
-        monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
-        conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, 40))
-    assert calls == ["forward", "_winograd", "forward"]
+    cases = {12: [(8, False, "_winograd_rows"), (8, True, "forward"), (32, True, "_winograd")],  # narrow rows
+             40: [(8, False, "forward"), (32, False, "_winograd"), (32, True, "forward")]}  # fmt: skip
+    for width, runs in cases.items():
+        x = rng.standard_normal((1, 4, 12, width)).astype("float32")
+        for o, threaded, path in runs:
+            w = rng.standard_normal((o, 4, 3, 3)).astype("float32")
+            monkeypatch.setattr(conv_inference, "threaded", lambda t=threaded: t)
+            calls.clear()
+            conv_inference._winograd_conv(x, w, winograd.weights(w), (1, 1, 1, 1), (12, width))
+            assert calls == [path], (width, o, threaded)
 
 
 @pytest.mark.parametrize(

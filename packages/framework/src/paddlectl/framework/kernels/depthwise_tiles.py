@@ -19,13 +19,12 @@ part inside the output is copied.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 from numba import prange, types, uint64
 from numba.extending import intrinsic
 
 from . import njit, parallel_kernel
 from .conv import _PARTS, _fill_phases
-from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd
+from .gemm import LANES, _broadcast, _data, _fmuladd, _i64, _vector_ptr
 
 ROWS = 4
 """Output rows per tile: with two vectors, 8 accumulators, two loaded vectors and a broadcast fit
@@ -34,8 +33,6 @@ AVX2's 16 registers."""
 KERNELS = (3, 5, 7)
 STRIDES = (1, 2)
 """Square kernel sizes and strides with a tile kernel; others take ``conv.depthwise``."""
-
-_I64 = ir.IntType(64)
 
 
 def _tile_intrinsic(k: int, stride: int, vectors: int):
@@ -51,12 +48,7 @@ def _tile_intrinsic(k: int, stride: int, vectors: int):
         w = _data(context, builder, signature.args[4], w_)
         dst = _data(context, builder, signature.args[6], dst_)
         fmuladd = _fmuladd(builder)
-
-        def const(value):
-            return ir.Constant(_I64, value)
-
-        def vector_at(base, offset):
-            return builder.bitcast(builder.gep(base, [offset]), _VECTOR.as_pointer())
+        const = _i64
 
         weights = {}
 
@@ -75,7 +67,9 @@ def _tile_intrinsic(k: int, stride: int, vectors: int):
                     offset = builder.mul(const(a * stride + j % stride), psize)
                     offset = builder.add(builder.add(s0, offset), builder.mul(const(row), sstep))
                     loaded = [
-                        builder.load(vector_at(src, builder.add(offset, const(j // stride + LANES * v))), align=4)
+                        builder.load(
+                            _vector_ptr(builder, src, builder.add(offset, const(j // stride + LANES * v))), align=4
+                        )
                         for v in range(vectors)
                     ]
                     for r in range(ROWS):
@@ -92,7 +86,7 @@ def _tile_intrinsic(k: int, stride: int, vectors: int):
         for r in range(ROWS):
             for v in range(vectors):
                 offset = builder.add(builder.add(d0, builder.mul(const(r), dstep)), const(LANES * v))
-                builder.store(sums[r][v], vector_at(dst, offset), align=4)
+                builder.store(sums[r][v], _vector_ptr(builder, dst, offset), align=4)
         return context.get_dummy_value()
 
     @intrinsic

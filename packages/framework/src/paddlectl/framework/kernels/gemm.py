@@ -75,6 +75,43 @@ def _fmuladd(builder):
     )
 
 
+def _i64(value: int):
+    return ir.Constant(_I64, value)
+
+
+def _vector_ptr(builder, base, offset):
+    """A pointer to the vector of LANES floats at element ``offset`` (an int or an IR value) of ``base``."""
+    offset = _i64(offset) if isinstance(offset, int) else offset
+    return builder.bitcast(builder.gep(base, [offset]), _VECTOR.as_pointer())
+
+
+def _k_loop(builder, k, initial, step):
+    """``for kk in range(k): sums = step(kk, sums)`` over vector accumulators starting at ``initial``,
+    as a loop whose accumulators are phis (LLVM keeps them in registers); the final sums (``initial``
+    where ``k <= 0``)."""
+    entry = builder.block
+    loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
+    builder.cbranch(builder.icmp_signed(">", k, _i64(0)), loop, done)
+    builder.position_at_end(loop)
+    kk = builder.phi(_I64)
+    kk.add_incoming(_i64(0), entry)
+    sums = [builder.phi(_VECTOR) for _ in initial]
+    for acc, start in zip(sums, initial, strict=True):
+        acc.add_incoming(start, entry)
+    updated = step(kk, sums)
+    next_k = builder.add(kk, _i64(1))
+    kk.add_incoming(next_k, loop)
+    for acc, new in zip(sums, updated, strict=True):
+        acc.add_incoming(new, loop)
+    builder.cbranch(builder.icmp_signed("<", next_k, k), loop, done)
+    builder.position_at_end(done)
+    results = [builder.phi(_VECTOR) for _ in initial]
+    for result, start, new in zip(results, initial, updated, strict=True):
+        result.add_incoming(start, entry)
+        result.add_incoming(new, loop)
+    return results
+
+
 def _broadcast(builder, scalar):
     """``scalar`` in every lane of a vector."""
     lane0 = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
@@ -108,17 +145,12 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         a_ptr, p_ptr = _data(context, builder, at, a_), _data(context, builder, pt, packed_)
         c_ptr = _data(context, builder, ct, c_)
         fmuladd = _fmuladd(builder)
-
-        def const(i):
-            return ir.Constant(_I64, i)
+        const = _i64
 
         def vectors_at(offset):
             """The tile's width of packed floats from element ``offset``: one panel row."""
             base = builder.gep(p_ptr, [offset])
-            return [
-                builder.load(builder.bitcast(builder.gep(base, [const(LANES * v)]), vec.as_pointer()), align=4)
-                for v in range(vectors)
-            ]
+            return [builder.load(_vector_ptr(builder, base, LANES * v), align=4) for v in range(vectors)]
 
         last = builder.sub(rows_, const(1))
         if step is None:
@@ -130,33 +162,17 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         else:  # every row read (the caller leaves room past the last): one base and constant offsets
             row_ptrs = [builder.gep(a_ptr, [builder.add(start_, const(r * step))]) for r in range(height)]
         bias = vectors_at(panel_)
-        entry = builder.block
-        loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
-        builder.cbranch(builder.icmp_signed(">", k_, const(0)), loop, done)
 
-        builder.position_at_end(loop)
-        kk = builder.phi(_I64)
-        kk.add_incoming(const(0), entry)
-        accs = [builder.phi(vec) for _ in range(height * vectors)]
-        for i, acc in enumerate(accs):
-            acc.add_incoming(bias[i % vectors], entry)
-        weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(stride))))
-        element = builder.load(builder.gep(o_ptr, [kk])) if indexed else kk
-        updated = []
-        for r in range(height):
-            a_rk = _broadcast(builder, builder.load(builder.gep(row_ptrs[r], [element])))
-            updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
-        next_k = builder.add(kk, const(1))
-        kk.add_incoming(next_k, loop)
-        for acc, new in zip(accs, updated, strict=True):
-            acc.add_incoming(new, loop)
-        builder.cbranch(builder.icmp_signed("<", next_k, k_), loop, done)
+        def accumulate(kk, accs):
+            weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(stride))))
+            element = builder.load(builder.gep(o_ptr, [kk])) if indexed else kk
+            updated = []
+            for r in range(height):
+                a_rk = _broadcast(builder, builder.load(builder.gep(row_ptrs[r], [element])))
+                updated += [builder.call(fmuladd, [a_rk, w, accs[r * vectors + v]]) for v, w in enumerate(weights)]
+            return updated
 
-        builder.position_at_end(done)
-        results = [builder.phi(vec) for _ in range(height * vectors)]
-        for i, result in enumerate(results):
-            result.add_incoming(bias[i % vectors], entry)
-            result.add_incoming(updated[i], loop)
+        results = _k_loop(builder, k_, [bias[i % vectors] for i in range(height * vectors)], accumulate)
         zero = ir.Constant(vec, [0.0] * LANES)
         for r in range(height):
             with builder.if_then(builder.icmp_signed("<", const(r), rows_)):
@@ -165,8 +181,7 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
                     result = results[r * vectors + v]
                     kept = builder.fcmp_unordered(">", result, zero)  # NaN kept, as the relu op does
                     activated = builder.select(relu_, builder.select(kept, result, zero), result)
-                    target = builder.bitcast(builder.gep(out, [const(LANES * v)]), vec.as_pointer())
-                    builder.store(activated, target, align=4)
+                    builder.store(activated, _vector_ptr(builder, out, LANES * v), align=4)
         return context.get_dummy_value()
 
     if indexed:

@@ -23,7 +23,7 @@ from numba.extending import intrinsic
 
 from . import njit, parallel_allowed, parallel_kernel
 from .conv_tiles import BAND_BYTES, PARTS, _fill
-from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd
+from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
 
 SHAPES = ((24, 1), (12, 2), (8, 3)) if LANES == 16 else ((12, 1), (6, 2), (4, 3))
 """Tiles of (channels, vectors of pixels): the accumulators, the loaded input vectors and a broadcast
@@ -47,8 +47,6 @@ PARALLEL_MIN_MACS = 1 << 22
 """Layers from this many multiply-adds (~50 us on one core) run on every thread: the parallel
 variant is chosen by work, not by the input's size (a deep layer has a small input and much work)."""
 
-_I64 = ir.IntType(64)
-
 
 def _tile_intrinsic(rows: int, vectors: int):
     """``tile(src, start, offsets, w, w0, k, dst, d0, dstep)``: for r < rows and lanes l < vectors*LANES,
@@ -61,47 +59,24 @@ def _tile_intrinsic(rows: int, vectors: int):
         w = _data(context, builder, signature.args[3], w_)
         dst = _data(context, builder, signature.args[6], dst_)
         fmuladd = _fmuladd(builder)
-
-        def const(value):
-            return ir.Constant(_I64, value)
-
-        def vector_at(base, offset):
-            return builder.bitcast(builder.gep(base, [const(offset)]), _VECTOR.as_pointer())
-
         base = builder.gep(src, [start])
+
+        def accumulate(kk, sums):
+            at = builder.gep(base, [builder.load(builder.gep(offsets, [kk]))])
+            loaded = [builder.load(_vector_ptr(builder, at, LANES * v), align=4) for v in range(vectors)]
+            weights = builder.gep(w, [builder.add(w0, builder.mul(kk, _i64(PACK)))])
+            updated = []
+            for r in range(rows):
+                weight = _broadcast(builder, builder.load(builder.gep(weights, [_i64(r)])))
+                updated += [builder.call(fmuladd, [weight, loaded[v], sums[r * vectors + v]]) for v in range(vectors)]
+            return updated
+
         zero = ir.Constant(_VECTOR, [0.0] * LANES)
-        entry = builder.block
-        loop, done = builder.append_basic_block("k_loop"), builder.append_basic_block("k_done")
-        builder.cbranch(builder.icmp_signed(">", k, const(0)), loop, done)
-
-        builder.position_at_end(loop)
-        kk = builder.phi(_I64)
-        kk.add_incoming(const(0), entry)
-        sums = [builder.phi(_VECTOR) for _ in range(rows * vectors)]
-        for acc in sums:
-            acc.add_incoming(zero, entry)
-        at = builder.gep(base, [builder.load(builder.gep(offsets, [kk]))])
-        loaded = [builder.load(vector_at(at, LANES * v), align=4) for v in range(vectors)]
-        weights = builder.gep(w, [builder.add(w0, builder.mul(kk, const(PACK)))])
-        updated = []
+        results = _k_loop(builder, k, [zero] * (rows * vectors), accumulate)
         for r in range(rows):
-            weight = _broadcast(builder, builder.load(builder.gep(weights, [const(r)])))
-            updated += [builder.call(fmuladd, [weight, loaded[v], sums[r * vectors + v]]) for v in range(vectors)]
-        next_k = builder.add(kk, const(1))
-        kk.add_incoming(next_k, loop)
-        for acc, new in zip(sums, updated, strict=True):
-            acc.add_incoming(new, loop)
-        builder.cbranch(builder.icmp_signed("<", next_k, k), loop, done)
-
-        builder.position_at_end(done)
-        results = [builder.phi(_VECTOR) for _ in range(rows * vectors)]
-        for result, new in zip(results, updated, strict=True):
-            result.add_incoming(zero, entry)
-            result.add_incoming(new, loop)
-        for r in range(rows):
-            row = builder.gep(dst, [builder.add(d0, builder.mul(const(r), dstep))])
+            row = builder.gep(dst, [builder.add(d0, builder.mul(_i64(r), dstep))])
             for v in range(vectors):
-                builder.store(results[r * vectors + v], vector_at(row, LANES * v), align=4)
+                builder.store(results[r * vectors + v], _vector_ptr(builder, row, LANES * v), align=4)
         return context.get_dummy_value()
 
     @intrinsic
@@ -241,4 +216,3 @@ def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, stride,
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     return pixel_tiles.run(parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, rows, vectors)
-
