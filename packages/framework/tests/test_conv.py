@@ -409,6 +409,23 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
     assert conv_ops._pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
 
 
+@pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])
+def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width):
+    from paddlectl.framework.kernels import pixel_tiles
+
+    def padded(rows, vectors):
+        return (
+            -(-out_channels // rows) * rows * -(-width // (vectors * pixel_tiles.LANES)) * vectors * pixel_tiles.LANES
+        )
+
+    chosen = pixel_tiles.vectors_for(out_channels, width)
+    least = min(padded(*shape) for shape in pixel_tiles.SHAPES)
+    assert padded(*pixel_tiles.SHAPES[chosen - 1]) == least
+    if padded(*pixel_tiles.SHAPES[1]) == least:
+        assert chosen == 2  # the middle shape on a tie
+    assert all(pixel_tiles.PACK % rows == 0 for rows, _ in pixel_tiles.SHAPES)
+
+
 def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
     from paddlectl.framework.kernels.conv_select import _pixels_pay
 
