@@ -342,7 +342,7 @@ def test_direct_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shap
     monkeypatch.setattr(conv_ops, "_DIRECT_MIN_OUTPUTS", 1)
     monkeypatch.setattr(conv_ops, "threaded", lambda: True)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)
-    monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)
+    monkeypatch.setattr(conv_ops, "pixels_pay", lambda *a: False)
     got = _conv2d_against_paddle(real_paddle, x_shape, w_shape, kwargs, dtype, atol=1e-5)
     assert calls, "the direct 3x3 path did not run"
     assert got.dtype == np.dtype(dtype)
@@ -371,7 +371,7 @@ def test_register_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape,
     monkeypatch.setattr(conv_tiles, "BAND_BYTES", band_bytes)
     monkeypatch.setattr(conv_ops, "_TILES_MIN_MACS", 1)
     monkeypatch.setattr(conv_ops, "_shifts_pay", lambda *a: False)  # small stride-1 images: shifted GEMMs
-    monkeypatch.setattr(conv_ops, "_pixels_pay", lambda *a: False)  # wide stride-1 rows: pixel tiles
+    monkeypatch.setattr(conv_ops, "pixels_pay", lambda *a: False)  # wide stride-1 rows: pixel tiles
     _conv2d_against_paddle(real_paddle, x_shape, w_shape, dict(kwargs, stride=stride))
     assert calls, "the register-tile path did not run"
 
@@ -406,7 +406,7 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
     got = _conv2d_against_paddle(real_paddle, x_shape, w_shape, dict(kwargs, stride=stride))
     assert calls, "the pixel-tile path did not run"
     x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
-    assert conv_ops._pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
+    assert conv_ops.pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
 
 
 @pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])
@@ -427,17 +427,17 @@ def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width
 
 
 def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
-    from paddlectl.framework.kernels.conv_select import _pixels_pay
+    from paddlectl.framework.kernels.conv_select import pixels_pay
 
     x, w = np.zeros((1, 96, 80, 160), np.float32), np.zeros((24, 96, 3, 3), np.float32)
-    assert _pixels_pay(x, w, (1, 1), (1, 1), 1, (80, 160))
-    assert _pixels_pay(x, w, (2, 1), (1, 1), 1, (40, 160))
-    assert not _pixels_pay(x, w, (3, 3), (1, 1), 1, (27, 54))
-    assert not _pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
-    assert not _pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
-    assert not _pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
-    assert not _pixels_pay(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (80, 160))  # 1x1: one GEMM
-    assert not _pixels_pay(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (80, 160))
+    assert pixels_pay(x, w, (1, 1), (1, 1), 1, (80, 160))
+    assert pixels_pay(x, w, (2, 1), (1, 1), 1, (40, 160))
+    assert not pixels_pay(x, w, (3, 3), (1, 1), 1, (27, 54))
+    assert not pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
+    assert not pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
+    assert not pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
+    assert not pixels_pay(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (80, 160))  # 1x1: one GEMM
+    assert not pixels_pay(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (80, 160))
 
 
 def test_register_tiles_leave_small_or_shallow_layers_and_float64_alone():

@@ -183,17 +183,19 @@ def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
 _PIXELS_MIN_WIDTH = 24
 """Pixel tiles (``kernels.pixel_tiles``) run layers of strides 1 and 2 whose output rows are at least
 this wide (a tile spans 16-48 pixels with AVX-512: narrower rows leave lanes idle). Measured (ms,
-one / two threads, Zen 5) against what ran before, stride 2: PP-OCRv4 det's 3 -> 16 stem at 320x640
+one / two threads, Zen 5) against what ran before. Stride 2: PP-OCRv4 det's 3 -> 16 stem at 320x640
 0.69 / 0.48 vs 1.11 / 0.59 (direct), 48 -> 24 at 368x368 9.0 / 5.3 vs 12.7 / 8.4 (register tiles),
 96 -> 48 at 96x96 1.85 / 1.06 vs 1.83 / 1.24, a 7x7 3 -> 64 stem at 224x224 2.0 / 1.1 vs 3.2 / 2.7,
-PP-OCRv4 rec's 64 -> 128 at (2, 1) batch 8 16.4 / 10.9 vs 22.1 / 17.4 (columns + GEMM); stride 1: PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register
-tiles 5.9 / 3.4, 16 -> 16 at 368x368 7.4 / 3.7 vs 11.1 / 8.4, ResNet's 64 -> 64 at 56x56 2.0 / 1.1 vs
-columns + GEMM 2.0 / 2.0 (Winograd 1.7 / 1.5), 128 -> 128 at 28x28 batch 8 14.6 / 8.7 vs 20.3 / 13.3
-(Winograd 11.1 / 9.8), a 7x7 3 -> 64 stem at 224x224 6.8 / 3.6 vs 12.7 / 10.0; at 14x14 256 -> 256
-(batch 8) 28.2 / 14.5 against Winograd's 11.7 / 8.6."""
+PP-OCRv4 rec's 64 -> 128 at (2, 1) batch 8 16.4 / 10.9 vs 22.1 / 17.4 (columns + GEMM). Stride 1:
+PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register tiles 5.9 / 3.4, 16 -> 16 at 368x368
+7.4 / 3.7 vs 11.1 / 8.4, ResNet's 64 -> 64 at 56x56 2.0 / 1.1 vs columns + GEMM 2.0 / 2.0 (Winograd
+1.7 / 1.5), 128 -> 128 at 28x28 batch 8 14.6 / 8.7 vs 20.3 / 13.3 (Winograd 11.1 / 9.8), a 7x7
+3 -> 64 stem at 224x224 6.8 / 3.6 vs 12.7 / 10.0; at 14x14 256 -> 256 (batch 8) 28.2 / 14.5 against
+Winograd's 11.7 / 8.6."""
 
 
-def _pixels_pay(x, w, stride, dil, groups, outs) -> bool:
+def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
+    """Whether ``forward`` runs this convolution as pixel tiles (at inference)."""
     strides = stride[0] in (1, 2) and stride[1] in (1, 2)
     plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
     return plain and outs[1] >= _PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
@@ -272,7 +274,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
             return depthwise_tiles.depthwise(x, w, stride[0], pads[0], pads[2], *outs), x
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
-    if not keep_columns and _pixels_pay(x, w, stride, dil, groups, outs):
+    if not keep_columns and pixels_pay(x, w, stride, dil, groups, outs):
         return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), o, w.shape[2:], stride, pads, outs), x
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x

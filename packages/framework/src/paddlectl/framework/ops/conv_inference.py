@@ -19,7 +19,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
 from ..kernels.background import with_reference
-from ..kernels.conv_select import PerWeight, _pixels_pay, forward, reference_forward, threaded
+from ..kernels.conv_select import PerWeight, forward, pixels_pay, reference_forward, threaded
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -146,7 +146,7 @@ def _pixels_first(x, w, outs) -> bool:
     ``_WINOGRAD_MIN_OUT`` outputs (96 -> 24 at 80x160 4.9 vs 5.5 in tile-row chunks, 16 -> 16 at
     368x368 7.4 vs 11.6); narrower rows, and wider layers on one thread, keep Winograd."""
     few = w.shape[0] < _WINOGRAD_MIN_OUT
-    return (few or threaded()) and _pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
+    return (few or threaded()) and pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
 
 
 def _winograd_conv(x, w, u, padding, outs, plain=None):
