@@ -169,15 +169,14 @@ def _fill_pairs(buf, x, b, row0, pl, wd):
 
 
 @parallel_kernel
-def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, band_rows, vectors):
+def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, vectors):
     """``out[n, o, y, q] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y*sh + i, q*sw + j]`` for NCHW
     float32 ``x`` and ``packed = pack(w)`` (padding top ``pt`` / left ``pl``, zero elsewhere; strides 1
     or 2): bands of ``band_rows`` output rows dealt to ``PARTS`` tasks, round robin. A band's input
-    rows are held as ``sw`` column phase planes of ``wq`` columns each."""
+    rows are held as ``sw`` column phase planes of ``wq`` columns each (``plane_width``)."""
     n, c, _, wd = x.shape
     k = packed.shape[1]
     rows = SHAPES[vectors - 1][0]
-    wq = max(ow + (kw - 1) // sw, (pl + wd + sw - 1) // sw)
     rows_in = (band_rows - 1) * sh + kh
     offsets = np.empty(k, dtype=np.int64)
     for ci in range(c):
@@ -206,13 +205,20 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, band_rows, vect
     return out
 
 
+def plane_width(width: int, kw: int, sw: int, pl: int, ow: int) -> int:
+    """Columns of a band's phase plane: every tap of every output, and the left-padded image row."""
+    return max(ow + (kw - 1) // sw, -(-(pl + width) // sw))
+
+
 def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, stride, pads, outs) -> np.ndarray:
     """NCHW float32 convolution (one group, no dilation, strides 1 or 2) by ``pixel_tiles``."""
     (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
-    wq = max(ow + (kw - 1) // sw, -(-(pads[2] + x.shape[3]) // sw))
+    wq = plane_width(x.shape[3], kw, sw, pads[2], ow)
     by_bytes = (BAND_BYTES // max(1, 4 * x.shape[1] * sw * wq) - kh) // sh + 1
     rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // MIN_BANDS)))
     parallel = x.shape[0] * out_channels * packed.shape[1] * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
-    return pixel_tiles.run(parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, rows, vectors)
+    return pixel_tiles.run(
+        parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, wq, rows, vectors
+    )
