@@ -126,10 +126,11 @@ def test_buffers_reused_across_tasks_keep_a_zero_border():
 @pytest.mark.parametrize("variant", ["serial", "parallel"])
 @pytest.mark.parametrize("k", depthwise_tiles.KERNELS)
 @pytest.mark.parametrize("stride", depthwise_tiles.STRIDES)
-@pytest.mark.parametrize(("rows", "width"), [(1, 1), (3, 15), (4, 16), (5, 17), (9, 33), (2, 70), (16, 64)])
+@pytest.mark.parametrize(("rows", "width"), [(1, 1), (3, 15), (4, 16), (5, 17), (9, 33), (2, 70), (6, 40), (16, 64)])
 @pytest.mark.parametrize("pad", [0, 1, "k"])
 def test_register_tiles_match_numpy(variant, k, stride, rows, width, pad):
     """Planes that end mid-tile (rows past a multiple of ROWS, columns past a multiple of a vector),
+    bands of one or two rows (the short tiles, alone or after full bands),
     no padding, padding as wide as the kernel (output rows and columns of zeros), both strides."""
     pad = k if pad == "k" else pad
     if rows + 2 * pad < k or width + 2 * pad < k:

@@ -243,11 +243,11 @@ def kernel_source(
     for d in range(nd - 1):
         rows *= shape[d]
     for r in {{loop}}(rows):
-        block = 1
+        rest = r + 0  # a copy the loop may change (parfors refuse writes to the prange index)
 {offsets}
         for d in range(nd - 2, -1, -1):
-            i = (r // block) % shape[d]
-            block *= shape[d]
+            i = rest % shape[d]
+            rest = rest // shape[d]
 {steps}
 {row}
 {head}

@@ -112,6 +112,20 @@ def _k_loop(builder, k, initial, step):
     return results
 
 
+def _store_first(builder, vector, pointer, count):
+    """Store the first ``count`` (an i64 IR value in 0..LANES) lanes of ``vector`` at ``pointer``: a
+    masked store, so a tile at a row's end writes in place instead of through a scratch copy."""
+    store = cgutils.get_or_insert_function(
+        builder.module,
+        ir.FunctionType(ir.VoidType(), [_VECTOR, _VECTOR.as_pointer(), ir.IntType(32), ir.VectorType(ir.IntType(1), LANES)]),
+        f"llvm.masked.store.v{LANES}f32.p0",
+    )
+    lanes = ir.Constant(ir.VectorType(_I64, LANES), list(range(LANES)))
+    splat = builder.insert_element(ir.Constant(ir.VectorType(_I64, LANES), ir.Undefined), count, _i64(0))
+    splat = builder.shuffle_vector(splat, splat, ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+    builder.call(store, [vector, pointer, ir.Constant(ir.IntType(32), 4), builder.icmp_signed("<", lanes, splat)])
+
+
 def _broadcast(builder, scalar):
     """``scalar`` in every lane of a vector."""
     lane0 = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
