@@ -94,7 +94,9 @@ def _tile_intrinsic(k: int, stride: int, vectors: int, height: int = ROWS):
                 with builder.if_else(whole) as (full, part):
                     with full:
                         for v in range(vectors):
-                            builder.store(sums[r][v], _vector_ptr(builder, dst, builder.add(row, const(LANES * v))), align=4)
+                            builder.store(
+                                sums[r][v], _vector_ptr(builder, dst, builder.add(row, const(LANES * v))), align=4
+                            )
                     with part:  # a row's last tile: the lanes inside the row
                         for v in range(vectors):
                             lanes = builder.sub(cols_, const(LANES * v))
@@ -186,7 +188,8 @@ def _plane_tiles(phases, wq, size, stride, w, w0, k, out, base, oh, ow):
         q = 0
         while q < ow:
             vectors = 2 if short or q + LANES < ow else 1
-            _tile(k, stride, short, vectors, phases, y0 * wq + q, wq, size, w, w0, out, base + y0 * ow + q, ow, rows, ow - q)
+            start, at = y0 * wq + q, base + y0 * ow + q
+            _tile(k, stride, short, vectors, phases, start, wq, size, w, w0, out, at, ow, rows, ow - q)
             q += vectors * LANES
 
 

@@ -117,7 +117,9 @@ def _store_first(builder, vector, pointer, count):
     masked store, so a tile at a row's end writes in place instead of through a scratch copy."""
     store = cgutils.get_or_insert_function(
         builder.module,
-        ir.FunctionType(ir.VoidType(), [_VECTOR, _VECTOR.as_pointer(), ir.IntType(32), ir.VectorType(ir.IntType(1), LANES)]),
+        ir.FunctionType(
+            ir.VoidType(), [_VECTOR, _VECTOR.as_pointer(), ir.IntType(32), ir.VectorType(ir.IntType(1), LANES)]
+        ),
         f"llvm.masked.store.v{LANES}f32.p0",
     )
     lanes = ir.Constant(ir.VectorType(_I64, LANES), list(range(LANES)))
