@@ -36,8 +36,11 @@ def require_float(op: str, x: np.ndarray) -> None:
 
 
 def sigmoid_expr(v: str = "{x}") -> str:
-    """The logistic function of the scalar expression ``v``, without overflow for either sign."""
-    return f"(T(1.0) / (T(1.0) + math.exp(-{v})) if {v} >= T(0.0) else math.exp({v}) / (T(1.0) + math.exp({v})))"
+    """The logistic function of the scalar expression ``v``, without overflow for either sign: with
+    ``e = exp(-|v|)``, ``1 / (1 + e)`` for v >= 0 and ``e / (1 + e)`` below (the same numbers as
+    ``exp(v) / (1 + exp(v))``), so a vectorised loop, which computes both sides, takes one exp."""
+    e = f"math.exp(-abs({v}))"
+    return f"((T(1.0) if {v} >= T(0.0) else {e}) / (T(1.0) + {e}))"
 
 
 def _filled(fn, defaults: dict):
