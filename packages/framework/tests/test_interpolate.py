@@ -95,3 +95,25 @@ def test_bad_input_raises_typed_error(call, error):
 )
 def test_layers_match_paddle(real_paddle, cls, kwargs):
     layer(real_paddle, cls, (), kwargs, randn(2, 3, 4, 5))
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols"),
+    [
+        (np.arange(10) // 2, np.arange(14) // 2),  # 2x: repeated rows copied, columns written twice
+        (np.arange(5), np.arange(56) // 8),  # a whole-number column factor of 8
+        (np.arange(15) // 3, np.arange(21) // 3),
+        (np.array([0, 0, 1, 3, 3, 4]), np.array([0, 0, 1, 3, 3, 6])),  # a gather with repeats
+        (np.array([4, 2, 0]), np.array([6, 3, 1])),  # downsampling, no pattern
+        (np.arange(5) // 2, np.arange(7) // 2),  # rows shorter than 2x, columns not 2 * W
+    ],
+)
+def test_nearest_gather_fast_paths_match_the_numpy_gather(rows, cols):
+    """``gather_grid`` copies repeated rows and writes whole-number column factors without a gather:
+    the same values as the plain gather, serial and parallel."""
+    from paddlectl.framework.kernels.pool import gather_grid
+
+    x = np.random.default_rng(0).standard_normal((3, 5, 7)).astype(np.float32)
+    want = x[:, rows[:, None], cols[None, :]]
+    for variant in (gather_grid.serial, gather_grid.parallel):
+        np.testing.assert_array_equal(variant(x, rows.astype(np.int64), cols.astype(np.int64)), want)

@@ -8,6 +8,7 @@ matrices are built with Paddle's float32 source-coordinate arithmetic (align_cor
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -66,9 +67,29 @@ def _out_size(spatial, size, scale) -> tuple:
     return tuple(size) if size is not None else tuple(_scaled(n, s) for n, s in zip(spatial, scale, strict=True))
 
 
-def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> list[np.ndarray]:
-    scale = scale or (None, None)  # given sizes, not scales: the ratio is in / out
-    return [_matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)]
+def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> tuple[np.ndarray, ...]:
+    """The two axes' matrices (read-only: a layer resizing the same shapes every call builds them once)."""
+    scale = tuple(scale) if scale else (None, None)  # given sizes, not scales: the ratio is in / out
+    return _built(tuple(sizes), tuple(outs), scale, mode, align_corners, align_mode, np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def _built(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> tuple[np.ndarray, ...]:
+    matrices = tuple(
+        _matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)
+    )
+    for m in matrices:
+        m.flags.writeable = False
+    return matrices
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest_sources(sizes, outs, scale, align_corners) -> tuple[np.ndarray, ...]:
+    """Each output row's and column's source index for ``nearest`` (the matrices' one-hot columns)."""
+    sources = tuple(m.argmax(1) for m in _matrices(sizes, outs, scale, "nearest", align_corners, 0, np.float32))
+    for index in sources:
+        index.flags.writeable = False
+    return sources
 
 
 def _to_nchw(x, data_format):
@@ -84,11 +105,12 @@ def _forward(ctx, x, size, scale, mode, align_corners, align_mode, data_format):
         raise DTypeError(f"interpolate: x must be float16/32/64, got {x.dtype}; cast it with .astype('float32')")
     xc = _to_nchw(x, data_format)
     size = _out_size(xc.shape[2:], size, scale)
-    mh, mw = _matrices(xc.shape[2:], size, scale, mode, align_corners, align_mode, x.dtype)
     if mode == "nearest":  # one-hot rows: a gather gives the same values without two dense matmuls
+        rows, cols = _nearest_sources(tuple(xc.shape[2:]), tuple(size), tuple(scale) if scale else None, align_corners)
         planes = np.ascontiguousarray(xc).reshape(-1, *xc.shape[2:])
-        out = gather_grid(planes, mh.argmax(1), mw.argmax(1)).reshape(*xc.shape[:2], *size)
+        out = gather_grid(planes, rows, cols).reshape(*xc.shape[:2], *size)
     else:
+        mh, mw = _matrices(xc.shape[2:], size, scale, mode, align_corners, align_mode, x.dtype)
         out = np.matmul(np.matmul(mh, xc), mw.T)
     return _from_nchw(out, data_format)
 
