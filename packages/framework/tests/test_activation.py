@@ -192,3 +192,24 @@ def test_relu_kernel_matches_numpy_maximum(dtype):
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, expected)
     assert not np.signbit(got).any()
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 40, 6625])
+def test_row_max_per_lane_skips_nan_like_the_single_chain(n):
+    """``rows.row_max`` (one running maximum per lane, then the tail): the row's largest entry, NaN
+    entries skipped, -inf for an empty or all-NaN row; the maximum anywhere in the row, lanes and tail."""
+    from numba import njit
+
+    from paddlectl.framework.kernels.rows import row_max
+
+    call = njit(lambda row: row_max(row))
+    rng = np.random.default_rng(n)
+    for dtype in (np.float32, np.float64):
+        for at in sorted({0, n // 2, n - 1}) if n else [None]:
+            row = rng.standard_normal(n).astype(dtype)
+            if at is not None:
+                row[at] = 50.0
+                row[(at + 1) % n] = np.nan
+            finite = row[~np.isnan(row)]
+            assert call(row) == (finite.max() if finite.size else -np.inf)
+        assert call(np.full(n, np.nan, dtype)) == -np.inf
