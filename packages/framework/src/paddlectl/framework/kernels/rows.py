@@ -6,7 +6,6 @@ import numpy as np
 
 from . import njit
 
-
 _LANES = 16
 """Running maxima ``row_max`` keeps: one vector's worth."""
 
