@@ -131,14 +131,14 @@ def test_buffers_reused_across_tasks_keep_a_zero_border():
 def test_register_tiles_match_numpy(variant, k, stride, rows, width, pad):
     """Planes that end mid-tile (rows past a multiple of ROWS, columns past a multiple of a vector),
     bands of one or two rows (the short tiles, alone or after full bands),
-    no padding, padding as wide as the kernel (output rows and columns of zeros), both strides."""
+    no padding, padding as wide as the kernel (output rows and columns of zeros), every stride."""
     pad = k if pad == "k" else pad
     if rows + 2 * pad < k or width + 2 * pad < k:
         pytest.skip("no output")
     x = rng.standard_normal((2, 3, rows, width)).astype(np.float32)
     w = rng.standard_normal((6, 1, k, k)).astype(np.float32)  # two outputs per input channel
-    want = reference(x, w, (stride, stride), (pad, pad), (1, 1))
-    got = getattr(depthwise_tiles.depthwise, variant)(x, w, stride, pad, pad, *want.shape[2:])
+    want = reference(x, w, stride, (pad, pad), (1, 1))
+    got = getattr(depthwise_tiles.depthwise, variant)(x, w, *stride, pad, pad, *want.shape[2:])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -150,11 +150,11 @@ def test_register_tiles_asymmetric_padding_and_reused_buffers():
     x[0, 1::2] = rng.standard_normal((100, 6, 20))
     w = rng.standard_normal((200, 1, 5, 5)).astype(np.float32)
     padded = reference(np.pad(x, ((0, 0), (0, 0), (1, 3), (0, 4))), w, (1, 1), (0, 0), (1, 1))
-    got = depthwise_tiles.depthwise.serial(x, w, 1, 1, 0, 6, 20)
+    got = depthwise_tiles.depthwise.serial(x, w, 1, 1, 1, 0, 6, 20)
     np.testing.assert_allclose(got, padded, rtol=1e-5, atol=1e-2)
 
 
-def test_register_tiles_serve_float32_square_kernels_at_stride_1_or_2_only():
+def test_register_tiles_serve_float32_square_kernels_at_strides_1_2_and_2_1_only():
     x32, x64 = np.zeros((1, 2, 4, 4), np.float32), np.zeros((1, 2, 4, 4))
 
     def weight(k, kw=None, dtype=np.float32):
@@ -164,7 +164,8 @@ def test_register_tiles_serve_float32_square_kernels_at_stride_1_or_2_only():
     assert depthwise_tiles.supported(x32, weight(5), (2, 2), (1, 1))
     assert not depthwise_tiles.supported(x64, weight(5, dtype=np.float64), (1, 1), (1, 1))
     assert not depthwise_tiles.supported(x32, weight(5, dtype=np.float64), (1, 1), (1, 1))
-    assert not depthwise_tiles.supported(x32, weight(5), (2, 1), (1, 1))
+    assert depthwise_tiles.supported(x32, weight(5), (2, 1), (1, 1))
+    assert not depthwise_tiles.supported(x32, weight(5), (1, 2), (1, 1))
     assert not depthwise_tiles.supported(x32, weight(5), (3, 3), (1, 1))
     assert not depthwise_tiles.supported(x32, weight(3), (1, 1), (2, 2))
     assert not depthwise_tiles.supported(x32, weight(1, 7), (1, 1), (1, 1))

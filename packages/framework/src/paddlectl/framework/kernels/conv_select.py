@@ -271,7 +271,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if _one_channel_per_output(w.shape):
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
         if depthwise_tiles.supported(x, w, stride, dil):
-            return depthwise_tiles.depthwise(x, w, stride[0], pads[0], pads[2], *outs), x
+            return depthwise_tiles.depthwise(x, w, *stride, pads[0], pads[2], *outs), x
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and pixels_pay(x, w, stride, dil, groups, outs):
