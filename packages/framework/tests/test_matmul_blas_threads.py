@@ -108,3 +108,25 @@ def test_a_forked_child_splits_products_with_threads_of_its_own(monkeypatch):
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_a_models_small_products_take_one_blas_thread_inside_its_run(seen):
+    """Inside the only capped region (a predictor's run at two threads), ``BLAS_CAP.matmul`` runs a
+    product under ``PARALLEL_GEMM_MACS`` on one BLAS thread and a larger one on the region's count,
+    restoring the count after each; with a second region open it changes nothing."""
+    before = _counts()
+    if not before or max(before) < 2:
+        pytest.skip("the BLAS runs one thread here: nothing to narrow")
+    a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+    blas.BLAS_CAP.enter(2)
+    try:
+        np.testing.assert_array_equal(blas.BLAS_CAP.matmul(a, b, 24), np.full((2, 4), 3, np.float32))
+        assert _counts() == [2] * len(before)
+        blas.BLAS_CAP.matmul(a, b, blas.PARALLEL_GEMM_MACS)
+        blas.BLAS_CAP.enter(2)  # a second region (another predictor's run on another thread)
+        blas.BLAS_CAP.matmul(a, b, 24)
+        blas.BLAS_CAP.exit()
+    finally:
+        blas.BLAS_CAP.exit()
+    assert seen == [[1] * len(before), [2] * len(before), [2] * len(before)]
+    assert _counts() == before

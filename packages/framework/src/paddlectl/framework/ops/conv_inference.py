@@ -19,6 +19,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import ShapeError
 from ..kernels import winograd
 from ..kernels.background import with_reference
+from ..kernels.blas import BLAS_CAP
 from ..kernels.conv_select import PerWeight, forward, pixels_pay, reference_forward, threaded
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
@@ -272,7 +273,8 @@ def _scaled(x, s, w, bias):
     [6, 200, 2, 96] activations, a whole pass over them, for 6 x 6400 weight products here)."""
     n, c = x.shape[:2]
     scaled = w.reshape(w.shape[0], c) * s.reshape(s.shape[0], 1, c)
-    out = np.matmul(scaled, np.ascontiguousarray(x).reshape(n, c, -1)).reshape(n, w.shape[0], *x.shape[2:])
+    columns = np.ascontiguousarray(x).reshape(n, c, -1)
+    out = BLAS_CAP.matmul(scaled, columns, scaled[0].size * columns.shape[2]).reshape(n, w.shape[0], *x.shape[2:])
     return _add_bias(out, bias, "NCHW")
 
 
