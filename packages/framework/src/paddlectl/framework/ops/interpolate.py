@@ -67,25 +67,15 @@ def _out_size(spatial, size, scale) -> tuple:
     return tuple(size) if size is not None else tuple(_scaled(n, s) for n, s in zip(spatial, scale, strict=True))
 
 
-def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> tuple[np.ndarray, ...]:
-    """The two axes' matrices (read-only: a layer resizing the same shapes every call builds them once)."""
-    scale = tuple(scale) if scale else (None, None)  # given sizes, not scales: the ratio is in / out
-    return _built(tuple(sizes), tuple(outs), scale, mode, align_corners, align_mode, np.dtype(dtype))
-
-
-@functools.lru_cache(maxsize=256)
-def _built(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> tuple[np.ndarray, ...]:
-    matrices = tuple(
-        _matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)
-    )
-    for m in matrices:
-        m.flags.writeable = False
-    return matrices
+def _matrices(sizes, outs, scale, mode, align_corners, align_mode, dtype) -> list[np.ndarray]:
+    scale = scale or (None, None)  # given sizes, not scales: the ratio is in / out
+    return [_matrix(sizes[i], outs[i], scale[i], mode, align_corners, align_mode).astype(dtype) for i in range(2)]
 
 
 @functools.lru_cache(maxsize=256)
 def _nearest_sources(sizes, outs, scale, align_corners) -> tuple[np.ndarray, ...]:
-    """Each output row's and column's source index for ``nearest`` (the matrices' one-hot columns)."""
+    """Each output row's and column's source index for ``nearest`` (the matrices' one-hot columns),
+    read-only and built once per shape: a model resizes the same shapes every run."""
     sources = tuple(m.argmax(1) for m in _matrices(sizes, outs, scale, "nearest", align_corners, 0, np.float32))
     for index in sources:
         index.flags.writeable = False
