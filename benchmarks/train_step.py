@@ -6,7 +6,10 @@ the workload's own) and prints median ms/step, the ratio to PyTorch, peak RSS, a
 runs ``--rounds`` times, interleaved with the others, and the run with the middle ms/step is
 shown: on a shared 2-core machine a single run of any framework can be 2-4x off. Each framework
 then runs once more beside a busy neighbour (one other process spinning on a core): "busy ms"
-and "busy/idle" show how well its threads step aside (the goal: within 1.5x of idle).
+and "busy/idle" show how well its threads step aside (the goal: within 1.5x of idle). "GFLOP/step"
+is one step's matmul and convolution work as PyTorch's FLOP counter sees the same model, and
+"roofline ms" that work at NumPy's own 1024^3 float32 matmul rate on this machine (the title), with
+each framework's step as a percentage of it: how close a GEMM-bound step is to the machine's GEMM.
 
     python benchmarks/train_step.py [--steps 30] [--rounds 3] [--json out.json]
 
@@ -156,12 +159,46 @@ def worker(framework: str, workload: str, steps: int) -> dict:
         step()
         times.append((time.perf_counter() - t0) * 1e3)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
+    result = {
         "median_ms": statistics.median(times),
         "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
         "peak_rss_mb": rss_mb,
         "cold_start_s": first,
     }
+    if framework == "torch":
+        result["step_gflop"] = _step_gflop(step)
+    return result
+
+
+def _step_gflop(step) -> float:
+    """One training step's matmul and convolution FLOPs, forward and backward, as PyTorch's own
+    counter (``torch.utils.flop_counter``) sees the same model: what the roofline is computed from."""
+    import warnings
+
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    # oneDNN's fused LSTM is one op the counter has no formula for; the native path is its GEMMs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the flags' notice about Intel GPUs' TF32
+        with torch.backends.mkldnn.flags(enabled=False), FlopCounterMode(display=False) as counter:
+            step()
+    return counter.get_total_flops() / 1e9
+
+
+def _numpy_gemm_gflops(size: int = 1024, repeats: int = 10) -> float:
+    """NumPy's float32 ``size``^3 matmul rate on its default threads (the median of ``repeats``): the
+    machine's GEMM speed that a GEMM-bound step is measured against (issue 31's roofline)."""
+    import numpy as np
+
+    a = np.random.default_rng(0).standard_normal((size, size)).astype(np.float32)
+    a @ a
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ a
+        times.append(time.perf_counter() - t0)
+    return 2 * size**3 / statistics.median(times) / 1e9
 
 
 def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
@@ -222,7 +259,8 @@ def main() -> None:
             with busy_neighbour():
                 for framework in FRAMEWORKS:
                     results[(framework, workload)]["busy"] = _run(framework, workload, args.steps, cache)
-    title = f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()}"
+    gemm_rate = _numpy_gemm_gflops()
+    title = f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()}, its 1024^3 matmul {gemm_rate:.0f} GFLOP/s"
     table = Table(title=f"{title} (median of {args.steps} steps; the middle of {args.rounds} runs)")
     columns = (
         "workload",
@@ -234,12 +272,16 @@ def main() -> None:
         "cold start s",
         "busy ms",
         "busy/idle",
+        "GFLOP/step",
+        "roofline ms (% of it)",
     )
     for col in columns:
         table.add_column(col, justify="right" if col not in ("workload", "framework") else "left")
     for workload in args.workloads.split(","):
         torch_r = results[("torch", workload)]
         torch_ms = torch_r.get("median_ms")
+        gflop = torch_r.get("step_gflop")
+        roofline_ms = 1e3 * gflop / gemm_rate if gflop else None
         for framework in [*FRAMEWORKS, "paddlectl-warm"]:
             r = results[(framework, workload)]
             if "error" in r:
@@ -257,11 +299,14 @@ def main() -> None:
                 f"{r['cold_start_s']:.2f}",
                 f"{busy:.2f}" if busy else "-",
                 f"{busy / r['median_ms']:.2f}x" if busy else "-",
+                f"{gflop:.3f}" if gflop else "-",
+                f"{roofline_ms:.2f} ({100 * roofline_ms / r['median_ms']:.0f}%)" if roofline_ms else "-",
             )
     Console().print(table)
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump({f"{f}/{w}": r for (f, w), r in results.items()}, handle, indent=2)
+            rows = {f"{f}/{w}": r for (f, w), r in results.items()}
+            json.dump({"numpy_gemm_gflops": gemm_rate, **rows}, handle, indent=2)
 
 
 if __name__ == "__main__":
