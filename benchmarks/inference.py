@@ -40,6 +40,8 @@ import sys
 import tempfile
 import time
 
+from _blas import describe as blas
+from _blas import matmul_gflops as numpy_matmul_gflops
 from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
 from _rounds import middle, ms_text, ratio_text
 
@@ -196,7 +198,7 @@ def _encoder_state(state: dict, np) -> dict:
     return out
 
 
-# ----- FLOPs and the NumPy reference ---------------------------------------------------------------
+# ----- FLOPs ---------------------------------------------------------------------------------------
 
 
 def program_flop_count(program, bindings: dict) -> int:
@@ -204,35 +206,6 @@ def program_flop_count(program, bindings: dict) -> int:
     from paddlectl.framework.hapi.flop_counts import program_flops
 
     return 2 * program_flops(program, bindings)
-
-
-def numpy_matmul_gflops(n: int = 1024, repeat: int = 7) -> float:
-    import numpy as np
-
-    a = np.random.default_rng(0).standard_normal((n, n)).astype("float32")
-    b = a.T.copy()
-    a @ b
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        a @ b
-        times.append(time.perf_counter() - t0)
-    return 2 * n**3 / statistics.median(times) / 1e9
-
-
-def blas() -> str:
-    """Which BLAS kernel NumPy runs here (OPENBLAS_CORETYPE can pin an old one)."""
-    try:
-        import numpy  # noqa: F401 - loads the BLAS that threadpoolctl inspects
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (threadpoolctl not installed)"
-    found = [
-        f"{i.get('internal_api')} {i.get('architecture', '')} ({i.get('num_threads')} threads)".strip()
-        for i in threadpool_info()
-        if i.get("user_api") == "blas"
-    ]
-    return ", ".join(found) or "none found"
 
 
 # ----- one measurement (child process) ------------------------------------------------------------

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 
+from _blas import describe, matmul_gflops
 from _neighbour import busy_neighbour  # benchmarks/, on sys.path when run as a script
 from _rounds import middle, ms_text, ratio_text
 
@@ -186,21 +187,6 @@ def _step_gflop(step) -> float:
     return counter.get_total_flops() / 1e9
 
 
-def _numpy_gemm_gflops(size: int = 1024, repeats: int = 10) -> float:
-    """NumPy's float32 ``size``^3 matmul rate on its default threads (the median of ``repeats``): the
-    machine's GEMM speed that a GEMM-bound step is measured against (issue 31's roofline)."""
-    import numpy as np
-
-    a = np.random.default_rng(0).standard_normal((size, size)).astype(np.float32)
-    a @ a
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        a @ a
-        times.append(time.perf_counter() - t0)
-    return 2 * size**3 / statistics.median(times) / 1e9
-
-
 def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
     """One worker process. Its Numba and Python bytecode caches live under ``cache_dir`` (empty at
     the first run, warm at the next), and bytecode is written even where PYTHONDONTWRITEBYTECODE is
@@ -214,21 +200,6 @@ def _run(framework: str, workload: str, steps: int, cache_dir: str) -> dict:
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _blas() -> str:
-    """Which BLAS kernel NumPy runs here (OPENBLAS_CORETYPE can pin an old one)."""
-    try:
-        import numpy  # noqa: F401 - loads the BLAS that threadpoolctl inspects
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (threadpoolctl not installed)"
-    found = [
-        f"{i.get('internal_api')} {i.get('architecture', '')}".strip()
-        for i in threadpool_info()
-        if i.get("user_api") == "blas"
-    ]
-    return ", ".join(found) or "none found"
 
 
 def main() -> None:
@@ -259,8 +230,10 @@ def main() -> None:
             with busy_neighbour():
                 for framework in FRAMEWORKS:
                     results[(framework, workload)]["busy"] = _run(framework, workload, args.steps, cache)
-    gemm_rate = _numpy_gemm_gflops()
-    title = f"training step, {os.cpu_count()} cores, NumPy BLAS: {_blas()}, its 1024^3 matmul {gemm_rate:.0f} GFLOP/s"
+    gemm_rate = matmul_gflops()
+    title = (
+        f"training step, {os.cpu_count()} cores, NumPy BLAS: {describe()}, its 1024^3 matmul {gemm_rate:.0f} GFLOP/s"
+    )
     table = Table(title=f"{title} (median of {args.steps} steps; the middle of {args.rounds} runs)")
     columns = (
         "workload",
