@@ -110,7 +110,7 @@ def test_a_forked_child_splits_products_with_threads_of_its_own(monkeypatch):
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def test_a_models_small_products_take_one_blas_thread_inside_its_run(seen):
+def test_a_models_small_products_take_one_blas_thread_inside_its_run(seen, monkeypatch):
     """Inside the only capped region (a predictor's run at two threads), ``BLAS_CAP.matmul`` runs a
     product under ``PARALLEL_GEMM_MACS`` on one BLAS thread and a larger one on the region's count,
     restoring the count after each; with a second region open it changes nothing."""
@@ -120,11 +120,14 @@ def test_a_models_small_products_take_one_blas_thread_inside_its_run(seen):
     a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
     blas.BLAS_CAP.enter(2)
     try:
-        np.testing.assert_array_equal(blas.BLAS_CAP.matmul(a, b, 24), np.full((2, 4), 3, np.float32))
+        np.testing.assert_array_equal(blas.BLAS_CAP.matmul(a, b), np.full((2, 4), 3, np.float32))
         assert _counts() == [2] * len(before)
-        blas.BLAS_CAP.matmul(a, b, blas.PARALLEL_GEMM_MACS)
+        limit = blas.PARALLEL_GEMM_MACS
+        monkeypatch.setattr(blas, "PARALLEL_GEMM_MACS", 2 * 3 * 4)  # the same product now counts as large
+        blas.BLAS_CAP.matmul(a, b)
+        monkeypatch.setattr(blas, "PARALLEL_GEMM_MACS", limit)
         blas.BLAS_CAP.enter(2)  # a second region (another predictor's run on another thread)
-        blas.BLAS_CAP.matmul(a, b, 24)
+        blas.BLAS_CAP.matmul(a, b)
         blas.BLAS_CAP.exit()
     finally:
         blas.BLAS_CAP.exit()

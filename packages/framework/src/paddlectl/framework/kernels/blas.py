@@ -72,11 +72,12 @@ class BlasCap:
                         set_(n)
                         self._restore.append((set_, current))
 
-    def matmul(self, a: np.ndarray, b: np.ndarray, macs: int) -> np.ndarray:
-        """``np.matmul(a, b)`` inside a capped region, on one BLAS thread when each product has fewer
-        than ``PARALLEL_GEMM_MACS`` multiply-adds (``macs``) and this is the only region: OpenBLAS's
-        helper threads sleep between a model's GEMMs, and waking them costs more than a small
-        product's half (PP-OCR cls 6x48x192 at two threads: 4.2 -> 3.8 ms)."""
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``np.matmul(a, b)`` inside a capped region, on one BLAS thread when each product (each
+        image's, in a batched one) has fewer than ``PARALLEL_GEMM_MACS`` multiply-adds and this is the
+        only region: OpenBLAS's helper threads sleep between a model's GEMMs, and waking them costs
+        more than a small product's half (PP-OCR cls 6x48x192 at two threads: 4.2 -> 3.8 ms)."""
+        macs = a.shape[-2] * a.shape[-1] * b.shape[-1]
         with self._lock:
             narrow = self._active == 1 and self._count > 1 and macs < PARALLEL_GEMM_MACS
             if narrow:

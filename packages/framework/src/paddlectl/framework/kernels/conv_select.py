@@ -286,11 +286,9 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
     if pointwise:
         strided = x[:, :, :: stride[0], :: stride[1]]
         if tuple(outs) == (1, 1) and groups == 1:  # one pixel per image (squeeze-excite): one GEMM
-            return BLAS_CAP.matmul(strided.reshape(n, -1), w2.T, n * w2.size).reshape(n, o, 1, 1), x
+            return BLAS_CAP.matmul(strided.reshape(n, -1), w2.T).reshape(n, o, 1, 1), x
         if n > 1 and groups == 1 and not keep_columns:  # one GEMM per image: no transposes
-            pixels = outs[0] * outs[1]
-            product = BLAS_CAP.matmul(w2, strided.reshape(n, x.shape[1], -1), w2.size * pixels)
-            return product.reshape(n, o, *outs), x
+            return BLAS_CAP.matmul(w2, strided.reshape(n, x.shape[1], -1)).reshape(n, o, *outs), x
         cols = channel_major(strided)
         return batch_major(gemm(w2, cols, groups), n).reshape(n, o, *outs), cols
     oh, ow = outs

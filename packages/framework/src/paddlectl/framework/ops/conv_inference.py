@@ -273,8 +273,7 @@ def _scaled(x, s, w, bias):
     [6, 200, 2, 96] activations, a whole pass over them, for 6 x 6400 weight products here)."""
     n, c = x.shape[:2]
     scaled = w.reshape(w.shape[0], c) * s.reshape(s.shape[0], 1, c)
-    columns = np.ascontiguousarray(x).reshape(n, c, -1)
-    out = BLAS_CAP.matmul(scaled, columns, scaled[0].size * columns.shape[2]).reshape(n, w.shape[0], *x.shape[2:])
+    out = BLAS_CAP.matmul(scaled, np.ascontiguousarray(x).reshape(n, c, -1)).reshape(n, w.shape[0], *x.shape[2:])
     return _add_bias(out, bias, "NCHW")
 
 
