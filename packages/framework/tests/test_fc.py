@@ -26,6 +26,12 @@ def _data(*shape, dtype="float32"):
     return RNG.standard_normal(shape).astype(dtype)
 
 
+def _fc(x, packed, n, relu, out, threads=1):
+    """``kernels.gemm.fc`` split for ``threads`` as the ``fc`` op splits it (parallel past one)."""
+    block, chunks = gemm.split(x.shape[0], x.shape[1], threads)
+    gemm.fc.run(threads > 1, x, packed, n, relu, out, block, chunks)
+
+
 def _reference(x, w, b, relu):
     out = x.astype(np.float64) @ w.astype(np.float64) + (0.0 if b is None else b)
     return np.maximum(out, 0.0) if relu else out
@@ -34,24 +40,48 @@ def _reference(x, w, b, relu):
 # ----- the kernel --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("m", [0, 1, 5, gemm.MR, 7, 64, 500])  # 500 rows of 300 span two row blocks
+@pytest.mark.parametrize("m", [0, 1, 5, gemm.MR, 7, 64, 500, 1500])  # 1500 rows of 300 span row blocks
 @pytest.mark.parametrize("k", [0, 1, 300])
 @pytest.mark.parametrize("n", [1, 10, gemm.NR, gemm.NR + 1, 2 * gemm.NR + 30])
-def test_fc_kernel_matches_a_float64_product(m, k, n):
+def test_fc_kernel_matches_a_float64_product_on_one_or_more_threads(m, k, n):
     """Every row count (full tiles, a last short tile), every column count (full panels, a last
-    panel of one to all vectors), K = 0 (the bias alone), with and without bias and relu."""
+    panel of one to all vectors), K = 0 (the bias alone), with and without bias and relu; split
+    over three threads' tasks the same bits as on one."""
     x, w, b = _data(m, k), _data(k, n), _data(n)
     for bias, relu in ((b, True), (None, False)):
-        out = np.full((m, n), np.nan, np.float32)
-        gemm.fc(x, gemm.pack(w, bias), n, relu, out)
+        packed = gemm.pack(w, bias)
+        out, split = np.full((m, n), np.nan, np.float32), np.full((m, n), np.nan, np.float32)
+        _fc(x, packed, n, relu, out)
+        _fc(x, packed, n, relu, split, threads=3)
         want = _reference(x, w, bias, relu)
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(want).max(initial=0.0)))
+        np.testing.assert_array_equal(split, out)
+
+
+@pytest.mark.parametrize("m, k", [(128, 384), (128, 1536), (4096, 1536), (5, 300), (1, 8)])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_split_gives_equal_row_blocks_within_the_budget_and_whole_rounds_of_tasks(m, k, threads):
+    block, chunks = gemm.split(m, k, threads)
+    blocks = -(-m // block)
+    assert block * 4 * k <= max(gemm.ROW_BLOCK_BYTES, gemm.MR * 4 * k)
+    assert blocks * block - m < blocks  # equal blocks but for rounding
+    assert blocks * chunks % threads == 0
+
+
+def test_row_blocks_are_half_the_l2_read_from_sysfs(tmp_path):
+    for index, (level, size) in enumerate((("1", "48K"), ("1", "32K"), ("2", "2048K"), ("3", "105M"))):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(level + "\n")
+        (folder / "size").write_text(size + "\n")
+    assert gemm._l2_bytes(str(tmp_path)) == 2 << 20
+    assert gemm._l2_bytes(str(tmp_path / "missing")) == 512 << 10
 
 
 def test_fc_kernel_relu_keeps_nan_as_the_relu_op_does():
     x, w = np.array([[1.0, np.nan], [1.0, 0.0]], np.float32), np.array([[-1.0], [1.0]], np.float32)
     out = np.empty((2, 1), np.float32)
-    gemm.fc(x, gemm.pack(w), 1, True, out)
+    _fc(x, gemm.pack(w), 1, True, out)
     want = paddle.nn.functional.relu(paddle.to_tensor(x @ w)).numpy()
     np.testing.assert_array_equal(out, want)
     assert np.isnan(out[0, 0]) and out[1, 0] == 0.0
@@ -62,7 +92,7 @@ def test_fc_kernel_reads_rows_with_a_stride():
     x, w = wide[:, 50:100], _data(50, 70)
     assert not x.flags.c_contiguous
     out = np.empty((40, 70), np.float32)
-    gemm.fc(x, gemm.pack(w), 70, False, out)
+    _fc(x, gemm.pack(w), 70, False, out)
     np.testing.assert_allclose(out, _reference(x, w, None, False), rtol=1e-5, atol=1e-4)
 
 
@@ -143,13 +173,13 @@ def test_fuse_fc_takes_products_by_known_float32_weights_with_their_bias_and_rel
             np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
 
 
-def test_fuse_fc_is_for_one_thread():
+def test_fuse_fc_gives_every_thread_count_the_same_program():
     _, program = _mixed_program()
-    result = PassManager(pipeline=["fuse_fc"], threads=2).run(program)
-    assert result.records[0].changed == 0 and "fc" not in [op.name for op in result.program.walk()]
+    one, two = (PassManager(pipeline=["fuse_fc"], threads=threads).run(program) for threads in (1, 2))
+    assert print_program(two.program) == print_program(one.program)
 
 
-def test_predictor_uses_fc_at_one_thread_only(tmp_path):
+def test_predictor_uses_fc_on_one_and_two_threads(tmp_path):
     paddle.seed(2)
     layer = nn.Sequential(nn.Linear(6, 33), nn.ReLU(), nn.Linear(33, 4))
     layer.eval()
@@ -158,11 +188,11 @@ def test_predictor_uses_fc_at_one_thread_only(tmp_path):
     x = _data(9, 6)
     with paddle.no_grad():
         expected = layer(paddle.to_tensor(x)).numpy()
-    for threads, has_fc in ((1, True), (2, False)):
+    for threads in (1, 2):
         config = inference.Config(path)
         config.set_cpu_math_library_num_threads(threads)
         predictor = inference.create_predictor(config)
-        assert ("fc" in [op.name for op in predictor.optimized_program.walk()]) == has_fc
+        assert "fc" in [op.name for op in predictor.optimized_program.walk()]
         np.testing.assert_allclose(predictor.run([x])[0], expected, rtol=1e-5, atol=1e-5)
     paddle_name = inference.Config(path)
     paddle_name.delete_pass("fc_fuse_pass")

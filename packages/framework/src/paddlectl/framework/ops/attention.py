@@ -11,7 +11,6 @@ from ..core.lowering import lowering
 from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..core.shapes import broadcast_shapes
 from ..errors import DTypeError, ShapeError
-from ..kernels import PARALLEL_MIN_SIZE
 from ..kernels import activation as K
 from ..kernels import attention as KA
 from ..kernels.conv_select import threaded
@@ -73,6 +72,12 @@ sdpa = scaled_dot_product_attention
 # ----- attention (inference only: made by the ``fuse_attention`` pass) ------------------------------
 
 
+PARALLEL_MIN_SCORES = 1 << 16
+"""Scores from which the heads run on every thread: a parallel region costs ~60 us (a futex wake),
+about what a second core saves on 50k scores (~3 ns a score on one core); MiniLM at batch 1 (196k
+scores) 0.56 -> 0.37 ms an attention on two cores of a Xeon (Sapphire Rapids)."""
+
+
 def _split_heads(x: np.ndarray, heads: int) -> np.ndarray:
     """[N, L, H*D] -> a [N, H, L, D] view (also of a column slice of a wider array: no copy)."""
     n, length, width = x.shape
@@ -102,10 +107,8 @@ def _tiled(q, k, v, mask, heads, scale):
         return None
     n, lq = q.shape[:2]
     out = np.empty((n * lq, v.shape[2]), np.float32)
-    # Below PARALLEL_MIN_SIZE scores a second thread's wake-up (~0.2 ms on this VM) costs more than it
-    # saves: MiniLM at batch 1 (196k scores) ran 30 ms serial, 41 ms parallel beside torch and onnxruntime.
     scores = n * heads * lq * k.shape[1]
-    KA.attention.run(scores >= PARALLEL_MIN_SIZE and threaded(), q, k, v, rows, np.float32(scale), heads, out)
+    KA.attention.run(scores >= PARALLEL_MIN_SCORES and threaded(), q, k, v, rows, np.float32(scale), heads, out)
     return out.reshape(n, lq, v.shape[2])
 
 

@@ -5,6 +5,7 @@ constants."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..core.lowering import lowering
@@ -12,6 +13,8 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import gemm
 from ..kernels.background import with_reference
+from ..kernels.blas import PARALLEL_GEMM_MACS
+from ..kernels.conv_select import threaded
 
 ACTIVATIONS = ("", "relu")
 
@@ -29,7 +32,9 @@ def _fc(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
     if rows.strides[1] != rows.itemsize:
         rows = np.ascontiguousarray(rows)
     out = np.empty((rows.shape[0], n), np.float32)
-    gemm.fc(rows, packed, n, relu, out)
+    parallel = rows.size * n >= PARALLEL_GEMM_MACS and threaded()
+    block, chunks = gemm.split(rows.shape[0], rows.shape[1], numba.get_num_threads() if parallel else 1)
+    gemm.fc.run(parallel, rows, packed, n, relu, out, block, chunks)
     return out.reshape(*x.shape[:-1], n)
 
 

@@ -4,8 +4,8 @@
 ``transpose_y``), ``b`` a known [N] vector and each intermediate read only by the next op, becomes
 ``fc(x, packed) {n, activation}`` with ``packed = gemm.pack(W, b)`` made once here (Paddle's
 ``fc_fuse_pass``). The bias and relu then cost nothing: they are the accumulators' start and the
-store. Only for one thread (``PassContext.threads``): with two, OpenBLAS's parallel GEMM ran the
-benchmark encoder's [64, 256] x [256, 768] in 77 us, the kernel in 111.
+store. At every thread count: the kernel splits its tasks over threads, and against OpenBLAS (which
+packs the weight again on every call) MiniLM at batch 1 on two threads ran 14.6 ms, not 19.8.
 """
 
 from __future__ import annotations
@@ -42,8 +42,6 @@ def _bias(add, value, program, ctx, n: int):
 
 
 def fuse_fc(program: Program, ctx) -> int:
-    if ctx.threads != 1:
-        return 0
     readers = users(program)
     changed = 0
     for matmul in [op for op in program.walk() if op.name == matmul_op.name]:
