@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -26,15 +28,18 @@ def _data(*shape, dtype="float32"):
     return RNG.standard_normal(shape).astype(dtype)
 
 
-def _fc(x, packed, n, relu, out, threads=1):
+def _fc(x, packed, n, act, out, threads=1):
     """``kernels.gemm.fc`` split for ``threads`` as the ``fc`` op splits it (parallel past one)."""
     block, chunks = gemm.split(x.shape[0], x.shape[1], threads)
-    gemm.fc.run(threads > 1, x, packed, n, relu, out, block, chunks)
+    gemm.fc.run(threads > 1, x, packed, n, act, out, block, chunks)
 
 
-def _reference(x, w, b, relu):
+def _reference(x, w, b, act):
     out = x.astype(np.float64) @ w.astype(np.float64) + (0.0 if b is None else b)
-    return np.maximum(out, 0.0) if relu else out
+    if act == gemm.GELU:
+        erf = np.array([math.erf(v / math.sqrt(2.0)) for v in out.ravel()]).reshape(out.shape)
+        return 0.5 * out * (1.0 + erf)
+    return np.maximum(out, 0.0) if act == gemm.RELU else out
 
 
 # ----- the kernel --------------------------------------------------------------------------------
@@ -45,15 +50,15 @@ def _reference(x, w, b, relu):
 @pytest.mark.parametrize("n", [1, 10, gemm.NR, gemm.NR + 1, 2 * gemm.NR + 30])
 def test_fc_kernel_matches_a_float64_product_on_one_or_more_threads(m, k, n):
     """Every row count (full tiles, a last short tile), every column count (full panels, a last
-    panel of one to all vectors), K = 0 (the bias alone), with and without bias and relu; split
-    over three threads' tasks the same bits as on one."""
+    panel of one to all vectors), K = 0 (the bias alone), with and without bias, relu and gelu;
+    split over three threads' tasks the same bits as on one."""
     x, w, b = _data(m, k), _data(k, n), _data(n)
-    for bias, relu in ((b, True), (None, False)):
+    for bias, act in ((b, gemm.RELU), (None, 0), (b, gemm.GELU)):
         packed = gemm.pack(w, bias)
         out, split = np.full((m, n), np.nan, np.float32), np.full((m, n), np.nan, np.float32)
-        _fc(x, packed, n, relu, out)
-        _fc(x, packed, n, relu, split, threads=3)
-        want = _reference(x, w, bias, relu)
+        _fc(x, packed, n, act, out)
+        _fc(x, packed, n, act, split, threads=3)
+        want = _reference(x, w, bias, act)
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(want).max(initial=0.0)))
         np.testing.assert_array_equal(split, out)
 
@@ -81,10 +86,19 @@ def test_row_blocks_are_half_the_l2_read_from_sysfs(tmp_path):
 def test_fc_kernel_relu_keeps_nan_as_the_relu_op_does():
     x, w = np.array([[1.0, np.nan], [1.0, 0.0]], np.float32), np.array([[-1.0], [1.0]], np.float32)
     out = np.empty((2, 1), np.float32)
-    _fc(x, gemm.pack(w), 1, True, out)
+    _fc(x, gemm.pack(w), 1, gemm.RELU, out)
     want = paddle.nn.functional.relu(paddle.to_tensor(x @ w)).numpy()
     np.testing.assert_array_equal(out, want)
     assert np.isnan(out[0, 0]) and out[1, 0] == 0.0
+
+
+def test_fc_kernel_gelu_is_the_gelu_op_bit_for_bit():
+    x, w, b = _data(37, 20) * 3, _data(20, 90), _data(90)
+    packed = gemm.pack(w, b)
+    plain, fused = np.empty((37, 90), np.float32), np.empty((37, 90), np.float32)
+    _fc(x, packed, 90, 0, plain)
+    _fc(x, packed, 90, gemm.GELU, fused, threads=2)
+    np.testing.assert_array_equal(fused, paddle.nn.functional.gelu(paddle.to_tensor(plain)).numpy())
 
 
 def test_fc_kernel_reads_rows_with_a_stride():
@@ -92,8 +106,8 @@ def test_fc_kernel_reads_rows_with_a_stride():
     x, w = wide[:, 50:100], _data(50, 70)
     assert not x.flags.c_contiguous
     out = np.empty((40, 70), np.float32)
-    _fc(x, gemm.pack(w), 70, False, out)
-    np.testing.assert_allclose(out, _reference(x, w, None, False), rtol=1e-5, atol=1e-4)
+    _fc(x, gemm.pack(w), 70, 0, out)
+    np.testing.assert_allclose(out, _reference(x, w, None, 0), rtol=1e-5, atol=1e-4)
 
 
 def test_pack_lays_out_panels_with_their_bias_first():
@@ -121,7 +135,7 @@ def test_fc_op_names_what_it_cannot_take():
     with pytest.raises(ShapeError, match="holding 200 columns"):
         fc_op.infer(Spec((5, 8), F32), packed, n=200)
     with pytest.raises(ValueError, match="activation must be one of"):
-        fc_op.infer(Spec((5, 8), F32), packed, n=70, activation="gelu")
+        fc_op.infer(Spec((5, 8), F32), packed, n=70, activation="swish")
 
 
 # ----- the pass ----------------------------------------------------------------------------------
@@ -171,6 +185,20 @@ def test_fuse_fc_takes_products_by_known_float32_weights_with_their_bias_and_rel
             expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
         for out, want in zip(Executor(result.program).run([x]), expected, strict=True):
             np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_fc_takes_the_exact_gelu_and_leaves_the_tanh_one():
+    paddle.seed(3)
+    layer = nn.Sequential(nn.Linear(8, 40), nn.GELU(), nn.Linear(40, 9), nn.GELU(approximate=True))
+    layer.eval()
+    program, _ = trace(layer.forward, signatures([InputSpec([None, 8], "float32", "x")]), layer=layer)
+    result = PassManager(pipeline=["fuse_fc"]).run(program)
+    assert [op.attrs["activation"] for op in result.program.walk() if op.name == "fc"] == ["gelu", ""]
+    assert [op.name for op in result.program.walk()].count("gelu") == 1
+    x = _data(300, 8)
+    with paddle.no_grad():
+        want = layer(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], want, rtol=1e-5, atol=1e-5)
 
 
 def test_fuse_fc_gives_every_thread_count_the_same_program():

@@ -1,9 +1,11 @@
 """``fc``: ``act(x @ W + b)`` against a weight packed once for ``kernels.gemm``'s micro-kernel (as
 Paddle's inference ``fc`` op), made by the ``fuse_fc`` pass from a matmul by a known float32
-weight, the bias add and the relu after it. No gradient: it serves predictors, whose weights are
+weight, the bias add and the relu or gelu after it. No gradient: it serves predictors, whose weights are
 constants."""
 
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -15,31 +17,37 @@ from ..kernels import gemm
 from ..kernels.background import with_reference
 from ..kernels.blas import PARALLEL_GEMM_MACS
 from ..kernels.conv_select import threaded
+from ..kernels.fastmath import erf_array
 
-ACTIVATIONS = ("", "relu")
+ACTIVATIONS = ("", "relu", "gelu")
+"""Indexed by ``kernels.gemm``'s activation codes (``RELU``, ``GELU``); gelu is the exact (erf) one."""
 
 
-def _unpacked(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
+def _unpacked(x: np.ndarray, packed: np.ndarray, n: int, act: int) -> np.ndarray:
     """``_fc`` by NumPy from the packed panels (``kernels.background``: while the kernel compiles)."""
     table = packed.transpose(1, 0, 2).reshape(packed.shape[1], -1)[:, :n]  # row 0 the bias, then [K, N]
-    out = x.reshape(-1, table.shape[0] - 1) @ table[1:] + table[0]
-    return (np.maximum(out, 0) if relu else out).astype(np.float32).reshape(*x.shape[:-1], n)
+    out = (x.reshape(-1, table.shape[0] - 1) @ table[1:] + table[0]).astype(np.float32)
+    if act == gemm.RELU:
+        out = np.maximum(out, np.float32(0))
+    elif act == gemm.GELU:
+        out = np.float32(0.5) * out * (np.float32(1.0) + erf_array(out * np.float32(1.0 / math.sqrt(2.0))))
+    return out.reshape(*x.shape[:-1], n)
 
 
 @with_reference(_unpacked)
-def _fc(x: np.ndarray, packed: np.ndarray, n: int, relu: bool) -> np.ndarray:
+def _fc(x: np.ndarray, packed: np.ndarray, n: int, act: int) -> np.ndarray:
     rows = x.reshape(-1, packed.shape[1] - 1)
     if rows.strides[1] != rows.itemsize:
         rows = np.ascontiguousarray(rows)
     out = np.empty((rows.shape[0], n), np.float32)
     parallel = rows.size * n >= PARALLEL_GEMM_MACS and threaded()
     block, chunks = gemm.split(rows.shape[0], rows.shape[1], numba.get_num_threads() if parallel else 1)
-    gemm.fc.run(parallel, rows, packed, n, relu, out, block, chunks)
+    gemm.fc.run(parallel, rows, packed, n, act, out, block, chunks)
     return out.reshape(*x.shape[:-1], n)
 
 
 def _fc_forward(ctx, x, packed, n, activation=""):
-    return _fc(x, packed, n, activation == "relu")
+    return _fc(x, packed, n, ACTIVATIONS.index(activation))
 
 
 def _fc_infer(x: Spec, packed: Spec, n, activation="") -> Spec:
@@ -62,7 +70,7 @@ def _fc_infer(x: Spec, packed: Spec, n, activation="") -> Spec:
 def _fc_samples(rng):
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
     packed = gemm.pack(rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal(5).astype(np.float32))
-    return [Sample((x, packed), {"n": 5}), Sample((x, packed), {"n": 5, "activation": "relu"})]
+    return [Sample((x, packed), {"n": 5, "activation": activation}) for activation in ACTIVATIONS]
 
 
 fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE, samples=_fc_samples, items=True)
@@ -70,5 +78,5 @@ fc_op = OpDef("fc", _fc_forward, None, _fc_infer, OPAQUE, samples=_fc_samples, i
 
 @lowering("fc")
 def _fc_lowering(attrs, in_types, out_types):
-    n, relu = attrs["n"], attrs.get("activation", "") == "relu"
-    return lambda x, packed: _fc(x, packed, n, relu)
+    n, act = attrs["n"], ACTIVATIONS.index(attrs.get("activation", ""))
+    return lambda x, packed: _fc(x, packed, n, act)

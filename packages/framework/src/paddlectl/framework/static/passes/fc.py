@@ -1,11 +1,12 @@
 """Give products by a known float32 weight the packed-weight micro-kernel (``kernels.gemm``).
 
-``matmul(x, W)`` [-> ``add(b)``] [-> ``relu``], with ``W`` a known [K, N] weight (or [N, K] under
-``transpose_y``), ``b`` a known [N] vector and each intermediate read only by the next op, becomes
-``fc(x, packed) {n, activation}`` with ``packed = gemm.pack(W, b)`` made once here (Paddle's
-``fc_fuse_pass``). The bias and relu then cost nothing: they are the accumulators' start and the
-store. At every thread count: the kernel splits its tasks over threads, and against OpenBLAS (which
-packs the weight again on every call) MiniLM at batch 1 on two threads ran 14.6 ms, not 19.8.
+``matmul(x, W)`` [-> ``add(b)``] [-> ``relu`` | exact ``gelu``], with ``W`` a known [K, N] weight
+(or [N, K] under ``transpose_y``), ``b`` a known [N] vector and each intermediate read only by the
+next op, becomes ``fc(x, packed) {n, activation}`` with ``packed = gemm.pack(W, b)`` made once here
+(Paddle's ``fc_fuse_pass``). The bias and relu then cost nothing: they are the accumulators' start
+and the store; gelu runs over each panel's block while it is in L1, on the kernel's threads. At
+every thread count: the kernel splits its tasks over threads, and against OpenBLAS (which packs the
+weight again on every call) MiniLM at batch 1 on two threads ran 14.6 ms, not 19.8.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.gemm import pack
-from ...ops.activation import relu_op
+from ...ops.activation import gelu_op, relu_op
 from ...ops.elementwise import add as add_op
 from ...ops.fc import fc_op
 from ...ops.linalg import matmul_op
@@ -55,6 +56,8 @@ def fuse_fc(program: Program, ctx) -> int:
             last, reader = reader, sole_reader(reader.outputs[0], readers)
         if reader is not None and reader.name == relu_op.name:
             last, activation = reader, "relu"
+        elif reader is not None and reader.name == gelu_op.name and not reader.attrs.get("approximate"):
+            last, activation = reader, "gelu"
         block = last.parent
         name = producer(matmul.inputs[1]).attrs.get("name", "constant")
         packed = add_param(program, block, block.ops.index(last), f"{name}.fc", pack(w, bias))
