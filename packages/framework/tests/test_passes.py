@@ -224,9 +224,13 @@ def test_fold_batchnorm_into_conv_transpose(groups):
     np.testing.assert_allclose(Executor(result.program).run([x])[0], _eager(layer, x), rtol=1e-5, atol=1e-5)
 
 
-def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
+def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere_and_scales_after_it():
+    """The conv's weights stay (its own result is read too); the batch_norm becomes a per-channel
+    multiply and add, which fuse_elementwise then merges with the residual add into one group."""
+    paddle.seed(4)
     conv = nn.Conv2D(2, 3, 3, padding=1)
     bn = nn.BatchNorm2D(3)
+    bn.set_state_dict({"_mean": paddle.to_tensor([0.5, -1.0, 2.0]), "_variance": paddle.to_tensor([0.25, 4.0, 1.5])})
     conv.eval()
     bn.eval()
 
@@ -236,7 +240,36 @@ def test_fold_batchnorm_leaves_a_conv_whose_result_is_also_used_elsewhere():
 
     program = _trace(f, [None, 2, 5, 5])
     result = PassManager(pipeline=["fold_batchnorm"]).run(program)
-    assert "batch_norm" in _op_names(result.program) and result.records[0].changed == 0
+    names = _op_names(result.program)
+    assert "batch_norm" not in names and result.records[0].changed == 1
+    assert names.count("multiply") == 1 and names.count("add") == 2
+    conv_op = next(op for op in result.program.walk() if op.name == "conv2d")
+    assert conv_op.inputs[1].name == program.block.ops[1].outputs[0].name  # the conv's own weight
+    x = RNG.standard_normal((2, 2, 5, 5)).astype(np.float32)
+    with paddle.no_grad():
+        want = f(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], want, rtol=1e-5, atol=1e-5)
+    fused = PassManager(pipeline=["fold_batchnorm", "fuse_elementwise"]).run(program).program
+    assert _op_names(fused).count("fused_elementwise") == 1
+
+
+def test_fold_batchnorm_scales_a_channels_last_input_the_producer_cannot_take():
+    bn = nn.BatchNorm2D(4, data_format="NHWC")
+    bn.set_state_dict(
+        {"_mean": paddle.to_tensor([0.5, -1.0, 2.0, 0.0]), "_variance": paddle.to_tensor([0.25, 4.0, 1.5, 1.0])}
+    )
+    bn.eval()
+
+    def f(x):
+        return bn(nn.functional.relu(x))
+
+    program = _trace(f, [None, 3, 3, 4])
+    result = PassManager(pipeline=["fold_batchnorm"]).run(program)
+    assert "batch_norm" not in _op_names(result.program)
+    x = RNG.standard_normal((2, 3, 3, 4)).astype(np.float32)
+    with paddle.no_grad():
+        want = f(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(Executor(result.program).run([x])[0], want, rtol=1e-6, atol=1e-6)
 
 
 def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypatch):

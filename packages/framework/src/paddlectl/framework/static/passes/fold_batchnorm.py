@@ -1,4 +1,5 @@
-"""Fold inference-mode batch_norm into the conv2d, conv2d_transpose or matmul(+add) before it.
+"""Fold inference-mode batch_norm into the conv2d, conv2d_transpose or matmul(+add) before it, or
+else make it a per-channel ``x * s + shift`` that ``fuse_elementwise`` merges with its neighbours.
 
 With frozen statistics, ``batch_norm(y) = (y - mean) * s + beta`` where ``s = gamma / sqrt(var +
 eps)`` is a per-channel affine map, so it moves into the producer's weights: a conv's output
@@ -21,6 +22,7 @@ import numpy as np
 
 from ...ops.conv import conv2d_op, conv2d_transpose_op
 from ...ops.elementwise import add as add_op
+from ...ops.elementwise import multiply as multiply_op
 from ...ops.linalg import matmul_op
 from ...ops.norm import batch_norm_op
 from ..ir import Operation, Program
@@ -144,31 +146,52 @@ def _fold_matmul(program, ctx, bn, last, s, shift, use_map) -> bool:
     return True
 
 
+def _fold_into_producer(program, ctx, bn, s, shift) -> bool:
+    """Fold into the conv or matmul whose result only the batch_norm reads; False where none takes it."""
+    use_map = users(program)
+    prev = producer(bn.inputs[0])
+    if prev is None or prev.parent is not bn.parent or sole_reader(bn.inputs[0], use_map) is not bn:
+        return False
+    conv = _conv_of(prev, use_map) if prev.name == add_op.name else None
+    if prev.name in _CONVS:
+        done = _fold_conv(program, ctx, bn, prev, s, shift)
+    elif conv is not None:
+        done = _fold_conv_add(program, ctx, bn, prev, conv, s, shift)
+    elif prev.name in (matmul_op.name, add_op.name):
+        done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
+    else:
+        return False
+    if done:
+        program.replace_all_uses(bn.outputs[0], prev.outputs[0])
+    return done
+
+
+def _to_affine(program, bn, s, shift) -> bool:
+    """``x * s + shift`` by per-channel constants in place of a batch_norm no producer takes (after a
+    concat or a pool, as DenseNet's), so that ``fuse_elementwise`` merges it with the activation
+    after it: one pass over the tensor instead of two."""
+    x = bn.inputs[0]
+    if np.dtype(x.dtype) not in (np.float32, np.float64) or len(x.shape) < 2:
+        return False
+    shape = (-1,) if bn.attrs.get("channels_last", False) else (-1,) + (1,) * (len(x.shape) - 2)
+    block = bn.parent
+    index = block.ops.index(bn)
+    scale = add_param(program, block, index, "constant.bn_scale", s.astype(x.dtype).reshape(shape))
+    offset = add_param(program, block, index + 1, "constant.bn_shift", shift.astype(x.dtype).reshape(shape))
+    product, result = program.new_value(x.shape, x.dtype), program.new_value(x.shape, x.dtype)
+    block.insert(index + 2, Operation(multiply_op.name, [x, scale.outputs[0]], [product], loc=bn.loc))
+    block.insert(index + 3, Operation(add_op.name, [product, offset.outputs[0]], [result], loc=bn.loc))
+    program.replace_all_uses(bn.outputs[0], result)
+    return True
+
+
 def fold_batchnorm(program: Program, ctx) -> int:
     folded = 0
     for bn in [op for op in program.walk() if _is_inference_bn(op)]:
-        use_map = users(program)
-        prev = producer(bn.inputs[0])
-        if prev is None or prev.parent is not bn.parent or sole_reader(bn.inputs[0], use_map) is not bn:
-            continue
         affine = _affine(bn, program, ctx)
-        if affine is None:
+        if affine is None or bn.parent is None:
             continue
-        s, shift = affine
-        conv = _conv_of(prev, use_map) if prev.name == add_op.name else None
-        if prev.name in _CONVS:
-            done = _fold_conv(program, ctx, bn, prev, s, shift)
-        elif conv is not None:
-            done = _fold_conv_add(program, ctx, bn, prev, conv, s, shift)
-        elif prev.name in (matmul_op.name, add_op.name):
-            done = _fold_matmul(program, ctx, bn, prev, s, shift, use_map)
-        else:
-            continue
-        if not done:
-            continue
-        result = prev.outputs[0]
-        if bn.parent is not None:
-            program.replace_all_uses(bn.outputs[0], result)
+        if _fold_into_producer(program, ctx, bn, *affine) or _to_affine(program, bn, *affine):
             bn.parent.remove(bn)
-        folded += 1
+            folded += 1
     return folded
