@@ -151,3 +151,30 @@ def test_recurrent_layer_exports_with_a_symbolic_length(tmp_path):
             expected = [t.numpy() for t in layer(paddle.to_tensor(x))]
         for got, want in zip(predictor.run([x]), expected, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_float32_whole_sequence_kernels_match_the_float64_step_loop(cell, reverse):
+    """float32 runs each time loop in one kernel (``kernels.rnn.forward_sequence`` /
+    ``backward_sequence``, products on the packed-weight micro-kernel); float64 steps in Python with
+    NumPy's products. Both give the same outputs, states and every gradient, masks and dh0 included."""
+    from paddlectl.framework.ops import rnn as ops
+
+    B, T, F, H = 3, 5, 4, 6
+    G = {"lstm": 4, "gru": 3}.get(cell, 1) * H
+    data = [RNG.standard_normal(s) * 0.5 for s in ((B, T, F), (G, F), (G, H), (G,), (G,), (B, H), (B, H))]
+    mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 0, 0, 0, 0]], np.float64)
+    results = {}
+    for dtype in (np.float64, np.float32):
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0 = (a.astype(dtype) for a in data)
+        out = ops._rnn_forward(None, x, w_ih, w_hh, b_ih, b_hh, h0, c0 if cell == "lstm" else None, mask, cell, reverse)
+        ys, reserve = out[0], out[-1]
+        dys = np.cos(np.arange(ys.size)).reshape(ys.shape).astype(dtype)
+        dh = np.sin(np.arange(B * H)).reshape(B, H).astype(dtype)
+        dc = dh[::-1].copy() if cell == "lstm" else None
+        grads = ops._rnn_grad_forward(None, x, w_ih, w_hh, mask, reserve, dys, dh, dc, cell, reverse, [True] * 7)
+        results[dtype] = [*out[:-1], *(g for g in grads if g.size)]
+    for ours, want in zip(results[np.float32], results[np.float64], strict=True):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, want, rtol=1e-4, atol=1e-5)

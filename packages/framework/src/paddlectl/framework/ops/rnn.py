@@ -18,13 +18,17 @@ import numpy as np
 from ..core import symbolic
 from ..core.autograd import is_grad_enabled
 from ..core.op import OPAQUE, OpDef, Sample, Spec
-from ..kernels import blas
+from ..kernels import blas, gemm
 from ..kernels import rnn as kernels
 from ..kernels.blas import matmul
 from ._util import constant
 from .shape import unsqueeze
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+_CELLS = {"lstm": kernels.LSTM, "gru": kernels.GRU}
+"""The whole-sequence kernels' cell codes (the SimpleRNNs: ``kernels.SIMPLE``)."""
 
 
 def _slots(t: int, reverse: bool) -> tuple[int, int]:
@@ -69,7 +73,6 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     xg = matmul(x.reshape(B * T, x.shape[2]), w_ih.T).reshape(B, T, G)
     b_ih, b_hh = (np.zeros(G, dtype) if b is None else np.ascontiguousarray(b) for b in (b_ih, b_hh))
     mask = _ones_mask(mask, B, T, dtype)
-    w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     first = T if reverse else 0
     parts = _reserve_parts(cell, B, T, G, H)
     reserve = np.empty(sum(math.prod(shape) for _, shape in parts) * dtype.itemsize, np.uint8)
@@ -81,6 +84,24 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
         cs[:, first] = 0 if c0 is None else c0
     hg = np.empty((B, G), dtype)
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
+    if dtype == np.float32:
+        kernels.forward_sequence(
+            _CELLS.get(cell, kernels.SIMPLE), kind, reverse, xg, b_ih, gemm.pack(w_hh.T), b_hh, mask, hs,
+            hs if cs is None else cs, ys, gates, ys if aux is None else aux, hg,
+        )  # fmt: skip
+    else:
+        _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gates, aux, hg)
+    last = 0 if reverse else T
+    if cs is None:
+        return ys, hs[:, last].copy(), reserve
+    return ys, hs[:, last].copy(), cs[:, last].copy(), reserve
+
+
+def _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gates, aux, hg):
+    """The forward's time loop step by step, with NumPy's products (the float64 path)."""
+    B, T, G = xg.shape
+    H = hs.shape[2]
+    w_hh_t = np.ascontiguousarray(w_hh.T)  # BLAS runs the per-step matmul faster on this layout
     with _step_blas(B, G, H):
         for t in range(T - 1, -1, -1) if reverse else range(T):
             src, dst = _slots(t, reverse)
@@ -91,10 +112,6 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
                 kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
             else:
                 kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
-    last = 0 if reverse else T
-    if cs is None:
-        return ys, hs[:, last].copy(), reserve
-    return ys, hs[:, last].copy(), cs[:, last].copy(), reserve
 
 
 @contextlib.contextmanager
@@ -129,18 +146,13 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
     # GRU's hidden-gate gradients differ from the input-gate ones; LSTM's and RNN's are equal.
     dhg = np.empty_like(dxg) if cell == "gru" else dxg
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
-    steps = range(T) if reverse else range(T - 1, -1, -1)
-    with _step_blas(B, G, H):
-        for t in steps:
-            src, _ = _slots(t, reverse)
-            if cell == "lstm":
-                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
-            elif cell == "gru":
-                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
-            else:
-                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
-            if t != steps[-1] or needs[5]:  # the last product would only feed dh0
-                np.matmul(dhg[:, t], w_hh, out=carried)
+    if dtype == np.float32:
+        kernels.backward_sequence(
+            _CELLS.get(cell, kernels.SIMPLE), kind, reverse, dys, carried, dh, dh if dc is None else dc, mask, hs,
+            hs if cs is None else cs, gates, gates if aux is None else aux, dxg, dhg, gemm.pack(w_hh), bool(needs[5]),
+        )  # fmt: skip
+    else:
+        _bptt_loop(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh, needs[5])
     empty = np.empty(0, dtype)
     # The weight gradients as one large GEMM each over all steps, not T small ones.
     flat_dxg = dxg.reshape(-1, G)
@@ -155,6 +167,23 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
         db_hh = db_ih.copy() if dhg is dxg and needs[3] else flat_dhg.sum(axis=0)
     dh0 = carried + dh if needs[5] else empty
     return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc if needs[6] and dc is not None else empty
+
+
+def _bptt_loop(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh, last):
+    """BPTT's time loop step by step, with NumPy's products (the float64 path)."""
+    B, T, G = dxg.shape
+    steps = range(T) if reverse else range(T - 1, -1, -1)
+    with _step_blas(B, G, hs.shape[2]):
+        for t in steps:
+            src, _ = _slots(t, reverse)
+            if cell == "lstm":
+                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+            elif cell == "gru":
+                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+            else:
+                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+            if t != steps[-1] or last:  # the last product would only feed dh0
+                np.matmul(dhg[:, t], w_hh, out=carried)
 
 
 def _rnn_vjp(ctx, *grads):
