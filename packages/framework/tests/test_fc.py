@@ -80,6 +80,10 @@ def test_row_blocks_are_half_the_l2_read_from_sysfs(tmp_path):
         (folder / "level").write_text(level + "\n")
         (folder / "size").write_text(size + "\n")
     assert gemm._l2_bytes(str(tmp_path)) == 2 << 20
+    (tmp_path / "index2" / "size").write_text("1M\n")
+    assert gemm._l2_bytes(str(tmp_path)) == 1 << 20
+    (tmp_path / "index2" / "size").write_text("65536\n")
+    assert gemm._l2_bytes(str(tmp_path)) == 65536
     assert gemm._l2_bytes(str(tmp_path / "missing")) == 512 << 10
 
 

@@ -7,8 +7,8 @@ of its speed, and the heads one after another (MiniLM at batch 1: 1.2 ms an atte
 a run, no gain from a second thread). Here a task packs its head's K^T (scaled, the mask as the
 panels' bias row) and V into ``kernels.gemm`` panels, multiplies Q by the first on the micro-kernel
 into a score block, softmaxes the rows in place and multiplies them by the second straight into the
-head's columns of the output. The op runs the tasks in parallel from ``ops.attention.PARALLEL_MIN_SCORES`` scores: below,
-waking a second thread costs more than it saves.
+head's columns of the output. The op runs the tasks in parallel from
+``ops.attention.PARALLEL_MIN_SCORES`` scores: below, waking a second thread costs more than it saves.
 """
 
 from __future__ import annotations

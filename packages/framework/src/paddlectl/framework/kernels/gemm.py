@@ -50,14 +50,17 @@ MR = 6
 """Rows per micro-kernel tile."""
 
 
+_SIZE_UNITS = {"K": 1 << 10, "M": 1 << 20}
+
+
 def _l2_bytes(cpu: str = "/sys/devices/system/cpu/cpu0/cache") -> int:
-    """The first core's L2 cache size from sysfs (512 KiB where it cannot be read)."""
+    """The first core's L2 cache size from sysfs ("2048K"; 512 KiB where it cannot be read)."""
     for index in sorted(glob.glob(f"{cpu}/index*")):
         try:
             with open(f"{index}/level") as level, open(f"{index}/size") as size:
                 if level.read().strip() == "2":
                     text = size.read().strip()
-                    return int(text[:-1]) * {"K": 1 << 10, "M": 1 << 20}[text[-1]] if text[-1] in "KM" else int(text)
+                    return int(text.rstrip("KM")) * _SIZE_UNITS.get(text[-1:], 1)
         except (OSError, ValueError):
             break
     return 512 << 10

@@ -1,7 +1,7 @@
 """``fc``: ``act(x @ W + b)`` against a weight packed once for ``kernels.gemm``'s micro-kernel (as
 Paddle's inference ``fc`` op), made by the ``fuse_fc`` pass from a matmul by a known float32
-weight, the bias add and the relu or gelu after it. No gradient: it serves predictors, whose weights are
-constants."""
+weight, the bias add and the relu or gelu after it. No gradient: it serves predictors, whose
+weights are constants."""
 
 from __future__ import annotations
 
