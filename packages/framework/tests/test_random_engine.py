@@ -8,6 +8,7 @@ import pytest
 
 import paddlectl.framework as paddle
 from paddlectl.framework.errors import DataError
+from paddlectl.framework.kernels import mt19937
 
 DRAWS = {
     "rand": lambda p: p.rand([5]),
@@ -69,3 +70,16 @@ def test_rng_state_round_trip_and_hostile_states():
     for bad in ({}, {"engine": [1, 2]}, {**state, "engine": [-1] * 313}, {**state, "numpy": {"x": 1}}):
         with pytest.raises(DataError, match="random state"):
             paddle.set_rng_state(bad)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_uniform_fills_by_runs_equal_one_draw_at_a_time(dtype):
+    """``fill_uniform`` draws a run of the state's words between twists; the values and the state after
+    equal drawing one at a time, for sizes that end inside, on and across the 312-word boundaries."""
+    runs, single = mt19937.seeded_state(7), mt19937.seeded_state(7)
+    for size in (1, 310, 1, 1, 312, 700, 0, 5):
+        out = np.empty(size, dtype)
+        mt19937.fill_uniform(runs, out, -2.0, 3.0)
+        want = [(dtype(3.0) - dtype(-2.0)) * mt19937.canonical(single, dtype(0)) + dtype(-2.0) for _ in range(size)]
+        np.testing.assert_array_equal(out, np.array(want, dtype))
+        np.testing.assert_array_equal(runs, single)

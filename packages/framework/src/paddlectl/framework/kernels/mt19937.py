@@ -88,13 +88,7 @@ def _twist(state):
 
 
 @njit(cache=True, inline="always")
-def next_u64(state):
-    i = np.int64(state[_N])
-    if i >= _N:
-        _twist(state)
-        i = 0
-    x = state[i]
-    state[_N] = np.uint64(i + 1)
+def _temper(x):
     x ^= (x >> np.uint64(29)) & np.uint64(0x5555555555555555)
     x ^= (x << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
     x ^= (x << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
@@ -102,36 +96,64 @@ def next_u64(state):
 
 
 @njit(cache=True, inline="always")
-def _canonical32(state):
-    """``generate_canonical<float, 24>``: one draw, scaled in float; 1.0 becomes the float below."""
-    v = np.float32(next_u64(state)) / _TWO64_F32
+def next_u64(state):
+    i = np.int64(state[_N])
+    if i >= _N:
+        _twist(state)
+        i = 0
+    state[_N] = np.uint64(i + 1)
+    return _temper(state[i])
+
+
+@njit(cache=True, inline="always")
+def _unit32(draw):
+    """``generate_canonical<float, 24>`` of one draw: scaled in float; 1.0 becomes the float below."""
+    v = np.float32(draw) / _TWO64_F32
     return _ONE_BELOW_F32 if v >= np.float32(1) else v
 
 
 @njit(cache=True, inline="always")
-def _canonical64(state):
-    v = np.float64(next_u64(state)) / _TWO64_F64
+def _unit64(draw):
+    v = np.float64(draw) / _TWO64_F64
     return _ONE_BELOW_F64 if v >= 1.0 else v
 
 
-def canonical(state, like):
-    """A draw in [0, 1) in the precision of ``like`` (float32 or float64): compiled per type below."""
+def unit(draw, like):
+    """A draw as a value in [0, 1) in the precision of ``like`` (float32 or float64): compiled per type below."""
 
 
-@overload(canonical, inline="always")  # inlined into the fill loops: a call per draw cost as much
-def _canonical_for(state, like):
+@overload(unit, inline="always")  # inlined into the fill loops: a call per draw cost as much
+def _unit_for(draw, like):
     if like == types.float32:
-        return lambda state, like: _canonical32(state)
-    return lambda state, like: _canonical64(state)
+        return lambda draw, like: _unit32(draw)
+    return lambda draw, like: _unit64(draw)
+
+
+@njit(cache=True, inline="always")
+def canonical(state, like):
+    """The next draw in [0, 1) in the precision of ``like``."""
+    return unit(next_u64(state), like)
 
 
 @njit(cache=True)
 def fill_uniform(state, out, low, high):
-    """``uniform_real_distribution<T>(low, high)`` for T = out's dtype (float32 or float64)."""
+    """``uniform_real_distribution<T>(low, high)`` for T = out's dtype (float32 or float64). The draws
+    come a run of the state's untempered words at a time, one twist between runs: without the twist
+    check in it the loop vectorises (1M float32 draws 2.4 -> 0.6 ms)."""
     flat = out.ravel()
     lo, hi = flat.dtype.type(low), flat.dtype.type(high)
-    for i in range(flat.size):
-        flat[i] = (hi - lo) * canonical(state, lo) + lo
+    done = 0
+    while done < flat.size:
+        i = np.int64(state[_N])
+        if i >= _N:
+            _twist(state)
+            i = 0
+        run = min(_N - i, flat.size - done)
+        words, dst = state[i : i + run], flat[done : done + run]
+        for j in range(run):
+            dst[j] = (hi - lo) * unit(_temper(words[j]), lo) + lo
+        state[_N] = np.uint64(i + run)
+        done += run
 
 
 @njit(cache=True)
