@@ -1,6 +1,7 @@
-"""matmul's GEMMs run on one BLAS thread, a large one in fixed parts, so that a product sums the same
-way whether its parts run at once or one after another (``kernels.blas.matmul``); the BLAS thread
-count is restored afterwards."""
+"""matmul's GEMMs sum the same way at any load (``kernels.blas.matmul``): a large one whose layout
+OpenBLAS's threads sum as one thread does runs whole on the free cores, any other on one BLAS
+thread, in fixed parts where it is large, whether its parts run at once or one after another; the
+BLAS thread count is restored afterwards."""
 
 import numpy as np
 import pytest
@@ -28,7 +29,13 @@ def seen(monkeypatch):
     return calls
 
 
-def test_small_and_large_gemms_run_on_one_blas_thread(seen, monkeypatch):
+@pytest.fixture
+def threads_disagree(monkeypatch):
+    """As if OpenBLAS's threads summed every product otherwise than one thread: the fixed split."""
+    monkeypatch.setattr(blas, "_threads_agree", lambda layout, threads: threads == 1)
+
+
+def test_small_and_large_gemms_run_on_one_blas_thread(seen, monkeypatch, threads_disagree):
     before = _counts()
     if not before or max(before) < 2:
         pytest.skip("the BLAS runs one thread here: nothing to cap")
@@ -45,7 +52,7 @@ def test_small_and_large_gemms_run_on_one_blas_thread(seen, monkeypatch):
 
 
 @pytest.mark.parametrize("shape", [(300, 70, 40), (40, 70, 300)])  # split by rows, by columns
-def test_a_split_product_sums_the_same_way_at_any_load(monkeypatch, shape):
+def test_a_split_product_sums_the_same_way_at_any_load(monkeypatch, threads_disagree, shape):
     m, k, n = shape
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -75,7 +82,7 @@ def test_transposed_operands_and_float64():
     assert blas.matmul(a, b.T).dtype == np.float64
 
 
-def test_many_cores_do_not_cut_a_product_into_parts_smaller_than_part_macs(monkeypatch):
+def test_many_cores_do_not_cut_a_product_into_parts_smaller_than_part_macs(monkeypatch, threads_disagree):
     monkeypatch.setattr(blas, "physical_cores", lambda: 64)
     monkeypatch.setattr(blas, "free_cores", lambda: 64)
     submitted = []
@@ -92,7 +99,7 @@ def test_many_cores_do_not_cut_a_product_into_parts_smaller_than_part_macs(monke
     assert len(submitted) == 16 * 2**20 // blas.PART_MACS - 1
 
 
-def test_a_forked_child_splits_products_with_threads_of_its_own(monkeypatch):
+def test_a_forked_child_splits_products_with_threads_of_its_own(monkeypatch, threads_disagree):
     import os
     import signal
 
@@ -133,3 +140,34 @@ def test_a_models_small_products_take_one_blas_thread_inside_its_run(seen, monke
         blas.BLAS_CAP.exit()
     assert seen == [[1] * len(before), [2] * len(before), [2] * len(before)]
     assert _counts() == before
+
+
+@pytest.mark.parametrize("free", [2, 1])
+def test_a_product_whose_threads_agree_runs_whole_on_the_free_cores_with_one_threads_sums(seen, monkeypatch, free):
+    before = _counts()
+    if not before or max(before) < 2:
+        pytest.skip("the BLAS runs one thread here: nothing to choose")
+    monkeypatch.setattr(blas, "physical_cores", lambda: 2)
+    monkeypatch.setattr(blas, "free_cores", lambda: free)
+    monkeypatch.setattr(blas, "_threads_agree", lambda layout, threads: True)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((256, 300)).astype(np.float32), rng.standard_normal((400, 300)).astype(np.float32).T
+    out = blas.matmul(a, b)
+    assert seen == [[free] * len(before)] and _counts() == before
+    blas.BLAS_CAP.enter(1)
+    try:
+        assert np.array_equal(out, np.matmul(a, b))
+    finally:
+        blas.BLAS_CAP.exit()
+
+
+def test_threads_agree_is_checked_once_per_layout_on_random_operands():
+    a, b = np.ones((64, 70), np.float32), np.ones((70, 90), np.float64, order="F")
+    layout = blas._layout(a, b)
+    assert layout == ((64, 70), (70, 90), "<f4", "<f8", ("C", "F"))
+    assert blas._layout(a[:, ::2], b) is None  # other strides: NumPy copies, nothing to record
+    assert blas._threads_agree(layout, 1) is True
+    hits = blas._threads_agree.cache_info().hits
+    first = blas._threads_agree(layout, 2)
+    assert isinstance(first, bool) and blas._threads_agree(layout, 2) == first
+    assert blas._threads_agree.cache_info().hits == hits + 1

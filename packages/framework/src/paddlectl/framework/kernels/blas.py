@@ -3,8 +3,9 @@ and ``matmul``, the GEMM whose result does not depend on the machine's load.
 
 The count is one per process: the first of overlapping capped regions sets it and the last
 restores it; it is only written when it differs, so a region whose cap already holds pays two
-reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``; ``matmul`` runs each GEMM
-on one BLAS thread, split in fixed parts where it is large (see there). (Capping a recurrent
+reads. Predictors cap it to ``Config.set_cpu_math_library_num_threads``; ``matmul`` runs a GEMM on
+the free cores where that keeps one thread's sums, else on one BLAS thread, split in fixed parts
+where it is large (see there). (Capping a recurrent
 layer's time loop to one thread was measured slower: LSTM step 5.2 against 4.2 ms.)
 
 A pthreads OpenBLAS is set through its own functions: threadpoolctl (from 3.8) lets only the
@@ -16,6 +17,7 @@ themselves. Called directly, the read and two writes of a capped region take 0.6
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import sys
 import threading
@@ -126,6 +128,37 @@ many-core machine does not cut a product into parts that cost less than handing 
 _pool = helper_pool  # a module name, so a test can count the parts handed out
 
 
+def _whole(a: np.ndarray, b: np.ndarray, threads: int) -> np.ndarray:
+    BLAS_CAP.enter(threads)
+    try:
+        return np.matmul(a, b)
+    finally:
+        BLAS_CAP.exit()
+
+
+def _layout(a: np.ndarray, b: np.ndarray) -> tuple | None:
+    """What decides OpenBLAS's summation order for ``a @ b``: shapes, dtypes and whether each operand
+    is row- or column-major (a transposed view); None for other strides (NumPy copies those)."""
+    orders = tuple("C" if x.flags.c_contiguous else "F" if x.flags.f_contiguous else None for x in (a, b))
+    return None if None in orders else (a.shape, b.shape, a.dtype.str, b.dtype.str, orders)
+
+
+@functools.lru_cache(maxsize=1024)
+def _threads_agree(layout: tuple, threads: int) -> bool:
+    """Whether NumPy's BLAS on ``threads`` threads gives products of this layout one thread's sums,
+    bit for bit: checked once per layout on random operands (equal sums in another order would be a
+    coincidence on thousands of random values)."""
+    if threads == 1:
+        return True
+    (shape_a, shape_b, dtype_a, dtype_b, orders) = layout
+    rng = np.random.default_rng(0)
+    a, b = (
+        np.asarray(rng.standard_normal(shape), dtype, order=order)
+        for shape, dtype, order in ((shape_a, dtype_a, orders[0]), (shape_b, dtype_b, orders[1]))
+    )
+    return np.array_equal(_whole(a, b, 1), _whole(a, b, threads), equal_nan=True)
+
+
 def _ranges(size: int, parts: int) -> list[tuple[int, int]]:
     return [(size * i // parts, size * (i + 1) // parts) for i in range(parts)]
 
@@ -133,15 +166,18 @@ def _ranges(size: int, parts: int) -> list[tuple[int, int]]:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D operands, with a result that does not depend on the machine's load.
 
-    A threaded BLAS splits a product by its own thread count, so its sums depend on how many threads
-    run it, and a split waits for its slowest thread: beside other busy processes (load average 10 on
-    two cores) a LeNet training step took 95 ms on two OpenBLAS threads against 20 on one (8 idle). Here every
-    part is a one-thread BLAS call: a product of at least ``SMALL_GEMM_MACS`` is cut into one part per
-    physical core (of at least ``PART_MACS`` each) along its longer output side, a fixed split (the
-    same shape always sums the same way), and the parts run at once while other processes leave the
-    cores free (``kernels.cores``) and the calling thread may run parallel kernels, one after another
-    otherwise. Inside a capped region (a predictor's run, which sets its own thread count by the
-    load) it is ``np.matmul``."""
+    A threaded BLAS may split a product's reduction by its thread count, so its sums can depend on
+    how many threads run it, and a split waits for its slowest thread: beside other busy processes
+    (load average 10 on two cores) a LeNet training step took 95 ms on two OpenBLAS threads against
+    20 on one (8 idle). So a product of at least ``SMALL_GEMM_MACS`` whose layout OpenBLAS's threads
+    sum as one thread does (``_threads_agree``: it splits the output, not the reduction, for most
+    shapes; checked once per layout) runs whole on as many threads as other processes leave cores
+    free, the same sums at any count (the train_step benchmark's MLP step 4.1 -> 3.8 ms). Any other
+    product is one-thread BLAS calls: a large one cut into one part per physical core (of at least
+    ``PART_MACS`` each) along its longer output side, a fixed split (the same shape always sums the
+    same way), the parts at once while the cores are free (``kernels.cores``) and the calling thread
+    may run parallel kernels, one after another otherwise. Inside a capped region (a predictor's
+    run, which sets its own thread count by the load) it is ``np.matmul``."""
     from . import parallel_allowed
 
     if BLAS_CAP.active:
@@ -150,12 +186,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     n = b.shape[1]
     macs = m * k * n
     parts = max(1, min(physical_cores(), macs // PART_MACS)) if macs >= SMALL_GEMM_MACS else 1
+    layout = _layout(a, b)
+    if parts > 1 and layout is not None and _threads_agree(layout, physical_cores()):
+        free = min(physical_cores(), free_cores()) if parallel_allowed() else 1
+        return _whole(a, b, free if free > 1 and _threads_agree(layout, free) else 1)
     if parts == 1:
-        BLAS_CAP.enter(1)
-        try:
-            return np.matmul(a, b)
-        finally:
-            BLAS_CAP.exit()
+        return _whole(a, b, 1)
     out = np.empty((m, n), dtype=np.result_type(a, b))
     by_rows = m >= n
     pieces = [
