@@ -278,6 +278,14 @@ def _panel(a, packed, n, relu, out, p, r0, r1):
                 out[i0 + r, full * NR + j] = scratch[r, j]
 
 
+@njit(cache=True)
+def product(a, packed, out):
+    """``out = a @ weight + bias`` on one thread, every panel over every row: for kernels that run
+    products inside their own loops (``kernels.rnn``'s time steps)."""
+    for p in range(packed.shape[0]):
+        _panel(a, packed, out.shape[1], False, out, p, 0, a.shape[0])
+
+
 RELU, GELU = 1, 2
 """``fc``'s activation codes (0: none): relu inside the tile's store, gelu over each panel's block
 while it is in L1."""

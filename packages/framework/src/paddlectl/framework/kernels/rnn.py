@@ -241,13 +241,6 @@ def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
 LSTM, GRU, SIMPLE = 0, 1, 2
 
 
-@njit(cache=True)
-def _product(h, packed, out):
-    """``out = h @ W`` for ``packed = gemm.pack(W)``: ``h`` [B, K] rows at any row stride."""
-    for p in range(packed.shape[0]):
-        gemm._panel(h, packed, out.shape[1], False, out, p, 0, h.shape[0])
-
-
 @njit(cache=True, error_model="numpy")
 def forward_sequence(cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs, cs, ys, gates, aux, hg):
     """Every step of ``ops.rnn``'s forward loop: ``hg = h @ W_hh^T`` on ``gemm``'s micro-kernel
@@ -257,7 +250,7 @@ def forward_sequence(cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs,
     for step in range(steps):
         t = steps - 1 - step if reverse else step
         src, dst = (t + 1, t) if reverse else (t, t + 1)
-        _product(hs[:, src], w_hh_packed, hg)
+        gemm.product(hs[:, src], w_hh_packed, hg)
         if cell == LSTM:
             lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
         elif cell == GRU:
@@ -282,4 +275,4 @@ def backward_sequence(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, g
         else:
             rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
         if step != steps - 1 or last:
-            _product(dhg[:, t], w_hh_packed, carried)
+            gemm.product(dhg[:, t], w_hh_packed, carried)
