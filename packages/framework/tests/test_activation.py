@@ -194,10 +194,11 @@ def test_relu_kernel_matches_numpy_maximum(dtype):
     assert not np.signbit(got).any()
 
 
-@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 40, 6625])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 40, 6625])
 def test_row_max_per_lane_skips_nan_like_the_single_chain(n):
-    """``rows.row_max`` (one running maximum per lane, then the tail): the row's largest entry, NaN
-    entries skipped, -inf for an empty or all-NaN row; the maximum anywhere in the row, lanes and tail."""
+    """``rows.row_max`` (one running maximum per vector lane, then the tail; strided rows one by
+    one): the row's largest entry, NaN entries skipped, -inf for an empty or all-NaN row; the maximum
+    anywhere in the row, lanes and tail."""
     from numba import njit
 
     from paddlectl.framework.kernels.rows import row_max
@@ -212,4 +213,6 @@ def test_row_max_per_lane_skips_nan_like_the_single_chain(n):
                 row[(at + 1) % n] = np.nan
             finite = row[~np.isnan(row)]
             assert call(row) == (finite.max() if finite.size else -np.inf)
+            column = np.repeat(row[:, None], 3, axis=1)[:, 1]
+            assert column.strides[0] != column.itemsize and call(column) == call(row)
         assert call(np.full(n, np.nan, dtype)) == -np.inf

@@ -1,16 +1,25 @@
 """Numba kernels: pure functions over arrays, compiled once and cached on disk (``cache=True``).
 
-Parallel kernels prefer Numba's OpenMP threading layer with passive waiting: spinning OpenMP
-workers fight OpenBLAS's threads for the cores between a kernel and the GEMM after it (measured up
-to 10x slower convolutions on two cores), and passive waiting removes that while keeping the layer
-thread-safe, so predictors and eager code may run from several Python threads. Where OpenMP is
-missing Numba falls back to TBB, then to ``workqueue`` (not thread-safe: see
-``layer_is_thread_safe``). ``NUMBA_THREADING_LAYER`` / ``OMP_WAIT_POLICY`` set by the user win.
+Parallel kernels prefer Numba's OpenMP threading layer with passive waiting after a short spin:
+workers spinning for libgomp's default 300,000 rounds fight OpenBLAS's threads for the cores between
+a kernel and the GEMM after it (measured up to 10x slower convolutions on two cores), while workers
+that sleep at once make every parallel region pay a wake-up (~70 us on this workplace's VMs, against
+~2 us for a spinning worker: 24 products of MiniLM's batch-1 run and their attention paid ~2 ms).
+``GOMP_SPINCOUNT`` of ``SPIN_ROUNDS`` (about 100 us) covers the gaps between one op's region and
+the next op's and leaves OpenBLAS alone (training steps within noise). The layer is thread-safe, so
+predictors and eager code may run from several Python threads. Where OpenMP is missing Numba falls
+back to TBB, then to ``workqueue`` (not thread-safe: see ``layer_is_thread_safe``).
+``NUMBA_THREADING_LAYER``, ``OMP_WAIT_POLICY`` and ``GOMP_SPINCOUNT`` set by the user win.
 """
 
 import os
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+SPIN_ROUNDS = 10_000
+"""libgomp spin rounds before an idle worker sleeps (3,000: ~40 us, too short for MiniLM's gaps)."""
+
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = str(SPIN_ROUNDS)
 
 import contextlib  # noqa: E402
 import functools  # noqa: E402
