@@ -153,6 +153,18 @@ def _store_first(builder, vector, pointer, count):
     builder.call(store, [vector, pointer, ir.Constant(ir.IntType(32), 4), builder.icmp_signed("<", lanes, splat)])
 
 
+def _prefetch_l2(builder, pointer):
+    """Ask for the cache line at ``pointer`` to come into L2 (``prefetcht1``): a hint, never a fault,
+    so a pointer past the array's end is harmless."""
+    hint = cgutils.get_or_insert_function(
+        builder.module,
+        ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()] + [ir.IntType(32)] * 3),
+        "llvm.prefetch.p0i8",
+    )
+    read, level, data = (ir.Constant(ir.IntType(32), v) for v in (0, 2, 1))
+    builder.call(hint, [builder.bitcast(pointer, ir.IntType(8).as_pointer()), read, level, data])
+
+
 def _broadcast(builder, scalar):
     """``scalar`` in every lane of a vector."""
     lane0 = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
@@ -160,7 +172,14 @@ def _broadcast(builder, scalar):
     return builder.shuffle_vector(lane0, ir.Constant(_VECTOR, ir.Undefined), splat)
 
 
-def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, stride: int = NR, step: int | None = None):
+def _tile_intrinsic(
+    vectors: int,
+    height: int = MR,
+    indexed: bool = False,
+    stride: int = NR,
+    step: int | None = None,
+    ahead: bool = False,
+):
     """``tile(a, start, step, rows, [offsets,] packed, panel, k, c, ldc, crow0, col0, relu)``:
         ``c[crow0 + r, col0:col0 + vectors*LANES] = act(bias + sum_kk A[r, kk] * weight[kk])`` for r < rows
         <= height, where ``A[r, kk]`` is ``a.flat[start + r*step + kk]`` (a row-major matrix: start =
@@ -172,7 +191,8 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
         the last row's loads and are not stored, so one kernel serves every row count. A fixed ``step``
         (a convolution's stride) replaces the argument and every row is read, past ``rows`` too (the
         caller leaves room): each row's load is then one base register plus a constant, not a pointer
-        of its own (more rows than free integer registers spill)."""
+        of its own (more rows than free integer registers spill). ``ahead`` also asks, per k, for the
+        same row of the next panel (``k + 1`` rows on) to come into L2: see ``_panel``."""
     vec = _VECTOR
 
     def codegen(context, builder, signature, args):
@@ -204,8 +224,15 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
             row_ptrs = [builder.gep(a_ptr, [builder.add(start_, const(r * step))]) for r in range(height)]
         bias = vectors_at(panel_)
 
+        next_panel = builder.mul(builder.add(k_, const(1)), const(stride)) if ahead else None
+
         def accumulate(kk, accs):
-            weights = vectors_at(builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(stride))))
+            row = builder.add(panel_, builder.mul(builder.add(kk, const(1)), const(stride)))
+            weights = vectors_at(row)
+            if ahead:
+                following = builder.gep(p_ptr, [builder.add(row, next_panel)])
+                for v in range(vectors):
+                    _prefetch_l2(builder, builder.gep(following, [const(LANES * v)]))
             element = builder.load(builder.gep(o_ptr, [kk])) if indexed else kk
             updated = []
             for r in range(height):
@@ -242,19 +269,26 @@ def _tile_intrinsic(vectors: int, height: int = MR, indexed: bool = False, strid
 
 _TILE = _tile_intrinsic(VECTORS)
 _TILE_1, _TILE_2, _TILE_3 = (_tile_intrinsic(v) for v in (1, 2, 3))  # a last, narrower panel
+_TILE_AHEAD = _tile_intrinsic(VECTORS, ahead=True)
 _ROW = _tile_intrinsic(VECTORS, 1)
 """One row (a batch-1 dense layer): the full tile would do MR times its multiply-adds."""
 
 
 @njit(cache=True)
-def _panel(a, packed, n, relu, out, p, r0, r1):
-    """Rows r0..r1 of panel ``p``'s columns; the last, partial panel through a scratch tile."""
+def _panel(a, packed, n, relu, out, p, r0, r1, ahead=False):
+    """Rows r0..r1 of panel ``p``'s columns; the last, partial panel through a scratch tile. With
+    ``ahead`` the first row tile also brings the next panel into L2: a model's weights come from L3 or
+    memory on every run (MiniLM's 42 MB), and each panel's first tile otherwise waits for its own
+    (MiniLM's 24 products 10.6 -> 10.1 ms on two threads, a 2-layer encoder's 10.6 -> 9.6 on one;
+    hot weights and batch 32 unchanged). Bursts of prefetches before a panel were slower."""
     k = a.shape[1]
     lda, start, full = a.strides[0] // 4, p * (k + 1) * NR, n // NR
     if p < full:
         for i0 in range(r0, r1, MR):
             if r1 - i0 == 1:
                 _ROW(a, i0 * lda, lda, 1, packed, start, k, out, n, i0, p * NR, relu)
+            elif ahead and i0 == r0:
+                _TILE_AHEAD(a, i0 * lda, lda, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
             else:
                 _TILE(a, i0 * lda, lda, min(MR, r1 - i0), packed, start, k, out, n, i0, p * NR, relu)
         return
@@ -318,7 +352,7 @@ def fc(a, packed, n, act, out, block, chunks):
         r0, p0 = t // chunks * block, t % chunks * share
         r1 = min(m, r0 + block)
         for p in range(p0, min(panels, p0 + share)):
-            _panel(a, packed, n, act == RELU, out, p, r0, r1)
+            _panel(a, packed, n, act == RELU, out, p, r0, r1, p + 1 < min(panels, p0 + share))
             if act == GELU:
                 _gelu_block(out, r0, r1, p * NR, min(n, (p + 1) * NR))
 
