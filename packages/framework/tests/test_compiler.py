@@ -376,7 +376,7 @@ def test_large_groups_run_the_parallel_variant_with_the_serial_results(reduce):
 
 def test_bodies_calling_libm_per_element_go_parallel_sooner():
     """A body that calls libm per element (log1p; erf and exp in float64) is compute-bound and splits
-    over threads from 256k elements; a vectorised one (float32 exp and erf, max) only from 2M."""
+    over threads from 256k elements; a vectorised one (float32 exp and erf, max) only from 512k."""
     from paddlectl.framework.kernels.codegen import libm_bound
 
     assert libm_bound("t0 = x0 * math.log1p(x0)", np.float32)
@@ -387,7 +387,7 @@ def test_bodies_calling_libm_per_element_go_parallel_sooner():
     # a loop that calls libm anyway keeps libm's exp (faster as a scalar than fastmath's)
     assert "fastmath.exp(" in kernel_source("t0 = math.exp(x0)", ["float32"], "float32")
     assert "fastmath.exp(" not in kernel_source("t0 = math.exp(x0) * math.log1p(x0)", ["float32"], "float32")
-    x = np.ones(1 << 19, "float32")
+    x = np.ones(1 << 18, "float32")
     body = "t0 = x0 * math.log1p(x0)"
     assert launch(body, ("log1p",), ("float32",), (x.shape,), np.dtype("float32")).big
     assert not launch("t0 = x0 * T(2.0)", ("scale",), ("float32",), (x.shape,), np.dtype("float32")).big

@@ -61,15 +61,18 @@ def layer_is_thread_safe() -> bool:
 
 PARALLEL_MIN_SIZE = 1 << 18
 """Below this many elements in a kernel's first argument, waking worker threads costs more than
-the work (and on a loaded machine a descheduled worker stalls the whole region). With passive
-waiting a parallel region costs ~55 us on this workplace's 2-core VMs (a futex wake), so a
+the work (and on a loaded machine a descheduled worker stalls the whole region). A region whose
+worker sleeps costs ~55-75 us on this workplace's 2-core VMs (a futex wake), so a
 depthwise conv gains from the second core only past ~250k inputs (PP-OCR cls's [6,88,3,96]:
 0.26 ms serial, 0.32 ms parallel; [6,104,6,96]: 0.67 vs 0.49 ms)."""
 
-ELEMENTWISE_PARALLEL_MIN_SIZE = 1 << 21
+ELEMENTWISE_PARALLEL_MIN_SIZE = 1 << 19
 """The same for fused elementwise kernels, which do a few operations per element: memory-bound
-and cheap, they gain from a second core only from a few million elements (1M: 97 us serial,
-231 us parallel; 4M: 848 vs 744 us)."""
+and cheap. With workers that slept at once they gained from a second core only from a few million
+elements (1M: 97 us serial, 231 us parallel; 4M: 848 vs 744 us; the threshold was 2^21); with the
+short spin the regions of a model's run find their worker awake, and from 2^19 PP-OCRv4 det
+640x320 on two threads ran 0.85-0.88x onnxruntime against 0.94x (cls unchanged; 2^18 the same
+as 2^19, and ``PARALLEL_MIN_SIZE`` at 2^16 made cls 15% slower)."""
 
 
 _LOCAL = threading.local()
