@@ -178,3 +178,32 @@ def test_float32_whole_sequence_kernels_match_the_float64_step_loop(cell, revers
     for ours, want in zip(results[np.float32], results[np.float64], strict=True):
         assert ours.dtype == np.float32
         np.testing.assert_allclose(ours, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn_tanh"])
+def test_float32_sequences_give_the_same_bits_on_any_row_split(cell, monkeypatch):
+    """The float32 sequence kernels run the batch in row blocks side by side (one per thread): each
+    row's recurrence is its own, so 1, 2 or 3 blocks (a last, shorter one) give identical outputs,
+    states and gradients, and a run does not depend on the thread count or the load."""
+    from paddlectl.framework.ops import rnn as ops
+
+    B, T, F, H = 7, 5, 4, 6
+    G = {"lstm": 4, "gru": 3}.get(cell, 1) * H
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = (
+        (RNG.standard_normal(s) * 0.5).astype(np.float32)
+        for s in ((B, T, F), (G, F), (G, H), (G,), (G,), (B, H), (B, H))
+    )
+    mask = (np.arange(T) < np.array([5, 4, 5, 1, 3, 5, 2])[:, None]).astype(np.float32)
+    results = []
+    for blocks in (1, 2, 3):
+        monkeypatch.setattr(ops, "_row_blocks", lambda *shape, blocks=blocks: blocks)
+        out = ops._rnn_forward(None, x, w_ih, w_hh, b_ih, b_hh, h0, c0 if cell == "lstm" else None, mask, cell)
+        ys, reserve = out[0], out[-1]
+        dys = np.cos(np.arange(ys.size)).reshape(ys.shape).astype(np.float32)
+        dh = np.sin(np.arange(B * H)).reshape(B, H).astype(np.float32)
+        dc = dh[::-1].copy() if cell == "lstm" else None
+        grads = ops._rnn_grad_forward(None, x, w_ih, w_hh, mask, reserve, dys, dh, dc, cell, False, [True] * 7)
+        results.append([*out, *(g for g in grads if g.size)])
+    for split in results[1:]:
+        for got, want in zip(split, results[0], strict=True):
+            np.testing.assert_array_equal(got, want)

@@ -313,11 +313,11 @@ def _panel(a, packed, n, relu, out, p, r0, r1, ahead=False):
 
 
 @njit(cache=True)
-def product(a, packed, out):
-    """``out = a @ weight + bias`` on one thread, every panel over every row: for kernels that run
+def product(a, packed, out, r0, r1):
+    """``out = a @ weight + bias`` for rows r0..r1 on one thread, every panel: for kernels that run
     products inside their own loops (``kernels.rnn``'s time steps)."""
     for p in range(packed.shape[0]):
-        _panel(a, packed, out.shape[1], False, out, p, 0, a.shape[0])
+        _panel(a, packed, out.shape[1], False, out, p, r0, r1)
 
 
 RELU, GELU = 1, 2

@@ -20,8 +20,9 @@ nonlinearities cost ten times its matmul.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
-from . import gemm, njit
+from . import gemm, njit, parallel_kernel
 from .fastmath import sigmoid, tanh
 
 _F = np.float32
@@ -105,10 +106,10 @@ def _upstream(dh, carried, dys, mask, b, t):
 
 
 @njit(cache=True, error_model="numpy")
-def lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, tcs):
-    """One LSTM step (gates [i, f, g, o]); saves the activated gates and tanh(c)."""
-    B, H = hg.shape[0], hs.shape[2]
-    for b in range(B):
+def lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, tcs, b0, b1):
+    """One LSTM step (gates [i, f, g, o]) of rows b0..b1; saves the activated gates and tanh(c)."""
+    H = hs.shape[2]
+    for b in range(b0, b1):
         gr, x, h = gates[b, t], xg[b, t], hg[b]
         _sigmoid_gates(gr, x, b_ih, h, b_hh, 0, 2 * H)
         _tanh_gates(gr, x, b_ih, h, b_hh, 2 * H, 3 * H)
@@ -127,11 +128,11 @@ def lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, 
 
 
 @njit(cache=True, error_model="numpy")
-def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgates):
+def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgates, b0, b1):
     """BPTT through one LSTM step: dgates[:, t]; dh, dc become the gradients of the old state
-    except the part through W_hh (the caller's next ``carried = dgates[:, t] @ W_hh``)."""
-    B, H = dh.shape
-    for b in range(B):
+    except the part through W_hh (the caller's next ``carried = dgates[:, t] @ W_hh``); rows b0..b1."""
+    H = dh.shape[1]
+    for b in range(b0, b1):
         keep = _upstream(dh, carried, dys, mask, b, t)
         dg = dgates[b, t]
         if not keep:
@@ -156,11 +157,11 @@ def lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, tcs, dgate
 
 
 @njit(cache=True, error_model="numpy")
-def gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, hcs):
+def gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, hcs, b0, b1):
     """One GRU step (gates [r, z, c], reset applied after the hidden matmul); saves the
-    activated gates and the candidate's hidden part hc = (h @ W_hc^T + b_hc)."""
-    B, H = hg.shape[0], hs.shape[2]
-    for b in range(B):
+    activated gates and the candidate's hidden part hc = (h @ W_hc^T + b_hc); rows b0..b1."""
+    H = hs.shape[2]
+    for b in range(b0, b1):
         gr, x, h, hc = gates[b, t], xg[b, t], hg[b], hcs[b, t]
         _sigmoid_gates(gr, x, b_ih, h, b_hh, 0, 2 * H)
         hh, bhc = h[2 * H :], b_hh[2 * H :]
@@ -176,11 +177,11 @@ def gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, hcs):
 
 
 @njit(cache=True, error_model="numpy")
-def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
+def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg, b0, b1):
     """BPTT through one GRU step: input-gate and hidden-gate gradients (they differ in the
     candidate block, scaled by r on the hidden side); dh as in ``lstm_backward_step``."""
-    B, H = dh.shape
-    for b in range(B):
+    H = dh.shape[1]
+    for b in range(b0, b1):
         keep = _upstream(dh, carried, dys, mask, b, t)
         dx_row, dh_g = dxg[b, t], dhg[b, t]
         if not keep:
@@ -205,9 +206,9 @@ def gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, hcs, dxg, dhg):
 
 
 @njit(cache=True, error_model="numpy")
-def rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, outs, kind):
-    """One SimpleRNN step, activation TANH or RELU; saves the unmasked output."""
-    for b in range(hg.shape[0]):
+def rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, outs, kind, b0, b1):
+    """One SimpleRNN step of rows b0..b1, activation TANH or RELU; saves the unmasked output."""
+    for b in range(b0, b1):
         out = outs[b, t]
         if kind == TANH:
             _tanh_gates(out, xg[b, t], b_ih, hg[b], b_hh, 0, out.size)
@@ -218,9 +219,9 @@ def rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, outs, kind):
 
 
 @njit(cache=True, error_model="numpy")
-def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
+def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind, b0, b1):
     """BPTT through one SimpleRNN step; dh as in ``lstm_backward_step``."""
-    for b in range(dh.shape[0]):
+    for b in range(b0, b1):
         keep = _upstream(dh, carried, dys, mask, b, t)
         dg = dgates[b, t]
         if not keep:
@@ -237,42 +238,69 @@ def rnn_backward_step(t, dys, carried, dh, mask, outs, dgates, kind):
 
 
 # ----- whole sequences (float32): the time loop and its products in one call -------------------
+# A row's recurrence reads only its own earlier state, so a block of rows runs every step on its
+# own: one parallel region per sequence, no barrier per step, and the same sums on any split.
 
 LSTM, GRU, SIMPLE = 0, 1, 2
 
 
 @njit(cache=True, error_model="numpy")
-def forward_sequence(cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs, cs, ys, gates, aux, hg):
-    """Every step of ``ops.rnn``'s forward loop: ``hg = h @ W_hh^T`` on ``gemm``'s micro-kernel
-    (``w_hh_packed = gemm.pack(W_hh^T)``), then the cell's step kernel. ``cs`` (GRU, SimpleRNN) and
-    ``aux`` (SimpleRNN) are unused stand-ins of the same type where the cell has none."""
+def _forward_rows(cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs, cs, ys, gates, aux, hg, b0, b1):
+    """Every step of the forward loop for rows b0..b1: ``hg = h @ W_hh^T`` on ``gemm``'s
+    micro-kernel, then the cell's step kernel."""
     steps = xg.shape[1]
     for step in range(steps):
         t = steps - 1 - step if reverse else step
         src, dst = (t + 1, t) if reverse else (t, t + 1)
-        gemm.product(hs[:, src], w_hh_packed, hg)
+        gemm.product(hs[:, src], w_hh_packed, hg, b0, b1)
         if cell == LSTM:
-            lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
+            lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux, b0, b1)
         elif cell == GRU:
-            gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
+            gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux, b0, b1)
         else:
-            rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
+            rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind, b0, b1)
+
+
+@parallel_kernel
+def forward_sequence(blocks, cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs, cs, ys, gates, aux, hg):
+    """``ops.rnn``'s forward loop, the batch split into ``blocks`` row blocks run side by side
+    (``w_hh_packed = gemm.pack(W_hh^T)``). ``cs`` (GRU, SimpleRNN) and ``aux`` (SimpleRNN) are
+    unused stand-ins of the same type where the cell has none."""
+    rows = xg.shape[0]
+    size = -(-rows // blocks)
+    for block in prange(blocks):
+        b0 = block * size
+        _forward_rows(cell, kind, reverse, xg, b_ih, w_hh_packed, b_hh, mask, hs, cs, ys, gates, aux, hg, b0,
+                      min(rows, b0 + size))  # fmt: skip
 
 
 @njit(cache=True, error_model="numpy")
-def backward_sequence(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh_packed, last):
-    """Every step of ``ops.rnn``'s BPTT loop: the cell's backward step, then ``carried = dhg[:, t] @
-    W_hh`` (``w_hh_packed = gemm.pack(W_hh)``), the last step's product only if ``last`` (it feeds
-    dh0 alone). Stand-ins as in ``forward_sequence`` (``dc`` for GRU and SimpleRNN)."""
+def _backward_rows(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh_packed, last,
+                   b0, b1):  # fmt: skip
+    """Every step of the BPTT loop for rows b0..b1: the cell's backward step, then ``carried =
+    dhg[:, t] @ W_hh``, the last step's product only if ``last`` (it feeds dh0 alone)."""
     steps = dys.shape[1]
     for step in range(steps):
         t = step if reverse else steps - 1 - step
         src = t + 1 if reverse else t
         if cell == LSTM:
-            lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+            lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg, b0, b1)
         elif cell == GRU:
-            gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+            gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg, b0, b1)
         else:
-            rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+            rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind, b0, b1)
         if step != steps - 1 or last:
-            gemm.product(dhg[:, t], w_hh_packed, carried)
+            gemm.product(dhg[:, t], w_hh_packed, carried, b0, b1)
+
+
+@parallel_kernel
+def backward_sequence(blocks, cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg,
+                      w_hh_packed, last):  # fmt: skip
+    """``ops.rnn``'s BPTT loop in ``blocks`` row blocks side by side (``w_hh_packed =
+    gemm.pack(W_hh)``). Stand-ins as in ``forward_sequence`` (``dc`` for GRU and SimpleRNN)."""
+    rows = dys.shape[0]
+    size = -(-rows // blocks)
+    for block in prange(blocks):
+        b0 = block * size
+        _backward_rows(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh_packed,
+                       last, b0, min(rows, b0 + size))  # fmt: skip

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 
+import numba
 import numpy as np
 
 from ..core import symbolic
@@ -21,6 +22,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import blas, gemm
 from ..kernels import rnn as kernels
 from ..kernels.blas import matmul
+from ..kernels.conv_select import threaded
 from ._util import constant
 from .shape import unsqueeze
 
@@ -85,9 +87,10 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     hg = np.empty((B, G), dtype)
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
     if dtype == np.float32:
-        kernels.forward_sequence(
-            _CELLS.get(cell, kernels.SIMPLE), kind, reverse, xg, b_ih, gemm.pack(w_hh.T), b_hh, mask, hs,
-            hs if cs is None else cs, ys, gates, ys if aux is None else aux, hg,
+        blocks = _row_blocks(B, T, G, H)
+        kernels.forward_sequence.run(
+            blocks > 1, blocks, _CELLS.get(cell, kernels.SIMPLE), kind, reverse, xg, b_ih, gemm.pack(w_hh.T), b_hh,
+            mask, hs, hs if cs is None else cs, ys, gates, ys if aux is None else aux, hg,
         )  # fmt: skip
     else:
         _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gates, aux, hg)
@@ -95,6 +98,15 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
     if cs is None:
         return ys, hs[:, last].copy(), reserve
     return ys, hs[:, last].copy(), cs[:, last].copy(), reserve
+
+
+def _row_blocks(B: int, T: int, G: int, H: int) -> int:
+    """Row blocks the float32 sequence kernels run side by side: one per thread (at most one per row)
+    when the sequence's products reach ``blas.PARALLEL_GEMM_MACS`` multiply-adds, else one. Any
+    split gives the same results (each row's recurrence is its own)."""
+    if B * T * G * H < blas.PARALLEL_GEMM_MACS or not threaded():
+        return 1
+    return min(numba.get_num_threads(), B)
 
 
 def _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gates, aux, hg):
@@ -107,11 +119,11 @@ def _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gate
             src, dst = _slots(t, reverse)
             np.matmul(hs[:, src], w_hh_t, out=hg)
             if cell == "lstm":
-                kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux)
+                kernels.lstm_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, cs, ys, gates, aux, 0, B)
             elif cell == "gru":
-                kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux)
+                kernels.gru_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, aux, 0, B)
             else:
-                kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind)
+                kernels.rnn_forward_step(t, src, dst, xg, b_ih, hg, b_hh, mask, hs, ys, gates, kind, 0, B)
 
 
 @contextlib.contextmanager
@@ -147,9 +159,11 @@ def _rnn_grad_forward(ctx, x, w_ih, w_hh, mask, reserve, dys, dh_last, dc_last, 
     dhg = np.empty_like(dxg) if cell == "gru" else dxg
     kind = kernels.RELU if cell == "rnn_relu" else kernels.TANH
     if dtype == np.float32:
-        kernels.backward_sequence(
-            _CELLS.get(cell, kernels.SIMPLE), kind, reverse, dys, carried, dh, dh if dc is None else dc, mask, hs,
-            hs if cs is None else cs, gates, gates if aux is None else aux, dxg, dhg, gemm.pack(w_hh), bool(needs[5]),
+        blocks = _row_blocks(B, T, G, H)
+        kernels.backward_sequence.run(
+            blocks > 1, blocks, _CELLS.get(cell, kernels.SIMPLE), kind, reverse, dys, carried, dh,
+            dh if dc is None else dc, mask, hs, hs if cs is None else cs, gates, gates if aux is None else aux, dxg, dhg,
+            gemm.pack(w_hh), bool(needs[5]),
         )  # fmt: skip
     else:
         _bptt_loop(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, aux, dxg, dhg, w_hh, needs[5])
@@ -177,11 +191,11 @@ def _bptt_loop(cell, kind, reverse, dys, carried, dh, dc, mask, hs, cs, gates, a
         for t in steps:
             src, _ = _slots(t, reverse)
             if cell == "lstm":
-                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg)
+                kernels.lstm_backward_step(t, src, dys, carried, dh, dc, mask, cs, gates, aux, dxg, 0, B)
             elif cell == "gru":
-                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg)
+                kernels.gru_backward_step(t, src, dys, carried, dh, mask, hs, gates, aux, dxg, dhg, 0, B)
             else:
-                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind)
+                kernels.rnn_backward_step(t, dys, carried, dh, mask, gates, dxg, kind, 0, B)
             if t != steps[-1] or last:  # the last product would only feed dh0
                 np.matmul(dhg[:, t], w_hh, out=carried)
 
