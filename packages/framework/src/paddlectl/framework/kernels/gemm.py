@@ -279,8 +279,9 @@ def _panel(a, packed, n, relu, out, p, r0, r1, ahead=False):
     """Rows r0..r1 of panel ``p``'s columns; the last, partial panel through a scratch tile. With
     ``ahead`` the first row tile also brings the next panel into L2: a model's weights come from L3 or
     memory on every run (MiniLM's 42 MB), and each panel's first tile otherwise waits for its own
-    (MiniLM's 24 products 10.6 -> 10.1 ms on two threads, a 2-layer encoder's 10.6 -> 9.6 on one;
-    hot weights and batch 32 unchanged). Bursts of prefetches before a panel were slower."""
+    (MiniLM's 24 products with rotating weights 10.6 -> 10.1 ms on two threads, and at 64 rows 10.6
+    -> 9.6 ms on one; batch 32 and a small model whose weights stay in cache unchanged). Bursts of
+    prefetches before a panel were slower."""
     k = a.shape[1]
     lda, start, full = a.strides[0] // 4, p * (k + 1) * NR, n // NR
     if p < full:
