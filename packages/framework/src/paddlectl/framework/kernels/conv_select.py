@@ -29,7 +29,7 @@ import numpy as np
 
 from . import conv_tiles, depthwise_tiles, parallel_allowed, pixel_tiles
 from .background import with_reference
-from .blas import BLAS_CAP
+from .blas import BLAS_CAP, PARALLEL_GEMM_MACS
 from .conv import col2im, depthwise, depthwise_input_grad, depthwise_weight_grad, interleave_taps
 from .direct_conv import conv_direct
 from .im2col import (
@@ -209,6 +209,12 @@ _PIXEL_PANELS = PerWeight(pixel_tiles.pack)
 def threaded() -> bool:
     """Whether parallel kernels run on more than one thread here and now."""
     return numba.get_num_threads() > 1 and parallel_allowed()
+
+
+def product_threads(macs: int) -> int:
+    """Threads for a product-bound kernel of ``macs`` multiply-adds: Numba's count from
+    ``blas.PARALLEL_GEMM_MACS`` where parallel kernels may run now, else one."""
+    return numba.get_num_threads() if macs >= PARALLEL_GEMM_MACS and threaded() else 1
 
 
 def _tap_slices(i, j, stride, dil, outs):

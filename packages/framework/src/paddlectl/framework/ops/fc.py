@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from ..core.lowering import lowering
@@ -15,8 +14,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..errors import DTypeError, ShapeError
 from ..kernels import gemm
 from ..kernels.background import with_reference
-from ..kernels.blas import PARALLEL_GEMM_MACS
-from ..kernels.conv_select import threaded
+from ..kernels.conv_select import product_threads
 from ..kernels.fastmath import erf_array
 
 ACTIVATIONS = ("", "relu", "gelu")
@@ -40,9 +38,9 @@ def _fc(x: np.ndarray, packed: np.ndarray, n: int, act: int) -> np.ndarray:
     if rows.strides[1] != rows.itemsize:
         rows = np.ascontiguousarray(rows)
     out = np.empty((rows.shape[0], n), np.float32)
-    parallel = rows.size * n >= PARALLEL_GEMM_MACS and threaded()
-    block, chunks = gemm.split(rows.shape[0], rows.shape[1], numba.get_num_threads() if parallel else 1)
-    gemm.fc.run(parallel, rows, packed, n, act, out, block, chunks)
+    threads = product_threads(rows.size * n)
+    block, chunks = gemm.split(rows.shape[0], rows.shape[1], threads)
+    gemm.fc.run(threads > 1, rows, packed, n, act, out, block, chunks)
     return out.reshape(*x.shape[:-1], n)
 
 

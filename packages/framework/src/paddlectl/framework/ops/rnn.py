@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import math
 
-import numba
 import numpy as np
 
 from ..core import symbolic
@@ -22,7 +21,7 @@ from ..core.op import OPAQUE, OpDef, Sample, Spec
 from ..kernels import blas, gemm
 from ..kernels import rnn as kernels
 from ..kernels.blas import matmul
-from ..kernels.conv_select import threaded
+from ..kernels.conv_select import product_threads
 from ._util import constant
 from .shape import unsqueeze
 
@@ -101,12 +100,10 @@ def _rnn_forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, mask, cell, reverse=Fal
 
 
 def _row_blocks(B: int, T: int, G: int, H: int) -> int:
-    """Row blocks the float32 sequence kernels run side by side: one per thread (at most one per row)
-    when the sequence's products reach ``blas.PARALLEL_GEMM_MACS`` multiply-adds, else one. Any
-    split gives the same results (each row's recurrence is its own)."""
-    if B * T * G * H < blas.PARALLEL_GEMM_MACS or not threaded():
-        return 1
-    return min(numba.get_num_threads(), B)
+    """Row blocks the float32 sequence kernels run side by side: one per thread of
+    ``product_threads`` for the sequence's products, at most one per row. Any split gives the same
+    results (each row's recurrence is its own)."""
+    return min(product_threads(B * T * G * H), B)
 
 
 def _step_loop(cell, kind, reverse, xg, b_ih, w_hh, b_hh, mask, hs, cs, ys, gates, aux, hg):
