@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -409,6 +410,40 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
     assert conv_ops.pixels_pay(x, w, strides, (1, 1), 1, got.shape[2:])
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, pads",
+    [((1, 16, 7, 7), (40, 16, 3, 3), (1, 1, 1, 1)), ((2, 8, 14, 14), (32, 8, 3, 3), (1, 1, 1, 1)),
+     ((1, 6, 9, 11), (13, 6, 5, 5), (2, 2, 2, 2)), ((1, 5, 8, 10), (7, 5, 3, 3), (0, 2, 0, 1)),
+     ((2, 4, 12, 9), (9, 4, 1, 3), (0, 0, 2, 0)), ((1, 3, 20, 28), (64, 3, 3, 3), (1, 1, 0, 2)),
+     ((1, 12, 8, 8), (24, 12, 3, 3), (0, 0, 0, 0))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
+def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, pads, band_bytes):
+    """Stride-1 layers whose rows would leave tiles part empty run each band as one long row (tiles
+    across row ends, the positions past a row dropped): narrow images, left padding 0, 1 and 2 (a
+    row's last taps reading the next row's padding), 1x3 and 5x5 kernels, batches, bands of four
+    rows or the whole image, serial and parallel variants."""
+    from paddlectl.framework.kernels import conv_select, pixel_tiles
+
+    joined = []
+    kernel = pixel_tiles.pixel_tiles
+    monkeypatch.setattr(
+        pixel_tiles, "pixel_tiles", SimpleNamespace(run=lambda *a: joined.append(a[-1]) or kernel.run(*a))
+    )
+    monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
+    x, w = randn(*x_shape), randn(*w_shape)
+    outs = tuple(
+        s + p0 + p1 - k + 1 for s, p0, p1, k in zip(x_shape[2:], pads[::2], pads[1::2], w_shape[2:], strict=True)
+    )
+    got = conv_select.pixel_conv(x, w, (1, 1), pads, outs)
+    assert joined == [True], "the joined pixel-tile path did not run"
+    padding = [[0, 0], [0, 0], list(pads[:2]), list(pads[2:])]
+    expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), padding=padding)
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])
 def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width):
     from paddlectl.framework.kernels import pixel_tiles
@@ -563,15 +598,17 @@ def test_winograd_picks_tile_rows_on_one_thread_and_the_plain_conv_on_more(monke
     """Few outputs (or a large image) take Winograd in tile-row chunks on one thread and the plain
     convolution (the direct kernel's even bands) on more; 32+ outputs on a small image the whole pass.
     Rows wide enough for pixel tiles take the plain convolution (pixel tiles) on more than one thread,
-    and on one thread too for fewer than 32 outputs."""
+    and on one thread too for fewer than 32 outputs; narrower rows pixel tiles in joined rows on more
+    than one thread, but for 64+ outputs over more than 8x8 pixels."""
     from paddlectl.framework.kernels import winograd
     from paddlectl.framework.ops import conv_inference
 
     calls = []
-    for name in ("_winograd", "_winograd_rows", "forward"):
+    for name in ("_winograd", "_winograd_rows", "forward", "pixel_conv"):
         real = getattr(conv_inference, name)
         monkeypatch.setattr(conv_inference, name, lambda *a, _n=name, _f=real: calls.append(_n) or _f(*a))
-    cases = {12: [(8, False, "_winograd_rows"), (8, True, "forward"), (32, True, "_winograd")],  # narrow rows
+    cases = {12: [(8, False, "_winograd_rows"), (8, True, "pixel_conv"), (32, True, "pixel_conv"),
+                  (64, True, "_winograd"), (32, False, "_winograd")],  # narrow rows
              40: [(8, False, "forward"), (32, False, "_winograd"), (32, True, "forward")]}  # fmt: skip
     for width, runs in cases.items():
         x = rng.standard_normal((1, 4, 12, width)).astype("float32")

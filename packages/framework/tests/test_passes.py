@@ -300,6 +300,7 @@ def test_winograd_rewrites_eligible_convs_and_each_size_picks_its_path(monkeypat
     paths = []
     winograd = conv_ops._winograd_pays
     monkeypatch.setattr(conv_ops, "_winograd_pays", lambda *a: paths.append(winograd(*a)) or winograd(*a))
+    monkeypatch.setattr(conv_ops, "threaded", lambda: False)  # more threads run narrow rows as pixel tiles
     for size in (12, 2):  # 4x4 or more outputs (rows too narrow for pixel tiles) for both rewritten convs / fewer
         x = _data(2, 8, size, size + 3)
         out = Executor(result.program).run([x])[0]

@@ -3,7 +3,7 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels
   (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1 or 2);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
-* float32 layers of strides 1 and 2 with rows at least ``_PIXELS_MIN_WIDTH`` wide at inference:
+* float32 layers of strides 1 and 2 with rows at least ``PIXELS_MIN_WIDTH`` wide at inference:
   register tiles with the output pixels along the vector lanes (``kernels.pixel_tiles``);
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
@@ -181,7 +181,7 @@ def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
     return shape and few and big and x.dtype == np.float32 and w.dtype == np.float32
 
 
-_PIXELS_MIN_WIDTH = 24
+PIXELS_MIN_WIDTH = 24
 """Pixel tiles (``kernels.pixel_tiles``) run layers of strides 1 and 2 whose output rows are at least
 this wide (a tile spans 16-48 pixels with AVX-512: narrower rows leave lanes idle). Measured (ms,
 one / two threads, Zen 5) against what ran before. Stride 2: PP-OCRv4 det's 3 -> 16 stem at 320x640
@@ -199,11 +199,16 @@ def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
     """Whether ``forward`` runs this convolution as pixel tiles (at inference)."""
     strides = stride[0] in (1, 2) and stride[1] in (1, 2)
     plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
-    return plain and outs[1] >= _PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
+    return plain and outs[1] >= PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
 
 
 _PIXEL_PANELS = PerWeight(pixel_tiles.pack)
 """Each read-only weight packed for ``pixel_tiles`` once."""
+
+
+def pixel_conv(x, w, stride, pads, outs):
+    """The convolution as pixel tiles (float32, one group, no dilation, strides 1 or 2)."""
+    return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), w.shape[0], w.shape[2:], stride, pads, outs)
 
 
 def threaded() -> bool:
@@ -282,7 +287,7 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
     if not keep_columns and pixels_pay(x, w, stride, dil, groups, outs):
-        return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), o, w.shape[2:], stride, pads, outs), x
+        return pixel_conv(x, w, stride, pads, outs), x
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
     if not keep_columns and _tiles_pay(x, w, stride, dil, groups, outs):

@@ -20,7 +20,15 @@ from ..errors import ShapeError
 from ..kernels import winograd
 from ..kernels.background import with_reference
 from ..kernels.blas import BLAS_CAP
-from ..kernels.conv_select import PerWeight, forward, pixels_pay, reference_forward, threaded
+from ..kernels.conv_select import (
+    PIXELS_MIN_WIDTH,
+    PerWeight,
+    forward,
+    pixel_conv,
+    pixels_pay,
+    reference_forward,
+    threaded,
+)
 from ._window import out_size
 from .conv import _add_bias, _conv_geometry
 
@@ -145,15 +153,38 @@ def _pixels_first(x, w, outs) -> bool:
     two threads: ResNet's 64 -> 64 at 56x56 1.1 vs 1.5, 128 -> 128 at 28x28 batch 8 8.7 vs 9.8,
     PP-OCRv4 det's 96 -> 24 at 80x160 2.1 vs 4.5), and on one thread for layers with fewer than
     ``_WINOGRAD_MIN_OUT`` outputs (96 -> 24 at 80x160 4.9 vs 5.5 in tile-row chunks, 16 -> 16 at
-    368x368 7.4 vs 11.6); narrower rows, and wider layers on one thread, keep Winograd."""
+    368x368 7.4 vs 11.6); narrower rows (but see ``_joined_first``), and wider layers on one thread,
+    keep Winograd."""
     few = w.shape[0] < _WINOGRAD_MIN_OUT
     return (few or threaded()) and pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
+
+
+_JOINED_MIN_PIXELS = 36
+_JOINED_WINOGRAD_MIN_OUT = 64
+_JOINED_WINOGRAD_MIN_PIXELS = 65
+"""On more than one thread, rows narrower than the pixel tiles' width also run as pixel tiles (each
+band joined into one long row: ``pixel_tiles.JOINED_WASTE``) from ``_JOINED_MIN_PIXELS`` output
+pixels, except layers with ``_JOINED_WINOGRAD_MIN_OUT`` outputs and more than 8x8 pixels. Two
+threads, ms, against Winograd: ResNet's 512 -> 512 at 7x7 1.03 vs 1.26 (in ResNet-50: 1.8 vs 2.3),
+128 -> 128 at 8x8 0.11 vs 0.16, DenseNet's 128 -> 32 at 14x14 0.10 vs 0.18, PP-OCRv4 det's
+96 -> 24 at 20x40 0.21 vs 0.27; Winograd kept: 256 -> 256 at 4x4 0.34 vs 0.26, at 14x14 1.13 vs
+1.00 (in ResNet-50: 1.44 vs 1.33)."""
+
+
+def _joined_first(x, w, outs) -> bool:
+    """Whether pixel tiles in joined rows run this narrow layer (see ``_JOINED_MIN_PIXELS``)."""
+    pixels = outs[0] * outs[1]
+    wide = w.shape[0] >= _JOINED_WINOGRAD_MIN_OUT and pixels >= _JOINED_WINOGRAD_MIN_PIXELS
+    narrow = outs[1] < PIXELS_MIN_WIDTH and pixels >= _JOINED_MIN_PIXELS and not wide
+    return narrow and threaded() and x.dtype == np.float32 and w.dtype == np.float32
 
 
 def _winograd_conv(x, w, u, padding, outs, plain=None):
     """A 3x3 stride-1 conv given its filters ``w`` and their transform ``u`` [16, O, C]: Winograd
     where that pays at this size and thread count, else ``plain(x, w)`` (by default
     ``kernels.conv_select.forward``)."""
+    if _joined_first(x, w, outs):
+        return pixel_conv(x, w, (1, 1), padding, outs)
     if not _pixels_first(x, w, outs):
         if _winograd_pays(x.shape, outs, w.shape[0]):
             return _transformed(x, w, u, padding, outs)
