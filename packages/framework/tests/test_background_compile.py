@@ -204,6 +204,10 @@ def test_the_pooling_gather_softmax_and_interleave_twins_equal_the_kernels():
     )
     taps = RNG.standard_normal((2, 3, 2, 3, 4, 5)).astype(np.float32)
     np.testing.assert_array_equal(conv.interleave_taps.reference(taps), conv.interleave_taps.serial(taps))
+    g, w2 = RNG.standard_normal((2, 6, 4, 5)).astype(np.float32), RNG.standard_normal((6, 12)).astype(np.float32)
+    np.testing.assert_allclose(
+        conv.placed_taps.reference(g, w2, 3, 2, 2), conv.placed_taps.serial(g, w2, 3, 2, 2), rtol=1e-5
+    )
 
 
 @pytest.mark.parametrize(

@@ -88,7 +88,7 @@ def test_depthwise_transpose_matches_paddle(real_paddle):
 
 
 def test_many_to_one_channel_transpose_matches_paddle(real_paddle):
-    """A transposed conv into one channel (a detection head's last layer) runs the GEMM path."""
+    """A transposed conv into one channel (a detection head's last layer)."""
     functional(real_paddle, "conv2d_transpose", randn(2, 6, 5, 6), randn(6, 1, 2, 2), randn(1), stride=2,
                rtol=1e-4, atol=1e-5)  # fmt: skip
 
@@ -96,11 +96,39 @@ def test_many_to_one_channel_transpose_matches_paddle(real_paddle):
 @pytest.mark.parametrize("kernel", [(2, 2), (3, 2)], ids=str)
 def test_non_overlapping_taps_match_paddle(real_paddle, kernel):
     """Kernel = stride, no padding: each pixel meets one tap, so the adjoint is a GEMM per image and
-    a placement (a transposed conv's forward, a patchifying conv's input gradient)."""
+    a placement, or with few taps (2x2 here) their direct sums (a transposed conv's forward, a
+    patchifying conv's input gradient)."""
     functional(real_paddle, "conv2d_transpose", randn(2, 5, 4, 3), randn(5, 3, *kernel), randn(3), stride=kernel,
                rtol=1e-4, atol=1e-5)  # fmt: skip
     functional(real_paddle, "conv2d", randn(2, 3, 4 * kernel[0], 3 * kernel[1]), randn(5, 3, *kernel), randn(5),
                stride=kernel, rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "g_shape, w_shape",
+    [((1, 24, 40, 64), (24, 1, 2, 2)), ((2, 6, 5, 7), (6, 3, 2, 2)), ((1, 5, 4, 9), (5, 1, 3, 3)),
+     ((3, 4, 6, 5), (4, 2, 2, 4))],
+    ids=str,
+)  # fmt: skip
+def test_few_non_overlapping_taps_sum_directly(real_paddle, monkeypatch, g_shape, w_shape):
+    """A float32 transposed conv with kernel = stride and at most 16 taps per input pixel (PP-OCR
+    det's 24 -> 1 last layer) sums each tap directly instead of a GEMM of a few rows: serial and
+    parallel variants, batches, kw of 2 (the interleaved store) and others."""
+    from paddlectl.framework.kernels import conv, conv_select
+
+    calls = []
+    placed = conv_select.placed_taps
+    monkeypatch.setattr(conv_select, "placed_taps", lambda *a: calls.append(1) or placed(*a))
+    monkeypatch.setattr(conv.placed_taps, "min_size", 1 if g_shape[0] == 1 else 1 << 40)
+    x, w = randn(*g_shape, dtype="float32"), randn(*w_shape, dtype="float32")
+    stride = w_shape[2:]
+    with paddle.no_grad():
+        got = F.conv2d_transpose(paddle.to_tensor(x), paddle.to_tensor(w), stride=stride).numpy()
+    assert calls, "the direct path did not run"
+    theirs = real_paddle.nn.functional.conv2d_transpose(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), stride=stride
+    )
+    np.testing.assert_allclose(got, theirs.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_conv2d_nhwc_with_bias_and_stride(real_paddle):
