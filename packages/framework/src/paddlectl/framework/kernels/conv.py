@@ -95,22 +95,27 @@ def interleave_taps(cols):
         for y in range(h):
             for i in range(kh):
                 row = uint64(((t * h + y) * kh + i) * w * kw)
-                tap = uint64(((t * kh + i) * kw) * plane + y * w)
-                if kw == 2:  # a constant factor: LLVM interleaves the two taps' vectors
-                    for x in range(w):
-                        dst[row + uint64(2 * x)] = src[tap + uint64(x)]
-                        dst[row + uint64(2 * x + 1)] = src[tap + plane + uint64(x)]
-                    continue
-                for j in range(kw):
-                    for x in range(w):
-                        dst[row + uint64(x * kw + j)] = src[tap + uint64(j) * plane + uint64(x)]
+                _interleave_row(dst, row, src, uint64(((t * kh + i) * kw) * plane + y * w), plane, kw, w)
     return out
+
+
+@njit(cache=True, inline="always")
+def _interleave_row(dst, row, src, tap, step, kw, w):
+    """``dst[row + x*kw + j] = src[tap + j*step + x]`` for j < kw, x < w: one output row from its taps'
+    rows (``step`` apart), in order; flat unsigned offsets, so the loops vectorise."""
+    if kw == 2:  # a constant factor: LLVM interleaves the two taps' vectors
+        for x in range(w):
+            dst[row + uint64(2 * x)] = src[tap + uint64(x)]
+            dst[row + uint64(2 * x + 1)] = src[tap + step + uint64(x)]
+        return
+    for j in range(kw):
+        for x in range(w):
+            dst[row + uint64(x * kw + j)] = src[tap + uint64(j) * step + uint64(x)]
 
 
 def _placed_reference(g, w2, c, kh, kw):
     n, o, oh, ow = g.shape
-    cols = np.matmul(w2.T, g.reshape(n, o, -1)).reshape(n, c, kh, kw, oh, ow)
-    return np.ascontiguousarray(cols.transpose(0, 1, 4, 2, 5, 3)).reshape(n, c, oh * kh, ow * kw)
+    return _interleaved(np.matmul(w2.T, g.reshape(n, o, -1)).reshape(n, c, kh, kw, oh, ow))
 
 
 @parallel_kernel(reference=_placed_reference)
@@ -123,10 +128,12 @@ def placed_taps(g, w2, c, kh, kw):
     n, o, oh, ow = g.shape
     taps = c * kh * kw
     out = np.empty((n, c, oh * kh, ow * kw), dtype=g.dtype)
+    dst = out.reshape(-1)
     tasks = n * oh
     parts = min(tasks, _PARTS)
     for part in prange(parts):
         acc = np.empty((taps, ow), dtype=g.dtype)
+        src = acc.reshape(-1)
         for task in range(part * tasks // parts, (part + 1) * tasks // parts):
             b, y = task // oh, task % oh
             acc[:] = 0
@@ -138,18 +145,8 @@ def placed_taps(g, w2, c, kh, kw):
                         sums[x] += weight * row[x]
             for ci in range(c):
                 for i in range(kh):
-                    line = out[b, ci, y * kh + i]
-                    first = (ci * kh + i) * kw
-                    if kw == 2:  # a constant stride: LLVM interleaves the two taps' vectors
-                        left, right = acc[first], acc[first + 1]
-                        for x in range(ow):
-                            line[2 * x] = left[x]
-                            line[2 * x + 1] = right[x]
-                        continue
-                    for j in range(kw):
-                        sums = acc[first + j]
-                        for x in range(ow):
-                            line[x * kw + j] = sums[x]
+                    line = uint64((((b * c + ci) * oh + y) * kh + i) * ow * kw)
+                    _interleave_row(dst, line, src, uint64((ci * kh + i) * kw * ow), uint64(ow), kw, ow)
     return out
 
 
