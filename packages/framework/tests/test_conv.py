@@ -486,7 +486,6 @@ def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width
     assert padded(*pixel_tiles.SHAPES[chosen - 1]) == least
     if padded(*pixel_tiles.SHAPES[1]) == least:
         assert chosen == 2  # the middle shape on a tie
-    assert all(pixel_tiles.PACK % rows == 0 for rows, _ in pixel_tiles.SHAPES)
 
 
 def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():

@@ -21,6 +21,7 @@ convolution) and ``weight_grad``.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
@@ -209,13 +210,13 @@ def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
     return plain and outs[1] >= PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
 
 
-_PIXEL_PANELS = PerWeight(pixel_tiles.pack)
-"""Each read-only weight packed for ``pixel_tiles`` once."""
+_PIXEL_PANELS = {rows: PerWeight(functools.partial(pixel_tiles.pack, rows=rows)) for rows, _ in pixel_tiles.SHAPES}
+"""Each read-only weight packed for ``pixel_tiles`` once per tile height it runs with."""
 
 
 def pixel_conv(x, w, stride, pads, outs):
     """The convolution as pixel tiles (float32, one group, no dilation, strides 1 or 2)."""
-    return pixel_tiles.conv2d(x, _PIXEL_PANELS(w), w.shape[0], w.shape[2:], stride, pads, outs)
+    return pixel_tiles.conv2d(x, lambda rows: _PIXEL_PANELS[rows](w), w.shape[0], w.shape[2:], stride, pads, outs)
 
 
 def threaded() -> bool:

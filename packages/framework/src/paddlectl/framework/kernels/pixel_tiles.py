@@ -31,9 +31,6 @@ fill the register file (AVX-512's 32 registers, else AVX2's 16). Each layer take
 computes the fewest padded outputs (pixels past the row's end, channels past the last), the middle
 one on a tie: PP-OCRv4 rec's 48-pixel rows take 3 vectors."""
 
-PACK = SHAPES[0][0]
-"""Channels per packed weight group: a whole number of every shape's channels."""
-
 TILE_OUTPUTS = SHAPES[0][0] * SHAPES[0][1] * LANES
 """Outputs of every tile shape (the scratch tile's size)."""
 
@@ -50,7 +47,8 @@ variant is chosen by work, not by the input's size (a deep layer has a small inp
 
 def _tile_intrinsic(rows: int, vectors: int):
     """``tile(src, start, offsets, w, w0, k, dst, d0, dstep)``: for r < rows and lanes l < vectors*LANES,
-    ``dst[d0 + r*dstep + l] = sum_kk w[w0 + kk*PACK + r] * src[start + offsets[kk] + l]``."""
+    ``dst[d0 + r*dstep + l] = sum_kk w[w0 + kk*rows + r] * src[start + offsets[kk] + l]`` (weights
+    packed for this tile height: ``pack(w, rows)``)."""
 
     def codegen(context, builder, signature, args):
         src_, start, offsets_, w_, w0, k, dst_, d0, dstep = args
@@ -64,7 +62,7 @@ def _tile_intrinsic(rows: int, vectors: int):
         def accumulate(kk, sums):
             at = builder.gep(base, [builder.load(builder.gep(offsets, [kk]))])
             loaded = [builder.load(_vector_ptr(builder, at, LANES * v), align=4) for v in range(vectors)]
-            weights = builder.gep(w, [builder.add(w0, builder.mul(kk, _i64(PACK)))])
+            weights = builder.gep(w, [builder.add(w0, builder.mul(kk, _i64(rows)))])
             updated = []
             for r in range(rows):
                 weight = _broadcast(builder, builder.load(builder.gep(weights, [_i64(r)])))
@@ -90,13 +88,16 @@ _T1, _T2, _T3 = (_tile_intrinsic(rows, vectors) for rows, vectors in SHAPES)
 """``_T{vectors}`` (module globals: what a cached Numba function may call)."""
 
 
-def pack(w: np.ndarray) -> np.ndarray:
-    """[O, C, kh, kw] weights as [ceil(O / PACK), C*kh*kw, PACK] float32: per group of ``PACK`` output
-    channels, each (channel, tap)'s weights side by side (zero past O)."""
+def pack(w: np.ndarray, rows: int) -> np.ndarray:
+    """[O, C, kh, kw] weights as [ceil(O / rows), C*kh*kw, rows] float32 for tiles of ``rows``
+    channels: per tile's channels, each (channel, tap)'s weights side by side (zero past O), so that a
+    tile reads whole cache lines of its own weights. Packed for the tallest tile, a shorter one read
+    a third or a half of each line: ResNet-50's 512 -> 512 layer at 7x7 (8-channel tiles, 9.4 MB of
+    weights from L3) then streamed three times its weights."""
     o = w.shape[0]
-    padded = np.zeros((-(-o // PACK) * PACK, w[0].size), np.float32)
+    padded = np.zeros((-(-o // rows) * rows, w[0].size), np.float32)
     padded[:o] = w.reshape(o, -1)
-    return np.ascontiguousarray(padded.reshape(-1, PACK, padded.shape[1]).transpose(0, 2, 1))
+    return np.ascontiguousarray(padded.reshape(-1, rows, padded.shape[1]).transpose(0, 2, 1))
 
 
 def padded_outputs(out_channels: int, width: int, vectors: int) -> int:
@@ -133,7 +134,7 @@ def _row(vectors, rows, flat, start, offsets, packed, out, d0, plane, ow, o_ch, 
         pixels = min(span, ow - x0)
         for c0 in range(0, o_ch, rows):
             chans = min(rows, o_ch - c0)
-            w0 = (c0 // PACK * k) * PACK + c0 % PACK
+            w0 = c0 * k  # the tile's channels' weights: group c0 // rows of ``pack(w, rows)``
             at = d0 + c0 * plane + x0
             if pixels == span and chans == rows:
                 _tile(vectors, flat, start + x0, offsets, weights, w0, k, out, at, plane)
@@ -244,19 +245,22 @@ def plane_width(width: int, kw: int, sw: int, pl: int, ow: int, joined: bool = F
     return max(taps, -(-(pl + width) // sw))
 
 
-def conv2d(x: np.ndarray, packed: np.ndarray, out_channels: int, kernel, stride, pads, outs) -> np.ndarray:
-    """NCHW float32 convolution (one group, no dilation, strides 1 or 2) by ``pixel_tiles``."""
+def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs) -> np.ndarray:
+    """NCHW float32 convolution (one group, no dilation, strides 1 or 2) by ``pixel_tiles``;
+    ``panels(rows)`` gives the weight packed for tiles of that height (``pack``)."""
     (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
     wq = plane_width(x.shape[3], kw, sw, pads[2], ow)
     by_bytes = (BAND_BYTES // max(1, 4 * x.shape[1] * sw * wq) - kh) // sh + 1
     rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // MIN_BANDS)))
-    parallel = x.shape[0] * out_channels * packed.shape[1] * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     joined = (sh, sw) == (1, 1) and padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow
     if joined:
         wq = plane_width(x.shape[3], kw, sw, pads[2], ow, joined=True)
         vectors = vectors_for(out_channels, min(rows, oh) * wq)
+    packed = panels(SHAPES[vectors - 1][0])
+    k = kh * kw * x.shape[1]
+    parallel = x.shape[0] * out_channels * k * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
     return pixel_tiles.run(
         parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, wq, rows, vectors, joined
     )
