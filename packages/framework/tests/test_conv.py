@@ -488,6 +488,20 @@ def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width
         assert chosen == 2  # the middle shape on a tie
 
 
+@pytest.mark.parametrize("rows", [24, 12, 8])
+def test_pixel_tile_weights_are_packed_per_tile_height(rows):
+    """Each tile reads its own channels' weights as one contiguous run per (channel, tap): group g of
+    ``pack(w, rows)`` holds output channels g*rows.. side by side, zero past the last."""
+    from paddlectl.framework.kernels import pixel_tiles
+
+    w = randn(29, 3, 3, 3)
+    packed = pixel_tiles.pack(w, rows)
+    assert packed.shape == (-(-29 // rows), 27, rows)
+    for o in range(29):
+        np.testing.assert_array_equal(packed[o // rows, :, o % rows], w[o].reshape(-1))
+    assert not packed[-1, :, 29 % rows or rows :].any()
+
+
 def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
     from paddlectl.framework.kernels.conv_select import pixels_pay
 
