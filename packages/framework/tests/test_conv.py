@@ -472,6 +472,40 @@ def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, 
     np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, pads",
+    [((1, 16, 14, 14), (40, 16, 3, 3), (1, 1, 1, 1)), ((2, 8, 15, 13), (32, 8, 3, 3), (1, 1, 1, 1)),
+     ((1, 6, 11, 9), (13, 6, 5, 5), (2, 2, 2, 2)), ((1, 5, 10, 12), (7, 5, 3, 3), (0, 2, 0, 1)),
+     ((1, 4, 9, 20), (9, 4, 1, 3), (0, 0, 2, 0)), ((1, 12, 8, 8), (24, 12, 2, 2), (0, 0, 0, 0))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
+def test_joined_stride2_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, pads, band_bytes):
+    """At stride 2 a band joined into one row splits its input rows into even and odd planes as well
+    as its columns: odd and even sizes and kernels, asymmetric padding, batches, bands of four rows
+    or the whole image, serial and parallel variants."""
+    from paddlectl.framework.kernels import conv_select, pixel_tiles
+
+    joined = []
+    kernel = pixel_tiles.pixel_tiles
+    monkeypatch.setattr(
+        pixel_tiles, "pixel_tiles", SimpleNamespace(run=lambda *a: joined.append(a[-1]) or kernel.run(*a))
+    )
+    monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
+    x, w = randn(*x_shape), randn(*w_shape)
+    outs = tuple(
+        (s + p0 + p1 - k) // 2 + 1 for s, p0, p1, k in zip(x_shape[2:], pads[::2], pads[1::2], w_shape[2:], strict=True)
+    )
+    got = conv_select.pixel_conv(x, w, (2, 2), pads, outs)
+    assert joined == [True], "the joined pixel-tile path did not run"
+    padding = [[0, 0], [0, 0], list(pads[:2]), list(pads[2:])]
+    expected = real_paddle.nn.functional.conv2d(
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), stride=2, padding=padding
+    )
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])
 def test_pixel_tiles_pick_the_shape_that_pads_fewest_outputs(out_channels, width):
     from paddlectl.framework.kernels import pixel_tiles
@@ -512,6 +546,8 @@ def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
     assert not pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
     assert not pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
     assert not pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
+    assert pixels_pay(x[:, :, :14, :14], w, (2, 2), (1, 1), 1, (7, 7))  # ... but at stride 2, as joined bands
+    assert not pixels_pay(x[:, :, :9, :9], w, (2, 2), (1, 1), 1, (5, 5))  # too few pixels for them
     assert not pixels_pay(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (80, 160))  # 1x1: one GEMM
     assert not pixels_pay(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (80, 160))
 

@@ -3,8 +3,9 @@
 * one input channel per output (depthwise, or a single-channel image): direct Numba kernels
   (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1 or 2);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
-* float32 layers of strides 1 and 2 with rows at least ``PIXELS_MIN_WIDTH`` wide at inference:
-  register tiles with the output pixels along the vector lanes (``kernels.pixel_tiles``);
+* float32 layers of strides 1 and 2 with rows at least ``PIXELS_MIN_WIDTH`` wide at inference, and
+  narrower ones at stride (2, 2): register tiles with the output pixels along the vector lanes
+  (``kernels.pixel_tiles``);
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
 * 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
@@ -203,11 +204,22 @@ PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register tiles 5.9 / 3.4, 16 
 Winograd's 11.7 / 8.6."""
 
 
+NARROW_STRIDE2_MIN_PIXELS = 36
+"""Narrower rows at stride (2, 2) also run as pixel tiles, from this many output pixels an image:
+each band joined into one row (``pixel_tiles.conv2d``). Two threads, ms, against columns + GEMM
+(and row-by-row tiles): ResNet's 512 -> 512 from 14x14 1.13 vs 1.68 (2.36), 256 -> 256 from 28x28
+1.38 vs 1.53 (1.44), batch 8 8.8 vs 14.4 (9.5), 64 -> 64 from 28x28 0.16 vs 0.26; a 32 -> 16 layer
+to 5x5 0.024 vs 0.022 stays a GEMM."""
+
+
 def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
-    """Whether ``forward`` runs this convolution as pixel tiles (at inference)."""
+    """Whether ``forward`` runs this convolution as pixel tiles (at inference): rows at least
+    ``PIXELS_MIN_WIDTH`` wide, or narrower at stride (2, 2) (``NARROW_STRIDE2_MIN_PIXELS``)."""
     strides = stride[0] in (1, 2) and stride[1] in (1, 2)
     plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
-    return plain and outs[1] >= PIXELS_MIN_WIDTH and x.dtype == np.float32 and w.dtype == np.float32
+    narrow = tuple(stride) == (2, 2) and outs[0] * outs[1] >= NARROW_STRIDE2_MIN_PIXELS
+    wide = outs[1] >= PIXELS_MIN_WIDTH or narrow
+    return plain and wide and x.dtype == np.float32 and w.dtype == np.float32
 
 
 _PIXEL_PANELS = {rows: PerWeight(functools.partial(pixel_tiles.pack, rows=rows)) for rows, _ in pixel_tiles.SHAPES}

@@ -146,8 +146,8 @@ def _row(vectors, rows, flat, start, offsets, packed, out, d0, plane, ow, o_ch, 
 
 
 @njit(cache=True, inline="always")
-def _fill_pairs(buf, x, b, row0, pl, wd):
-    """``_fill`` at a column stride of 2: padded column ``col`` of image row ``row0 + r`` goes to
+def _fill_pairs(buf, x, b, row0, pl, wd, step):
+    """``_fill`` at a column stride of 2: padded column ``col`` of image row ``row0 + r*step`` goes to
     ``buf[ci, col % 2, r, col // 2]`` (the even and the odd columns as two planes), so that a tile's
     pixels, two columns apart in the image, are neighbours in their plane. The stride is a constant
     here, so the split vectorises (as shuffles of whole vectors)."""
@@ -155,7 +155,7 @@ def _fill_pairs(buf, x, b, row0, pl, wd):
     h = x.shape[2]
     for ci in range(c):
         for r in range(rows):
-            src = row0 + r
+            src = row0 + r * step
             if 0 <= src < h:
                 line = x[b, ci, src]
                 for e in range(2):
@@ -176,25 +176,28 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, 
     float32 ``x`` and ``packed = pack(w)`` (padding top ``pt`` / left ``pl``, zero elsewhere; strides 1
     or 2): bands of ``band_rows`` output rows dealt to ``PARTS`` tasks, round robin. A band's input
     rows are held as ``sw`` column phase planes of ``wq`` columns each (``plane_width``); ``joined``
-    (stride 1) computes each band as one row (``_joined_band``)."""
+    (strides 1 and (2, 2)) computes each band as one row (``_joined_band``): at stride 2 the rows are
+    split into even and odd planes too, so that consecutive output rows read consecutive plane rows."""
     n, c, _, wd = x.shape
     k = packed.shape[1]
     rows = SHAPES[vectors - 1][0]
-    rows_in = (band_rows - 1) * sh + kh
+    phases = sh if joined else 1  # row phase planes
+    rows_in = band_rows + (kh - 1) // sh if phases == 2 else (band_rows - 1) * sh + kh
     offsets = np.empty(k, dtype=np.int64)
     for ci in range(c):
         for i in range(kh):
             for j in range(kw):
-                offsets[(ci * kh + i) * kw + j] = ((ci * sw + j % sw) * rows_in + i) * wq + j // sw
+                plane_of = (ci * phases + i % phases) * sw + j % sw
+                offsets[(ci * kh + i) * kw + j] = (plane_of * rows_in + i // phases) * wq + j // sw
     bands = (oh + band_rows - 1) // band_rows
     out = np.empty((n, o_ch, oh, ow), dtype=np.float32)
     flat_out = out.reshape(out.size)
     plane = oh * ow
-    size = c * sw * rows_in * wq
+    size = c * phases * sw * rows_in * wq
     parts = min(PARTS, n * bands)
     for part in prange(parts):
         flat = np.zeros(size + TILE_OUTPUTS, dtype=np.float32)  # a last tile's pixels past the band read here
-        buf = flat[:size].reshape(c, sw, rows_in, wq)
+        buf = flat[:size].reshape(c, phases * sw, rows_in, wq)
         scratch = np.empty(TILE_OUTPUTS, dtype=np.float32)
         band_out = np.empty(o_ch * band_rows * wq if joined else 0, dtype=np.float32)
         for task in range(part, n * bands, parts):
@@ -202,7 +205,8 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, 
             if sw == 1:
                 _fill(buf[:, 0], x, b, y0 * sh - pt, pl, wd)
             else:
-                _fill_pairs(buf, x, b, y0 * sh - pt, pl, wd)
+                for a in range(phases):  # each row phase's planes: input rows a, a + phases, ...
+                    _fill_pairs(buf[:, 2 * a : 2 * a + 2], x, b, y0 * sh - pt + a, pl, wd, phases)
             rows_out = min(band_rows, oh - y0)
             if joined:
                 _joined_band(vectors, rows, flat, offsets, packed, band_out, scratch, o_ch, rows_out * wq, wq, ow,
@@ -216,7 +220,7 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, 
 
 @njit(cache=True, inline="always")
 def _joined_band(vectors, rows, flat, offsets, packed, band_out, scratch, o_ch, length, wq, ow, out, d0, plane):
-    """A stride-1 band's output rows as one row of ``length`` = rows x ``wq`` pixels: tiles run across
+    """A band's output rows as one row of ``length`` = rows x ``wq`` pixels: tiles run across
     row ends (the ``wq - ow`` positions past each row are computed and dropped), so a narrow image
     (ResNet's 7x7 and 14x14 layers) fills the vector lanes. ``band_out`` holds the band per channel
     (``length`` apart); each output row is then copied to its place in NCHW ``out``."""
@@ -237,6 +241,13 @@ DenseNet's 128 -> 32 at 56x56 1.13 vs 0.96 and at 14x14 0.115 vs 0.092; rows tha
 lose: 16 -> 16 at 160x320 (5% padding) 1.05 vs 1.18, PP-OCRv4 det's 96 -> 24 at 80x160 2.20 vs 2.32."""
 
 
+JOINED_STRIDE2_WIDTH = 24
+"""At stride (2, 2) only rows narrower than this run joined (each row then reads one column more
+than it makes: ``plane_width``); wider ones lose (ms, two threads, joined vs row by row: ResNet's
+128 -> 128 from 56x56 1.35 vs 1.29; from 28x28 256 -> 256 1.38 vs 1.44, from 14x14 512 -> 512 1.13
+vs 2.36)."""
+
+
 def plane_width(width: int, kw: int, sw: int, pl: int, ow: int, joined: bool = False) -> int:
     """Columns of a band's phase plane: every tap of every output, and the left-padded image row.
     ``joined`` rows (stride 1, read as one row) may let a row's last taps read the next row's left
@@ -254,9 +265,10 @@ def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs)
     rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // MIN_BANDS)))
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
-    joined = (sh, sw) == (1, 1) and padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow
+    padding = padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow
+    joined = ((sh, sw) == (1, 1) and padding) or ((sh, sw) == (2, 2) and ow < JOINED_STRIDE2_WIDTH)
     if joined:
-        wq = plane_width(x.shape[3], kw, sw, pads[2], ow, joined=True)
+        wq = plane_width(x.shape[3], kw, sw, pads[2], ow, joined=sw == 1)
         vectors = vectors_for(out_channels, min(rows, oh) * wq)
     packed = panels(SHAPES[vectors - 1][0])
     k = kh * kw * x.shape[1]
