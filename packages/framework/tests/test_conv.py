@@ -439,19 +439,24 @@ def test_pixel_tiles_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, kw
 
 
 @pytest.mark.parametrize(
-    "x_shape, w_shape, pads",
-    [((1, 16, 7, 7), (40, 16, 3, 3), (1, 1, 1, 1)), ((2, 8, 14, 14), (32, 8, 3, 3), (1, 1, 1, 1)),
-     ((1, 6, 9, 11), (13, 6, 5, 5), (2, 2, 2, 2)), ((1, 5, 8, 10), (7, 5, 3, 3), (0, 2, 0, 1)),
-     ((2, 4, 12, 9), (9, 4, 1, 3), (0, 0, 2, 0)), ((1, 3, 20, 28), (64, 3, 3, 3), (1, 1, 0, 2)),
-     ((1, 12, 8, 8), (24, 12, 3, 3), (0, 0, 0, 0))],
+    "stride, x_shape, w_shape, pads",
+    [(1, (1, 16, 7, 7), (40, 16, 3, 3), (1, 1, 1, 1)), (1, (2, 8, 14, 14), (32, 8, 3, 3), (1, 1, 1, 1)),
+     (1, (1, 6, 9, 11), (13, 6, 5, 5), (2, 2, 2, 2)), (1, (1, 5, 8, 10), (7, 5, 3, 3), (0, 2, 0, 1)),
+     (1, (2, 4, 12, 9), (9, 4, 1, 3), (0, 0, 2, 0)), (1, (1, 3, 20, 28), (64, 3, 3, 3), (1, 1, 0, 2)),
+     (1, (1, 12, 8, 8), (24, 12, 3, 3), (0, 0, 0, 0)),
+     (2, (1, 16, 14, 14), (40, 16, 3, 3), (1, 1, 1, 1)), (2, (2, 8, 15, 13), (32, 8, 3, 3), (1, 1, 1, 1)),
+     (2, (1, 6, 11, 9), (13, 6, 5, 5), (2, 2, 2, 2)), (2, (1, 5, 10, 12), (7, 5, 3, 3), (0, 2, 0, 1)),
+     (2, (1, 4, 9, 20), (9, 4, 1, 3), (0, 0, 2, 0)), (2, (1, 12, 8, 8), (24, 12, 2, 2), (0, 0, 0, 0))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
-def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, pads, band_bytes):
-    """Stride-1 layers whose rows would leave tiles part empty run each band as one long row (tiles
-    across row ends, the positions past a row dropped): narrow images, left padding 0, 1 and 2 (a
-    row's last taps reading the next row's padding), 1x3 and 5x5 kernels, batches, bands of four
-    rows or the whole image, serial and parallel variants."""
+def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, stride, x_shape, w_shape, pads, band_bytes):
+    """Layers whose rows would leave tiles part empty run each band as one long row (tiles across row
+    ends, the positions past a row dropped): at stride 1 rows that are not whole tiles, at stride 2
+    rows under 24 outputs (their input rows split into even and odd planes as well as their
+    columns). Narrow images, odd and even sizes, left padding 0, 1 and 2 (a row's last taps reading
+    the next row's padding), 1x3, 2x2 and 5x5 kernels, batches, bands of four rows or the whole
+    image, serial and parallel variants."""
     from paddlectl.framework.kernels import conv_select, pixel_tiles
 
     joined = []
@@ -463,45 +468,14 @@ def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, 
     monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
     x, w = randn(*x_shape), randn(*w_shape)
     outs = tuple(
-        s + p0 + p1 - k + 1 for s, p0, p1, k in zip(x_shape[2:], pads[::2], pads[1::2], w_shape[2:], strict=True)
+        (s + p0 + p1 - k) // stride + 1
+        for s, p0, p1, k in zip(x_shape[2:], pads[::2], pads[1::2], w_shape[2:], strict=True)
     )
-    got = conv_select.pixel_conv(x, w, (1, 1), pads, outs)
-    assert joined == [True], "the joined pixel-tile path did not run"
-    padding = [[0, 0], [0, 0], list(pads[:2]), list(pads[2:])]
-    expected = real_paddle.nn.functional.conv2d(real_paddle.to_tensor(x), real_paddle.to_tensor(w), padding=padding)
-    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
-
-
-@pytest.mark.parametrize(
-    "x_shape, w_shape, pads",
-    [((1, 16, 14, 14), (40, 16, 3, 3), (1, 1, 1, 1)), ((2, 8, 15, 13), (32, 8, 3, 3), (1, 1, 1, 1)),
-     ((1, 6, 11, 9), (13, 6, 5, 5), (2, 2, 2, 2)), ((1, 5, 10, 12), (7, 5, 3, 3), (0, 2, 0, 1)),
-     ((1, 4, 9, 20), (9, 4, 1, 3), (0, 0, 2, 0)), ((1, 12, 8, 8), (24, 12, 2, 2), (0, 0, 0, 0))],
-    ids=str,
-)  # fmt: skip
-@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
-def test_joined_stride2_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, x_shape, w_shape, pads, band_bytes):
-    """At stride 2 a band joined into one row splits its input rows into even and odd planes as well
-    as its columns: odd and even sizes and kernels, asymmetric padding, batches, bands of four rows
-    or the whole image, serial and parallel variants."""
-    from paddlectl.framework.kernels import conv_select, pixel_tiles
-
-    joined = []
-    kernel = pixel_tiles.pixel_tiles
-    monkeypatch.setattr(
-        pixel_tiles, "pixel_tiles", SimpleNamespace(run=lambda *a: joined.append(a[-1]) or kernel.run(*a))
-    )
-    monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)
-    monkeypatch.setattr(pixel_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
-    x, w = randn(*x_shape), randn(*w_shape)
-    outs = tuple(
-        (s + p0 + p1 - k) // 2 + 1 for s, p0, p1, k in zip(x_shape[2:], pads[::2], pads[1::2], w_shape[2:], strict=True)
-    )
-    got = conv_select.pixel_conv(x, w, (2, 2), pads, outs)
+    got = conv_select.pixel_conv(x, w, (stride, stride), pads, outs)
     assert joined == [True], "the joined pixel-tile path did not run"
     padding = [[0, 0], [0, 0], list(pads[:2]), list(pads[2:])]
     expected = real_paddle.nn.functional.conv2d(
-        real_paddle.to_tensor(x), real_paddle.to_tensor(w), stride=2, padding=padding
+        real_paddle.to_tensor(x), real_paddle.to_tensor(w), stride=stride, padding=padding
     )
     np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
 
