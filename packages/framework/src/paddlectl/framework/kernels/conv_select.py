@@ -190,7 +190,7 @@ def _tiles_pay(x, w, stride, dil, groups, outs) -> bool:
     return shape and few and big and x.dtype == np.float32 and w.dtype == np.float32
 
 
-PIXELS_MIN_WIDTH = 24
+PIXELS_MIN_WIDTH = pixel_tiles.NARROW_WIDTH
 """Pixel tiles (``kernels.pixel_tiles``) run layers of strides 1 and 2 whose output rows are at least
 this wide (a tile spans 16-48 pixels with AVX-512: narrower rows leave lanes idle). Measured (ms,
 one / two threads, Zen 5) against what ran before. Stride 2: PP-OCRv4 det's 3 -> 16 stem at 320x640

@@ -241,8 +241,9 @@ DenseNet's 128 -> 32 at 56x56 1.13 vs 0.96 and at 14x14 0.115 vs 0.092; rows tha
 lose: 16 -> 16 at 160x320 (5% padding) 1.05 vs 1.18, PP-OCRv4 det's 96 -> 24 at 80x160 2.20 vs 2.32."""
 
 
-JOINED_STRIDE2_WIDTH = 24
-"""At stride (2, 2) only rows narrower than this run joined (each row then reads one column more
+NARROW_WIDTH = 24
+"""Rows narrower than this leave a tile's lanes idle (``conv_select.PIXELS_MIN_WIDTH`` is this
+value): at stride (2, 2) such rows run joined, and only they (each row then reads one column more
 than it makes: ``plane_width``); wider ones lose (ms, two threads, joined vs row by row: ResNet's
 128 -> 128 from 56x56 1.35 vs 1.29; from 28x28 256 -> 256 1.38 vs 1.44, from 14x14 512 -> 512 1.13
 vs 2.36)."""
@@ -266,7 +267,7 @@ def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs)
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     padding = padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow
-    joined = ((sh, sw) == (1, 1) and padding) or ((sh, sw) == (2, 2) and ow < JOINED_STRIDE2_WIDTH)
+    joined = ((sh, sw) == (1, 1) and padding) or ((sh, sw) == (2, 2) and ow < NARROW_WIDTH)
     if joined:
         wq = plane_width(x.shape[3], kw, sw, pads[2], ow, joined=sw == 1)
         vectors = vectors_for(out_channels, min(rows, oh) * wq)
