@@ -293,8 +293,9 @@ def test_lenet_shapes_train():
 def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
     """Columns built in many small blocks (rebuilt for the weight gradient) equal one block; wide
     (stride-1) rows included, whose blocks of rows add overlapping halos back in col2im."""
-    from paddlectl.framework.kernels import im2col
+    from paddlectl.framework.kernels import conv_select, im2col
 
+    monkeypatch.setattr(conv_select, "trains_on_pixels", lambda *a: False)  # columns even where tiles would run
     x, w = randn(3, 4, 9, 8), randn(*w_shape)
 
     def run():
@@ -478,6 +479,73 @@ def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, stride, x
         real_paddle.to_tensor(x), real_paddle.to_tensor(w), stride=stride, padding=padding
     )
     np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs, flips",
+    [((4, 6, 14, 14), (16, 6, 5, 5), dict(), True), ((2, 3, 9, 11), (5, 3, 3, 3), dict(padding=1), True),
+     ((1, 5, 8, 10), (20, 5, 3, 3), dict(padding=[0, 2, 0, 1]), True), ((2, 4, 12, 9), (9, 4, 1, 3), dict(padding=[0, 2]), True),
+     ((1, 6, 9, 30), (40, 6, 5, 5), dict(padding=2), True), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 24, 24]), False),
+     ((2, 3, 10, 61), (16, 3, 3, 3), dict(stride=2, padding=1), False),
+     ((1, 4, 10, 30), (7, 4, 2, 3), dict(stride=[2, 1], padding=[0, 1, 1, 0]), False)],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
+def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, flips, band_bytes):
+    """Float32 layers of stride 1 (and of stride 2 with rows of 24 outputs or more) train without
+    columns: the forward as pixel tiles, at stride 1 the input gradient as pixel tiles of the flipped
+    kernel over the padded output gradient (unless the padding passes the kernel's size), the weight
+    gradient as ``weight_tiles``: narrow and wide rows, channels and taps not whole tiles, 1x3, 2x3,
+    3x3 and 5x5 kernels, asymmetric padding, strides (2, 2) and (2, 1), bands of one row or the
+    whole image, serial and parallel variants; with a bias."""
+    from paddlectl.framework.kernels import conv_select, weight_tiles
+
+    calls = {"pixels": 0, "weights": 0}
+    pixels, weights = conv_select.pixel_conv, weight_tiles.weight_grad
+    monkeypatch.setattr(conv_select, "pixel_conv", lambda *a: calls.update(pixels=calls["pixels"] + 1) or pixels(*a))
+    monkeypatch.setattr(weight_tiles, "weight_grad", lambda *a: calls.update(weights=1) or weights(*a))
+    monkeypatch.setattr(weight_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(weight_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
+    x, w, b = randn(*x_shape), randn(*w_shape), randn(w_shape[0])
+    results = []
+    for lib in (paddle, real_paddle):
+        tensors = [lib.to_tensor(a, stop_gradient=False) for a in (x, w, b)]
+        out = lib.nn.functional.conv2d(*tensors, **kwargs)
+        (out * lib.to_tensor(np.cos(np.arange(out.size, dtype=np.float32)).reshape(out.shape))).sum().backward()
+        results.append([out.numpy()] + [t.grad.numpy() for t in tensors])
+    assert calls == {"pixels": 2 if flips else 1, "weights": 1}
+    for got, expected in zip(*results, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_weight_tiles_sum_the_same_on_any_number_of_threads(monkeypatch, threads):
+    """Each tile of the weight gradient is one task's, over every band in the same order: the bits do
+    not depend on how many threads split the tiles."""
+    from paddlectl.framework.kernels import weight_tiles
+
+    x, g = randn(3, 5, 11, 13), randn(3, 40, 11, 13)
+    expected = weight_tiles.weight_grad(x, g, (3, 3), (1, 1), (1, 1, 1, 1))
+    monkeypatch.setattr(weight_tiles, "PARALLEL_MIN_MACS", 1)
+    monkeypatch.setattr(weight_tiles, "numba", SimpleNamespace(get_num_threads=lambda: threads))
+    np.testing.assert_array_equal(weight_tiles.weight_grad(x, g, (3, 3), (1, 1), (1, 1, 1, 1)), expected)
+
+
+def test_training_keeps_columns_for_narrow_stride_2_and_other_layers():
+    from paddlectl.framework.kernels.conv_select import _flips_to_pixels, trains_on_pixels
+
+    x, w = np.zeros((2, 8, 16, 16), np.float32), np.zeros((16, 8, 3, 3), np.float32)
+    assert trains_on_pixels(x, w, (1, 1), (1, 1), 1, (14, 14))  # narrow rows at stride 1
+    assert trains_on_pixels(x, w, (2, 2), (1, 1), 1, (8, 24))
+    assert not trains_on_pixels(x, w, (2, 2), (1, 1), 1, (8, 8))  # columns + GEMM win there
+    assert not trains_on_pixels(x, w, (1, 1), (2, 2), 1, (12, 12))
+    assert not trains_on_pixels(x, w, (1, 1), (1, 1), 2, (14, 14))
+    assert not trains_on_pixels(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (16, 16))
+    assert not trains_on_pixels(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (14, 14))
+    g = np.zeros((2, 16, 16, 16), np.float32)
+    assert _flips_to_pixels(g, w, x.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    assert not _flips_to_pixels(g[:, :, :8, :8], w, x.shape, (2, 2), (1, 1, 1, 1), (1, 1), 1)
+    assert not _flips_to_pixels(g[:, :, :, :20], w, x.shape, (1, 1), (1, 1, 3, 3), (1, 1), 1)  # padding past the kernel
 
 
 @pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])

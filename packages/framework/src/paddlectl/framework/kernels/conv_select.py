@@ -29,7 +29,7 @@ import weakref
 import numba
 import numpy as np
 
-from . import conv_tiles, depthwise_tiles, parallel_allowed, pixel_tiles
+from . import conv_tiles, depthwise_tiles, parallel_allowed, pixel_tiles, weight_tiles
 from .background import with_reference
 from .blas import BLAS_CAP, PARALLEL_GEMM_MACS
 from .conv import (
@@ -212,14 +212,33 @@ each band joined into one row (``pixel_tiles.conv2d``). Two threads, ms, against
 to 5x5 0.024 vs 0.022 stays a GEMM."""
 
 
+def _pixel_layer(dtypes, kernel, stride, dil, groups) -> bool:
+    """What pixel tiles compute: float32, one group, no dilation, strides 1 or 2, not 1x1."""
+    strides = stride[0] in (1, 2) and stride[1] in (1, 2)
+    plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(kernel) != (1, 1)
+    return plain and all(dtype == np.float32 for dtype in dtypes)
+
+
 def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
     """Whether ``forward`` runs this convolution as pixel tiles (at inference): rows at least
     ``PIXELS_MIN_WIDTH`` wide, or narrower at stride (2, 2) (``NARROW_STRIDE2_MIN_PIXELS``)."""
-    strides = stride[0] in (1, 2) and stride[1] in (1, 2)
-    plain = strides and tuple(dil) == (1, 1) and groups == 1 and tuple(w.shape[2:]) != (1, 1)
     narrow = tuple(stride) == (2, 2) and outs[0] * outs[1] >= NARROW_STRIDE2_MIN_PIXELS
     wide = outs[1] >= PIXELS_MIN_WIDTH or narrow
-    return plain and wide and x.dtype == np.float32 and w.dtype == np.float32
+    return wide and _pixel_layer((x.dtype, w.dtype), w.shape[2:], stride, dil, groups)
+
+
+def trains_on_pixels(x, w, stride, dil, groups, outs) -> bool:
+    """Whether ``forward`` runs a layer that trains (``keep_columns``) as pixel tiles, keeping no
+    columns: its weight gradient is then ``weight_tiles`` and, at stride 1, its input gradient pixel
+    tiles again (``_flips_to_pixels``). Layers of stride 1, and of stride 2 whose rows are at least
+    ``PIXELS_MIN_WIDTH`` wide. Two threads, ms, forward + input gradient + weight gradient, columns
+    (+ GEMM, + col2im) against tiles: LeNet's 6 -> 16 5x5 at 14x14, batch 64, 2.91 -> 1.45; 32 -> 64
+    at 32x32, batch 32, 51.9 -> 23.1; 64 -> 128 at 16x16 31.6 -> 20.4; 128 -> 128 at 8x8 15.8 -> 9.6;
+    a 3 -> 16 stem at stride 2 from 48x160, batch 8, 1.84 -> 1.33; 64 -> 128 at stride (2, 1) from
+    12x40 6.8 -> 6.4. Narrower stride-2 rows keep their columns (64 -> 128 from 32x32, batch 32:
+    forward 9.6 as columns + GEMM against 11.4 as tiles)."""
+    wide = tuple(stride) == (1, 1) or outs[1] >= PIXELS_MIN_WIDTH
+    return wide and _pixel_layer((x.dtype, w.dtype), w.shape[2:], stride, dil, groups)
 
 
 _PIXEL_PANELS = {rows: PerWeight(functools.partial(pixel_tiles.pack, rows=rows)) for rows, _ in pixel_tiles.SHAPES}
@@ -306,6 +325,8 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
             return depthwise_tiles.depthwise(x, w, *stride, pads[0], pads[2], *outs), x
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
+    if keep_columns and trains_on_pixels(x, w, stride, dil, groups, outs):
+        return pixel_conv(x, w, stride, pads, outs), x
     if not keep_columns and pixels_pay(x, w, stride, dil, groups, outs):
         return pixel_conv(x, w, stride, pads, outs), x
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
@@ -354,6 +375,23 @@ with so few rows runs well below memory speed (det's: 0.42 ms against 0.20 stand
 0.35 in the model, two threads)."""
 
 
+def _flipped_pads(pads, kernel) -> tuple:
+    """The padding of the output gradient whose convolution with the flipped kernel is the input
+    gradient at stride 1: the kernel's size less one, less the forward's padding."""
+    return tuple(k - 1 - p for p, k in zip(pads, (kernel[0], kernel[0], kernel[1], kernel[1]), strict=True))
+
+
+def _flips_to_pixels(g, w, x_shape, stride, pads, dil, groups) -> bool:
+    """Whether the input gradient runs as pixel tiles: at stride 1 it is the convolution of the
+    output gradient (``_flipped_pads``) with the kernel flipped and its channel axes swapped; padding
+    past the kernel's size makes it a crop, left to columns."""
+    kernel = w.shape[2:]
+    sizes = zip(g.shape[2:], x_shape[2:], pads[::2], pads[1::2], kernel, strict=True)
+    exact = all(o == s + p0 + p1 - k + 1 for o, s, p0, p1, k in sizes)
+    fits = min(_flipped_pads(pads, kernel)) >= 0
+    return tuple(stride) == (1, 1) and exact and fits and _pixel_layer((g.dtype, w.dtype), kernel, stride, dil, groups)
+
+
 @with_reference(reference_input_grad)
 def input_grad(g, w, x_shape, stride, pads, dil, groups):
     """The adjoint of ``forward`` in x, from the NCHW output gradient."""
@@ -364,6 +402,9 @@ def input_grad(g, w, x_shape, stride, pads, dil, groups):
         return depthwise_input_grad(np.ascontiguousarray(g), np.ascontiguousarray(w), c, h, wd, *geometry)
     o = w.shape[0]
     oh, ow = g.shape[2:]
+    if _flips_to_pixels(g, w, x_shape, stride, pads, dil, groups):
+        flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+        return pixel_conv(g, flipped, stride, _flipped_pads(pads, w.shape[2:]), (h, wd))
     if groups == 1 and _taps_apart(w.shape[2:], stride, pads, dil, (oh, ow), (h, wd)):
         if w[0].size <= _PLACED_MAX_TAPS and g.dtype == w.dtype == np.float32:
             return placed_taps(np.ascontiguousarray(g), np.ascontiguousarray(w.reshape(o, -1)), c, *w.shape[2:])
@@ -391,6 +432,8 @@ def weight_grad(saved, g, w_shape, stride, pads, dil, groups):
     geometry = (*stride, pads[0], pads[2], *dil)
     if _one_channel_per_output(w_shape):
         return depthwise_weight_grad(np.ascontiguousarray(saved), np.ascontiguousarray(g), *w_shape[2:], *geometry)
+    if saved.ndim == 4 and _pixel_layer((saved.dtype, g.dtype), w_shape[2:], stride, dil, groups):
+        return weight_tiles.weight_grad(saved, g, w_shape[2:], stride, pads)
     if saved.ndim == 2:  # the forward's columns, all N*OH rows: their width tells wide from narrow
         cw = saved.shape[1] // (g.shape[0] * g.shape[2])
         return gemm_nt(grad_columns(g, cw), saved, groups).reshape(w_shape)

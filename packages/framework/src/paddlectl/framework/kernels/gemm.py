@@ -124,16 +124,17 @@ def _k_loop(builder, k, initial, step):
     for acc, start in zip(sums, initial, strict=True):
         acc.add_incoming(start, entry)
     updated = step(kk, sums)
+    tail = builder.block  # ``loop`` itself unless the step holds a loop of its own
     next_k = builder.add(kk, _i64(1))
-    kk.add_incoming(next_k, loop)
+    kk.add_incoming(next_k, tail)
     for acc, new in zip(sums, updated, strict=True):
-        acc.add_incoming(new, loop)
+        acc.add_incoming(new, tail)
     builder.cbranch(builder.icmp_signed("<", next_k, k), loop, done)
     builder.position_at_end(done)
     results = [builder.phi(_VECTOR) for _ in initial]
     for result, start, new in zip(results, initial, updated, strict=True):
         result.add_incoming(start, entry)
-        result.add_incoming(new, loop)
+        result.add_incoming(new, tail)
     return results
 
 

@@ -170,6 +170,39 @@ def _fill_pairs(buf, x, b, row0, pl, wd, step):
                         buf[ci, e, r, q] = 0.0
 
 
+@njit(cache=True, inline="always")
+def input_rows(band_rows, kh, sh, phases):
+    """Input rows a band of ``band_rows`` output rows reads (per row phase plane where the rows are
+    split into ``phases`` planes)."""
+    return band_rows + (kh - 1) // sh if phases == 2 else (band_rows - 1) * sh + kh
+
+
+@njit(cache=True, inline="always")
+def tap_offsets(c, kh, kw, sw, phases, rows_in, wq):
+    """Where each (channel, tap) of a band's tile reads its first pixel in the band's buffer
+    (``fill_band``): ``sw`` column phase planes per row phase, ``rows_in`` rows of ``wq`` each."""
+    offsets = np.empty(c * kh * kw, dtype=np.int64)
+    for ci in range(c):
+        for i in range(kh):
+            for j in range(kw):
+                plane_of = (ci * phases + i % phases) * sw + j % sw
+                offsets[(ci * kh + i) * kw + j] = (plane_of * rows_in + i // phases) * wq + j // sw
+    return offsets
+
+
+@njit(cache=True, inline="always")
+def fill_band(buf, x, b, row0, pl, sw, phases):
+    """The padded input rows from ``row0`` of image ``b`` into ``buf`` [C, phases * sw, rows, wq]:
+    at stride 1 as they are, at stride 2 as column phase planes, and each row phase's planes
+    (input rows a, a + phases, ...) in turn."""
+    wd = x.shape[3]
+    if sw == 1:
+        _fill(buf[:, 0], x, b, row0, pl, wd)
+    else:
+        for a in range(phases):
+            _fill_pairs(buf[:, 2 * a : 2 * a + 2], x, b, row0 + a, pl, wd, phases)
+
+
 @parallel_kernel
 def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, vectors, joined):
     """``out[n, o, y, q] = sum_{c,i,j} w[o, c, i, j] * x_padded[n, c, y*sh + i, q*sw + j]`` for NCHW
@@ -178,17 +211,11 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, 
     rows are held as ``sw`` column phase planes of ``wq`` columns each (``plane_width``); ``joined``
     (strides 1 and (2, 2)) computes each band as one row (``_joined_band``): at stride 2 the rows are
     split into even and odd planes too, so that consecutive output rows read consecutive plane rows."""
-    n, c, _, wd = x.shape
-    k = packed.shape[1]
+    n, c = x.shape[:2]
     rows = SHAPES[vectors - 1][0]
     phases = sh if joined else 1  # row phase planes
-    rows_in = band_rows + (kh - 1) // sh if phases == 2 else (band_rows - 1) * sh + kh
-    offsets = np.empty(k, dtype=np.int64)
-    for ci in range(c):
-        for i in range(kh):
-            for j in range(kw):
-                plane_of = (ci * phases + i % phases) * sw + j % sw
-                offsets[(ci * kh + i) * kw + j] = (plane_of * rows_in + i // phases) * wq + j // sw
+    rows_in = input_rows(band_rows, kh, sh, phases)
+    offsets = tap_offsets(c, kh, kw, sw, phases, rows_in, wq)
     bands = (oh + band_rows - 1) // band_rows
     out = np.empty((n, o_ch, oh, ow), dtype=np.float32)
     flat_out = out.reshape(out.size)
@@ -202,11 +229,7 @@ def pixel_tiles(x, packed, o_ch, kh, kw, sh, sw, pt, pl, oh, ow, wq, band_rows, 
         band_out = np.empty(o_ch * band_rows * wq if joined else 0, dtype=np.float32)
         for task in range(part, n * bands, parts):
             b, y0 = task // bands, (task % bands) * band_rows
-            if sw == 1:
-                _fill(buf[:, 0], x, b, y0 * sh - pt, pl, wd)
-            else:
-                for a in range(phases):  # each row phase's planes: input rows a, a + phases, ...
-                    _fill_pairs(buf[:, 2 * a : 2 * a + 2], x, b, y0 * sh - pt + a, pl, wd, phases)
+            fill_band(buf, x, b, y0 * sh - pt, pl, sw, phases)
             rows_out = min(band_rows, oh - y0)
             if joined:
                 _joined_band(vectors, rows, flat, offsets, packed, band_out, scratch, o_ch, rows_out * wq, wq, ow,
