@@ -286,7 +286,7 @@ def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs)
     (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
     wq = plane_width(x.shape[3], kw, sw, pads[2], ow)
     by_bytes = (BAND_BYTES // max(1, 4 * x.shape[1] * sw * wq) - kh) // sh + 1
-    rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // MIN_BANDS)))
+    rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // -(-MIN_BANDS // x.shape[0]))))
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     padding = padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow
