@@ -318,13 +318,14 @@ def test_column_blocks_give_the_same_results(monkeypatch, w_shape, kwargs):
     ids=str,
 )  # fmt: skip
 def test_shifted_gemm_forward_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs):
-    """Without a weight gradient, small stride-1 convolutions run as shifted GEMMs (no columns)."""
+    """Without a weight gradient, small stride-1 convolutions that pixel tiles leave (float64 here, as
+    dilated ones) run as shifted GEMMs (no columns)."""
     from paddlectl.framework.kernels import conv_select as conv_ops
 
     calls = []
     shifted = conv_ops._shifted_forward
     monkeypatch.setattr(conv_ops, "_shifted_forward", lambda *a: calls.append(1) or shifted(*a))
-    x, w = randn(*x_shape), randn(*w_shape)
+    x, w = randn(*x_shape, dtype="float64"), randn(*w_shape, dtype="float64")
     with paddle.no_grad():
         got = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), **kwargs).numpy()
     assert calls, "the shifted-GEMM path did not run"
@@ -587,9 +588,11 @@ def test_pixel_tiles_leave_strided_narrow_pointwise_and_float64_layers_alone():
     assert not pixels_pay(x, w, (3, 3), (1, 1), 1, (27, 54))
     assert not pixels_pay(x, w, (1, 1), (2, 2), 1, (78, 158))
     assert not pixels_pay(x, w, (1, 1), (1, 1), 2, (80, 160))
-    assert not pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # rows narrower than a tile
-    assert pixels_pay(x[:, :, :14, :14], w, (2, 2), (1, 1), 1, (7, 7))  # ... but at stride 2, as joined bands
+    assert not pixels_pay(x[:, :, :, :20], w, (2, 1), (1, 1), 1, (40, 20))  # rows narrower than a tile...
+    assert pixels_pay(x[:, :, :, :20], w, (1, 1), (1, 1), 1, (80, 20))  # ... but at stride 1 as joined bands
+    assert pixels_pay(x[:, :, :14, :14], w, (2, 2), (1, 1), 1, (7, 7))  # ... and at stride 2
     assert not pixels_pay(x[:, :, :9, :9], w, (2, 2), (1, 1), 1, (5, 5))  # too few pixels for them
+    assert not pixels_pay(x[:, :, :5, :5], w, (1, 1), (1, 1), 1, (5, 5))
     assert not pixels_pay(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (80, 160))  # 1x1: one GEMM
     assert not pixels_pay(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (80, 160))
 

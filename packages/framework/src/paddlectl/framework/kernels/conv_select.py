@@ -4,8 +4,10 @@
   (register tiles, ``kernels.depthwise_tiles``, for float32 3x3/5x5/7x7 at stride 1 or 2);
 * 1x1 without padding: the (strided) input is already the GEMM operand;
 * float32 layers of strides 1 and 2 with rows at least ``PIXELS_MIN_WIDTH`` wide at inference, and
-  narrower ones at stride (2, 2): register tiles with the output pixels along the vector lanes
-  (``kernels.pixel_tiles``);
+  narrower ones at strides (1, 1) and (2, 2): register tiles with the output pixels along the vector
+  lanes (``kernels.pixel_tiles``); in training, layers of stride 1 and wide ones of stride 2 keep no
+  columns: pixel tiles forward, at stride 1 backward in x too, and ``kernels.weight_tiles`` for
+  the weights (``trains_on_pixels``);
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
 * 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
@@ -204,12 +206,16 @@ PP-OCRv4 det's 96 -> 24 3x3 at 80x160 4.1 / 2.1 vs register tiles 5.9 / 3.4, 16 
 Winograd's 11.7 / 8.6."""
 
 
-NARROW_STRIDE2_MIN_PIXELS = 36
-"""Narrower rows at stride (2, 2) also run as pixel tiles, from this many output pixels an image:
-each band joined into one row (``pixel_tiles.conv2d``). Two threads, ms, against columns + GEMM
-(and row-by-row tiles): ResNet's 512 -> 512 from 14x14 1.13 vs 1.68 (2.36), 256 -> 256 from 28x28
-1.38 vs 1.53 (1.44), batch 8 8.8 vs 14.4 (9.5), 64 -> 64 from 28x28 0.16 vs 0.26; a 32 -> 16 layer
-to 5x5 0.024 vs 0.022 stays a GEMM."""
+NARROW_MIN_PIXELS = 36
+"""Narrower rows at strides (1, 1) and (2, 2) also run as pixel tiles, from this many output pixels
+an image: each band joined into one row (``pixel_tiles.conv2d``). Ms against what ran before (columns
++ GEMM, shifted GEMMs or the direct kernel; at stride 2 also row-by-row tiles). Stride 2, two
+threads: ResNet's 512 -> 512 from 14x14 1.13 vs 1.68 (2.36), 256 -> 256 from 28x28 1.38 vs 1.53
+(1.44), batch 8 8.8 vs 14.4 (9.5), 64 -> 64 from 28x28 0.16 vs 0.26; a 32 -> 16 layer to 5x5 0.024
+vs 0.022 stays a GEMM. Stride 1, one / two threads: LeNet's 6 -> 16 5x5 at 14x14 batch 64 0.49 /
+0.32 vs 1.13 / 1.11, batch 8 0.068 vs 0.13; 64 -> 64 5x5 at 7x7 0.145 / 0.084 vs 0.216; 128 -> 128 at
+6x20 0.30 / 0.21 vs 0.56; 3 -> 8 at 16x16 0.015 vs 0.033; 8 -> 8 at 4x4 stays (0.007 vs 0.010), and
+LeNet's layer at batch 1 (10x10 outputs) runs 0.022 against the direct kernel's 0.020."""
 
 
 def _pixel_layer(dtypes, kernel, stride, dil, groups) -> bool:
@@ -221,8 +227,8 @@ def _pixel_layer(dtypes, kernel, stride, dil, groups) -> bool:
 
 def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
     """Whether ``forward`` runs this convolution as pixel tiles (at inference): rows at least
-    ``PIXELS_MIN_WIDTH`` wide, or narrower at stride (2, 2) (``NARROW_STRIDE2_MIN_PIXELS``)."""
-    narrow = tuple(stride) == (2, 2) and outs[0] * outs[1] >= NARROW_STRIDE2_MIN_PIXELS
+    ``PIXELS_MIN_WIDTH`` wide, or narrower at strides (1, 1) and (2, 2) (``NARROW_MIN_PIXELS``)."""
+    narrow = tuple(stride) in ((1, 1), (2, 2)) and outs[0] * outs[1] >= NARROW_MIN_PIXELS
     wide = outs[1] >= PIXELS_MIN_WIDTH or narrow
     return wide and _pixel_layer((x.dtype, w.dtype), w.shape[2:], stride, dil, groups)
 

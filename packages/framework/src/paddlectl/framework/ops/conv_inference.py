@@ -156,7 +156,7 @@ def _pixels_first(x, w, outs) -> bool:
     368x368 7.4 vs 11.6); narrower rows (but see ``_joined_first``), and wider layers on one thread,
     keep Winograd."""
     few = w.shape[0] < _WINOGRAD_MIN_OUT
-    return (few or threaded()) and pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
+    return (few or threaded()) and outs[1] >= PIXELS_MIN_WIDTH and pixels_pay(x, w, (1, 1), (1, 1), 1, outs)
 
 
 _JOINED_MIN_PIXELS = 36
