@@ -10,6 +10,8 @@ and "busy/idle" show how well its threads step aside (the goal: within 1.5x of i
 is one step's matmul and convolution work as PyTorch's FLOP counter sees the same model, and
 "roofline ms" that work at NumPy's own 1024^3 float32 matmul rate on this machine (the title), with
 each framework's step as a percentage of it: how close a GEMM-bound step is to the machine's GEMM.
+Our steps are timed once the kernels its first step sent to the background compiler are built (their
+serial twins run meanwhile), as ``inference.py`` and ``onnx_models.py`` time compiled kernels.
 
     python benchmarks/train_step.py [--steps 30] [--rounds 3] [--json out.json]
 
@@ -152,6 +154,10 @@ def worker(framework: str, workload: str, steps: int) -> dict:
         step = _paddle_api_workload(paddle, workload)
     step()
     first = time.perf_counter() - START
+    if framework == "paddlectl":  # on a cold cache: time the compiled kernels, not their serial twins
+        from paddlectl.framework.kernels import background
+
+        background.wait(900)
     for _ in range(3):
         step()
     times = []

@@ -23,6 +23,7 @@ from numba.extending import intrinsic
 
 from . import njit, parallel_allowed, parallel_kernel
 from .conv_tiles import BAND_BYTES, PARTS, _fill
+from .cores import free_cores
 from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
 
 SHAPES = ((24, 1), (12, 2), (8, 3)) if LANES == 16 else ((12, 1), (6, 2), (4, 3))
@@ -41,8 +42,11 @@ bands (of at least ``MIN_BAND_ROWS`` rows: a band reads ``kh - 1`` rows more tha
 two threads share a small image evenly."""
 
 PARALLEL_MIN_MACS = 1 << 22
-"""Layers from this many multiply-adds (~50 us on one core) run on every thread: the parallel
-variant is chosen by work, not by the input's size (a deep layer has a small input and much work)."""
+"""Layers from this many multiply-adds (~50 us on one core) run on every thread while no other
+process keeps a core busy (``kernels.cores``; a region waits for its slowest thread, and each output
+is one tile's sum, so the thread count never changes it): the parallel variant is chosen by work, not
+by the input's size (a deep layer has a small input and much work). `train_step.py`'s LeNet step
+beside a busy neighbour: 8.7-9.5 ms on both threads, 5.2-5.7 backing off (7.6-7.9 with columns)."""
 
 
 def _tile_intrinsic(rows: int, vectors: int):
@@ -296,7 +300,8 @@ def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs)
         vectors = vectors_for(out_channels, min(rows, oh) * wq)
     packed = panels(SHAPES[vectors - 1][0])
     k = kh * kw * x.shape[1]
-    parallel = x.shape[0] * out_channels * k * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
+    macs = x.shape[0] * out_channels * k * oh * ow
+    parallel = macs >= PARALLEL_MIN_MACS and parallel_allowed() and free_cores() > 1
     return pixel_tiles.run(
         parallel, x, packed, out_channels, kh, kw, sh, sw, pads[0], pads[2], oh, ow, wq, rows, vectors, joined
     )

@@ -23,6 +23,7 @@ from numba.extending import intrinsic
 
 from . import njit, parallel_allowed, parallel_kernel
 from .conv_tiles import BAND_BYTES
+from .cores import free_cores
 from .gemm import LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
 from .pixel_tiles import fill_band, input_rows, plane_width, tap_offsets
 
@@ -140,7 +141,8 @@ def weight_tiles(x, g, kh, kw, sh, sw, pt, pl, wq, band_rows, vectors, parts):
 
 
 PARALLEL_MIN_MACS = 1 << 22
-"""From this many multiply-adds (~50 us on one core) the tiles split over every thread."""
+"""From this many multiply-adds (~50 us on one core) the tiles split over every thread while no
+other process keeps a core busy (as ``pixel_tiles.PARALLEL_MIN_MACS``)."""
 
 
 def vectors_for(out_channels: int, k: int) -> int:
@@ -165,7 +167,7 @@ def weight_grad(x: np.ndarray, g: np.ndarray, kernel, stride, pads) -> np.ndarra
     rows = max(1, min(oh, (BAND_BYTES // max(1, 4 * c * sw * wq) - kh) // sh + 1))
     k = c * kh * kw
     vectors = vectors_for(o, k)
-    parallel = n * o * k * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed()
+    parallel = n * o * k * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed() and free_cores() > 1
     parts = numba.get_num_threads() if parallel else 1
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
     acc = weight_tiles.run(parallel, x, g, kh, kw, sh, sw, pads[0], pads[2], wq, rows, vectors, parts)
