@@ -519,6 +519,36 @@ def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shap
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
+def test_training_tiles_match_float64_columns_on_random_geometries():
+    """Forty random float32 layers (kernels 1x1 to 5x5, strides 1, 2, (1, 2) and (2, 1), padding
+    0-4 per side, 1-40 channels, images 1x1 to 20x20, batches of 1-4): the weight gradient (``weight_tiles``) and the
+    stride-1 input gradient (flipped-kernel pixel tiles) against the float64 columns path."""
+    from paddlectl.framework.kernels import conv_select, weight_tiles
+
+    cases, ran = np.random.default_rng(7), 0
+    for _ in range(40):
+        kernel = tuple(int(k) for k in cases.integers(1, 6, 2))
+        stride = tuple(int(s) for s in cases.integers(1, 3, 2))
+        pads = tuple(int(p) for p in cases.integers(0, 5, 4))
+        n, (c, o) = int(cases.integers(1, 5)), (int(v) for v in cases.integers(1, 41, 2))
+        size = [int(v) for v in cases.integers(1, 21, 2)]
+        sides = zip(size, pads[::2], pads[1::2], kernel, stride, strict=True)
+        outs = [(s + p0 + p1 - k) // st + 1 for s, p0, p1, k, st in sides]
+        if min(outs) < 1:
+            continue
+        ran += 1
+        x, w, g = randn(n, c, *size), randn(o, c, *kernel), randn(n, o, *outs)
+        geometry = (stride, pads, (1, 1), 1)
+        expected = conv_select.weight_grad(x.astype(np.float64), g.astype(np.float64), w.shape, *geometry)
+        got = weight_tiles.weight_grad(x, g, kernel, stride, pads)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=str((x.shape, w.shape, geometry)))
+        if conv_select._flips_to_pixels(g, w, x.shape, stride, pads, (1, 1), 1):
+            expected = conv_select.input_grad(g.astype(np.float64), w.astype(np.float64), x.shape, *geometry)
+            got = conv_select.input_grad(g, w, x.shape, *geometry)
+            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=str((x.shape, w.shape, geometry)))
+    assert ran >= 30, "too few of the drawn geometries were valid convolutions"
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 7])
 def test_weight_tiles_sum_the_same_on_any_number_of_threads(monkeypatch, threads):
     """Each tile of the weight gradient is one task's, over every band in the same order: the bits do
