@@ -499,14 +499,15 @@ def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shap
     gradient as ``weight_tiles``: narrow and wide rows, channels and taps not whole tiles, 1x3, 2x3,
     3x3 and 5x5 kernels, asymmetric padding, strides (2, 2) and (2, 1), bands of one row or the
     whole image, serial and parallel variants; with a bias."""
-    from paddlectl.framework.kernels import conv_select, weight_tiles
+    from paddlectl.framework.kernels import conv_select, pixel_tiles, weight_tiles
 
     calls = {"pixels": 0, "weights": 0}
     pixels, weights = conv_select.pixel_conv, weight_tiles.weight_grad
     monkeypatch.setattr(conv_select, "pixel_conv", lambda *a: calls.update(pixels=calls["pixels"] + 1) or pixels(*a))
     monkeypatch.setattr(weight_tiles, "weight_grad", lambda *a: calls.update(weights=1) or weights(*a))
-    monkeypatch.setattr(weight_tiles, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(pixel_tiles, "BAND_BYTES", band_bytes)  # the bands of both kinds of tiles
     monkeypatch.setattr(weight_tiles, "PARALLEL_MIN_MACS", 1 if band_bytes == 1 else 1 << 40)
+    monkeypatch.setattr(weight_tiles, "free_cores", lambda: 2)  # split even beside a busy process
     x, w, b = randn(*x_shape), randn(*w_shape), randn(w_shape[0])
     results = []
     for lib in (paddle, real_paddle):

@@ -37,9 +37,11 @@ TILE_OUTPUTS = SHAPES[0][0] * SHAPES[0][1] * LANES
 
 MIN_BANDS = 8
 MIN_BAND_ROWS = 4
-"""An image is cut into bands of at most ``BAND_BYTES`` of input rows and into at least ``MIN_BANDS``
-bands (of at least ``MIN_BAND_ROWS`` rows: a band reads ``kh - 1`` rows more than it makes), so that
-two threads share a small image evenly."""
+"""An image is cut into bands of at most ``BAND_BYTES`` of input rows, and the batch into at least
+``MIN_BANDS`` bands (of at least ``MIN_BAND_ROWS`` rows: a band reads ``kh - 1`` rows more than it
+makes), so that two threads share a small image evenly; a batch of eight or more keeps its images
+whole, so that a small image's rows fill whole tiles (LeNet's 6 -> 16 layer at batch 64 in 4-row
+bands 0.39 ms, whole 0.25-0.40; its input gradient 0.62-0.75 against 0.45-0.56)."""
 
 PARALLEL_MIN_MACS = 1 << 22
 """Layers from this many multiply-adds (~50 us on one core) run on every thread while no other
@@ -276,6 +278,12 @@ than it makes: ``plane_width``); wider ones lose (ms, two threads, joined vs row
 vs 2.36)."""
 
 
+def rows_fitting(channels: int, sw: int, wq: int, kh: int, sh: int) -> int:
+    """Output rows whose band of input rows (``channels`` x ``sw`` phase planes of ``wq`` columns)
+    fits ``BAND_BYTES``."""
+    return (BAND_BYTES // max(1, 4 * channels * sw * wq) - kh) // sh + 1
+
+
 def plane_width(width: int, kw: int, sw: int, pl: int, ow: int, joined: bool = False) -> int:
     """Columns of a band's phase plane: every tap of every output, and the left-padded image row.
     ``joined`` rows (stride 1, read as one row) may let a row's last taps read the next row's left
@@ -289,8 +297,8 @@ def conv2d(x: np.ndarray, panels, out_channels: int, kernel, stride, pads, outs)
     ``panels(rows)`` gives the weight packed for tiles of that height (``pack``)."""
     (kh, kw), (sh, sw), (oh, ow) = kernel, stride, outs
     wq = plane_width(x.shape[3], kw, sw, pads[2], ow)
-    by_bytes = (BAND_BYTES // max(1, 4 * x.shape[1] * sw * wq) - kh) // sh + 1
-    rows = max(MIN_BAND_ROWS, min(by_bytes, -(-oh // -(-MIN_BANDS // x.shape[0]))))
+    per_image = -(-MIN_BANDS // x.shape[0])  # bands an image needs for MIN_BANDS in the batch
+    rows = max(MIN_BAND_ROWS, min(rows_fitting(x.shape[1], sw, wq, kh, sh), -(-oh // per_image)))
     x = np.ascontiguousarray(x)
     vectors = vectors_for(out_channels, ow)
     padding = padded_outputs(out_channels, ow, vectors) > JOINED_WASTE * out_channels * ow

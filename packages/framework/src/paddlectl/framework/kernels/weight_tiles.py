@@ -22,10 +22,9 @@ from numba import prange, types
 from numba.extending import intrinsic
 
 from . import njit, parallel_allowed, parallel_kernel
-from .conv_tiles import BAND_BYTES
 from .cores import free_cores
 from .gemm import LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
-from .pixel_tiles import fill_band, input_rows, plane_width, tap_offsets
+from .pixel_tiles import fill_band, input_rows, plane_width, rows_fitting, tap_offsets
 
 
 def _tile_intrinsic(taps: int, vectors: int):
@@ -165,7 +164,7 @@ def weight_grad(x: np.ndarray, g: np.ndarray, kernel, stride, pads) -> np.ndarra
     n, c, _, width = x.shape
     o, oh, ow = g.shape[1:]
     wq = plane_width(width, kw, sw, pads[2], ow)
-    rows = max(1, min(oh, (BAND_BYTES // max(1, 4 * c * sw * wq) - kh) // sh + 1))
+    rows = max(1, min(oh, rows_fitting(c, sw, wq, kh, sh)))
     k = c * kh * kw
     vectors = vectors_for(o, k)
     parallel = n * o * k * oh * ow >= PARALLEL_MIN_MACS and parallel_allowed() and free_cores() > 1
