@@ -483,22 +483,27 @@ def test_joined_pixel_tile_rows_match_paddle(real_paddle, monkeypatch, stride, x
 
 
 @pytest.mark.parametrize(
-    "x_shape, w_shape, kwargs, flips",
-    [((4, 6, 14, 14), (16, 6, 5, 5), dict(), True), ((2, 3, 9, 11), (5, 3, 3, 3), dict(padding=1), True),
-     ((1, 5, 8, 10), (20, 5, 3, 3), dict(padding=[0, 2, 0, 1]), True), ((2, 4, 12, 9), (9, 4, 1, 3), dict(padding=[0, 2]), True),
-     ((1, 6, 9, 30), (40, 6, 5, 5), dict(padding=2), True), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 24, 24]), False),
-     ((2, 3, 10, 61), (16, 3, 3, 3), dict(stride=2, padding=1), False),
-     ((1, 4, 10, 30), (7, 4, 2, 3), dict(stride=[2, 1], padding=[0, 1, 1, 0]), False)],
+    "x_shape, w_shape, kwargs, tiled",
+    [((4, 6, 14, 14), (16, 6, 5, 5), dict(), (2, 1)), ((2, 3, 9, 11), (5, 3, 3, 3), dict(padding=1), (2, 1)),
+     ((1, 5, 8, 10), (20, 5, 3, 3), dict(padding=[0, 2, 0, 1]), (2, 1)), ((2, 4, 12, 9), (9, 4, 1, 3), dict(padding=[0, 2]), (2, 1)),
+     ((1, 6, 9, 30), (40, 6, 5, 5), dict(padding=2), (2, 1)), ((1, 8, 2, 2), (8, 8, 3, 3), dict(padding=[1, 1, 24, 24]), (2, 1)),
+     ((2, 3, 10, 61), (16, 3, 3, 3), dict(stride=2, padding=1), (1, 1)),
+     ((1, 4, 10, 30), (7, 4, 2, 3), dict(stride=[2, 1], padding=[0, 1, 1, 0]), (1, 1)),
+     ((3, 24, 20, 50), (40, 24, 3, 3), dict(stride=2, padding=[1, 0, 2, 1]), (5, 1)),
+     ((4, 32, 23, 24), (48, 32, 3, 2), dict(stride=2, padding=1), (4, 0))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("band_bytes", [1, 1 << 30], ids=["bands", "one"])
-def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, flips, band_bytes):
+def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shape, w_shape, kwargs, tiled, band_bytes):
     """Float32 layers of stride 1 (and of stride 2 with rows of 24 outputs or more) train without
-    columns: the forward as pixel tiles, at stride 1 the input gradient as pixel tiles of the flipped
-    kernel over the padded output gradient (unless the padding passes the kernel's size), the weight
-    gradient as ``weight_tiles``: narrow and wide rows, channels and taps not whole tiles, 1x3, 2x3,
-    3x3 and 5x5 kernels, asymmetric padding, strides (2, 2) and (2, 1), bands of one row or the
-    whole image, serial and parallel variants; with a bias."""
+    columns: the forward as pixel tiles, the weight gradient as ``weight_tiles``; the input gradient
+    as pixel tiles of the flipped kernel over the output gradient (padded, or cropped where the
+    padding passes the kernel's size), at stride 2 one per phase of the stride (from 4M
+    multiply-adds; narrower rows keep their forward's columns, and the weight gradient uses them):
+    narrow and wide rows, channels and taps not whole tiles, 1x3, 2x3, 3x2, 3x3 and 5x5 kernels,
+    asymmetric padding, strides (2, 2) and (2, 1), bands of one row or the whole image, serial and
+    parallel variants; with a bias. ``tiled``: the pixel-tile convolutions one step runs, and
+    whether the weight gradient is weight tiles."""
     from paddlectl.framework.kernels import conv_select, pixel_tiles, weight_tiles
 
     calls = {"pixels": 0, "weights": 0}
@@ -515,17 +520,19 @@ def test_training_on_pixel_tiles_matches_paddle(real_paddle, monkeypatch, x_shap
         out = lib.nn.functional.conv2d(*tensors, **kwargs)
         (out * lib.to_tensor(np.cos(np.arange(out.size, dtype=np.float32)).reshape(out.shape))).sum().backward()
         results.append([out.numpy()] + [t.grad.numpy() for t in tensors])
-    assert calls == {"pixels": 2 if flips else 1, "weights": 1}
+    assert (calls["pixels"], calls["weights"]) == tiled
     for got, expected in zip(*results, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_training_tiles_match_float64_columns_on_random_geometries():
+def test_training_tiles_match_float64_columns_on_random_geometries(monkeypatch):
     """Forty random float32 layers (kernels 1x1 to 5x5, strides 1, 2, (1, 2) and (2, 1), padding
-    0-4 per side, 1-40 channels, images 1x1 to 20x20, batches of 1-4): the weight gradient (``weight_tiles``) and the
-    stride-1 input gradient (flipped-kernel pixel tiles) against the float64 columns path."""
+    0-4 per side, 1-40 channels, images 1x1 to 20x20, batches of 1-4): the weight gradient
+    (``weight_tiles``) and the input gradient (pixel tiles, one per phase of the stride) against the
+    float64 columns path."""
     from paddlectl.framework.kernels import conv_select, weight_tiles
 
+    monkeypatch.setattr(conv_select, "PHASES_MIN_MACS", 0)  # phases for the small ones too
     cases, ran = np.random.default_rng(7), 0
     for _ in range(40):
         kernel = tuple(int(k) for k in cases.integers(1, 6, 2))
@@ -543,10 +550,9 @@ def test_training_tiles_match_float64_columns_on_random_geometries():
         expected = conv_select.weight_grad(x.astype(np.float64), g.astype(np.float64), w.shape, *geometry)
         got = weight_tiles.weight_grad(x, g, kernel, stride, pads)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=str((x.shape, w.shape, geometry)))
-        if conv_select._flips_to_pixels(g, w, x.shape, stride, pads, (1, 1), 1):
-            expected = conv_select.input_grad(g.astype(np.float64), w.astype(np.float64), x.shape, *geometry)
-            got = conv_select.input_grad(g, w, x.shape, *geometry)
-            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=str((x.shape, w.shape, geometry)))
+        expected = conv_select.input_grad(g.astype(np.float64), w.astype(np.float64), x.shape, *geometry)
+        got = conv_select._input_grad_by_phases(g, w, x.shape, stride, pads)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=str((x.shape, w.shape, geometry)))
     assert ran >= 30, "too few of the drawn geometries were valid convolutions"
 
 
@@ -565,7 +571,7 @@ def test_weight_tiles_sum_the_same_on_any_number_of_threads(monkeypatch, threads
 
 
 def test_training_keeps_columns_for_narrow_stride_2_and_other_layers():
-    from paddlectl.framework.kernels.conv_select import _flips_to_pixels, trains_on_pixels
+    from paddlectl.framework.kernels.conv_select import _phases_pay, trains_on_pixels
 
     x, w = np.zeros((2, 8, 16, 16), np.float32), np.zeros((16, 8, 3, 3), np.float32)
     assert trains_on_pixels(x, w, (1, 1), (1, 1), 1, (14, 14))  # narrow rows at stride 1
@@ -576,9 +582,11 @@ def test_training_keeps_columns_for_narrow_stride_2_and_other_layers():
     assert not trains_on_pixels(x, w[:, :, :1, :1], (1, 1), (1, 1), 1, (16, 16))
     assert not trains_on_pixels(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), 1, (14, 14))
     g = np.zeros((2, 16, 16, 16), np.float32)
-    assert _flips_to_pixels(g, w, x.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
-    assert not _flips_to_pixels(g[:, :, :8, :8], w, x.shape, (2, 2), (1, 1, 1, 1), (1, 1), 1)
-    assert not _flips_to_pixels(g[:, :, :, :20], w, x.shape, (1, 1), (1, 1, 3, 3), (1, 1), 1)  # padding past the kernel
+    assert _phases_pay(g, w, (1, 1), (1, 1), 1)
+    assert not _phases_pay(g[:, :, :8, :8], w, (2, 2), (1, 1), 1)  # 1.2M multiply-adds: col2im
+    assert _phases_pay(np.zeros((16, 16, 16, 16), np.float32), w, (2, 2), (1, 1), 1)  # 4.7M
+    assert not _phases_pay(g, w, (1, 1), (2, 2), 1)
+    assert not _phases_pay(g, w[:, :, :1, :1], (1, 1), (1, 1), 1)  # 1x1: one GEMM
 
 
 @pytest.mark.parametrize("out_channels, width", [(24, 160), (48, 48), (5, 70), (13, 30), (64, 50), (1, 1), (200, 96)])

@@ -6,8 +6,9 @@
 * float32 layers of strides 1 and 2 with rows at least ``PIXELS_MIN_WIDTH`` wide at inference, and
   narrower ones at strides (1, 1) and (2, 2): register tiles with the output pixels along the vector
   lanes (``kernels.pixel_tiles``); in training, layers of stride 1 and wide ones of stride 2 keep no
-  columns: pixel tiles forward, at stride 1 backward in x too, and ``kernels.weight_tiles`` for
-  the weights (``trains_on_pixels``);
+  columns: pixel tiles forward and ``kernels.weight_tiles`` for the weights (``trains_on_pixels``);
+  input gradients as pixel tiles too, one stride-1 convolution per phase of the stride
+  (``_phases_pay``);
 * small stride-1 images at inference: one GEMM per kernel tap over the padded batch (no columns);
 * float32 3x3 layers (stride 1 or 2) with few output channels: register tiles (``kernels.conv_tiles``);
 * 3x3 and kh x 5 layers (stride 1 or 2) with few output channels at inference, tiny or (3x3, on
@@ -235,8 +236,8 @@ def pixels_pay(x, w, stride, dil, groups, outs) -> bool:
 
 def trains_on_pixels(x, w, stride, dil, groups, outs) -> bool:
     """Whether ``forward`` runs a layer that trains (``keep_columns``) as pixel tiles, keeping no
-    columns: its weight gradient is then ``weight_tiles`` and, at stride 1, its input gradient pixel
-    tiles again (``_flips_to_pixels``). Layers of stride 1, and of stride 2 whose rows are at least
+    columns: its weight gradient is then ``weight_tiles`` (its input gradient is pixel tiles again at
+    any stride: ``_phases_pay``). Layers of stride 1, and of stride 2 whose rows are at least
     ``PIXELS_MIN_WIDTH`` wide. Two threads, ms, forward + input gradient + weight gradient, columns
     (+ GEMM, + col2im) against tiles: LeNet's 6 -> 16 5x5 at 14x14, batch 64, 2.91 -> 1.45; 32 -> 64
     at 32x32, batch 32, 51.9 -> 23.1; 64 -> 128 at 16x16 31.6 -> 20.4; 128 -> 128 at 8x8 15.8 -> 9.6;
@@ -381,21 +382,50 @@ with so few rows runs well below memory speed (det's: 0.42 ms against 0.20 stand
 0.35 in the model, two threads)."""
 
 
-def _flipped_pads(pads, kernel) -> tuple:
-    """The padding of the output gradient whose convolution with the flipped kernel is the input
-    gradient at stride 1: the kernel's size less one, less the forward's padding."""
-    return tuple(k - 1 - p for p, k in zip(pads, (kernel[0], kernel[0], kernel[1], kernel[1]), strict=True))
+def _phase(a: int, s: int, k: int, p: int, size: int) -> tuple:
+    """Along one axis, the padded input's positions ``u = s*m + a`` inside the image (``p <= u < p +
+    size``): the taps that reach them (a, a + s, ...), their first ``m`` and how many there are."""
+    m0, m1 = -(-(p - a) // s), -(-(p + size - a) // s)
+    return len(range(a, k, s)), m0, m1 - m0
 
 
-def _flips_to_pixels(g, w, x_shape, stride, pads, dil, groups) -> bool:
-    """Whether the input gradient runs as pixel tiles: at stride 1 it is the convolution of the
-    output gradient (``_flipped_pads``) with the kernel flipped and its channel axes swapped; padding
-    past the kernel's size makes it a crop, left to columns."""
-    kernel = w.shape[2:]
-    sizes = zip(g.shape[2:], x_shape[2:], pads[::2], pads[1::2], kernel, strict=True)
-    exact = all(o == s + p0 + p1 - k + 1 for o, s, p0, p1, k in sizes)
-    fits = min(_flipped_pads(pads, kernel)) >= 0
-    return tuple(stride) == (1, 1) and exact and fits and _pixel_layer((g.dtype, w.dtype), kernel, stride, dil, groups)
+PHASES_MIN_MACS = 1 << 22
+"""Input gradients of stride-2 layers run as pixel tiles (``_input_grad_by_phases``) from this many
+multiply-adds (stride-1 ones always): each phase is a call of its own (~25 us), and the small ones
+ran faster as columns + col2im. Two threads, ms, col2im against phases: 64 -> 128 from 32x32 batch
+32 18.6 vs 15.7, from 28x28 128 -> 256 batch 8 16.1 vs 11.0, 64 -> 128 at stride (2, 1) from 12x40
+batch 8 4.5 vs 3.1; 16 -> 40 from 14x14 0.04 vs 0.14."""
+
+
+def _phases_pay(g, w, stride, dil, groups) -> bool:
+    """Whether the input gradient runs as pixel tiles: at stride 1, and at stride 2 from
+    ``PHASES_MIN_MACS`` multiply-adds (``g.size * w[0].size``)."""
+    big = tuple(stride) == (1, 1) or g.size * w[0].size >= PHASES_MIN_MACS
+    return big and _pixel_layer((g.dtype, w.dtype), w.shape[2:], stride, dil, groups)
+
+
+def _input_grad_by_phases(g, w, x_shape, stride, pads):
+    """The input gradient as stride-1 convolutions on pixel tiles, one per phase (a, b) of the
+    stride: the padded input's positions (s*m + a, s*n + b) are reached by the taps (a + s*t, b +
+    s*r) alone, so they are the convolution of the output gradient with that sub-kernel, flipped and
+    its channel axes swapped, padded by its size less one less (m0, n0) (cropped where that is
+    negative); phases no tap reaches (a kernel shorter than its stride) get zeros."""
+    n, c, h, wd = x_shape
+    (sh, sw), (kh, kw) = stride, w.shape[2:]
+    dx = np.empty(x_shape, dtype=np.float32)
+    for a in range(sh):
+        rows_taps, m0, rows = _phase(a, sh, kh, pads[0], h)
+        for b in range(sw):
+            cols_taps, n0, cols = _phase(b, sw, kw, pads[2], wd)
+            target = dx[:, :, sh * m0 + a - pads[0] :: sh, sw * n0 + b - pads[2] :: sw]
+            if rows_taps == 0 or cols_taps == 0:
+                target[...] = 0
+                continue
+            flipped = w[:, :, a::sh, b::sw][:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+            top, left = rows_taps - 1 - m0, cols_taps - 1 - n0
+            src = g[:, :, max(0, -top) :, max(0, -left) :]
+            target[...] = pixel_conv(src, flipped, (1, 1), (max(0, top), 0, max(0, left), 0), (rows, cols))
+    return dx
 
 
 @with_reference(reference_input_grad)
@@ -408,14 +438,13 @@ def input_grad(g, w, x_shape, stride, pads, dil, groups):
         return depthwise_input_grad(np.ascontiguousarray(g), np.ascontiguousarray(w), c, h, wd, *geometry)
     o = w.shape[0]
     oh, ow = g.shape[2:]
-    if _flips_to_pixels(g, w, x_shape, stride, pads, dil, groups):
-        flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
-        return pixel_conv(g, flipped, stride, _flipped_pads(pads, w.shape[2:]), (h, wd))
     if groups == 1 and _taps_apart(w.shape[2:], stride, pads, dil, (oh, ow), (h, wd)):
         if w[0].size <= _PLACED_MAX_TAPS and g.dtype == w.dtype == np.float32:
             return placed_taps(np.ascontiguousarray(g), np.ascontiguousarray(w.reshape(o, -1)), c, *w.shape[2:])
         cols = np.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1))
         return interleave_taps(cols.reshape(n, c, *w.shape[2:], oh, ow))
+    if _phases_pay(g, w, stride, dil, groups):
+        return _input_grad_by_phases(g, w, x_shape, stride, pads)
     w_t = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
     cw = row_width(x_shape, stride, pads, (oh, ow))
     g2 = grad_columns(g, cw)
