@@ -418,6 +418,8 @@ def _input_grad_by_phases(g, w, x_shape, stride, pads):
         for b in range(sw):
             cols_taps, n0, cols = _phase(b, sw, kw, pads[2], wd)
             target = dx[:, :, sh * m0 + a - pads[0] :: sh, sw * n0 + b - pads[2] :: sw]
+            if not rows or not cols:  # a phase of a one-pixel side: no positions
+                continue
             if rows_taps == 0 or cols_taps == 0:
                 target[...] = 0
                 continue
