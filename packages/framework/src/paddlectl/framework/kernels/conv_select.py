@@ -332,9 +332,8 @@ def forward(x, w, stride, pads, dil, groups, outs, keep_columns=False):
             return depthwise_tiles.depthwise(x, w, *stride, pads[0], pads[2], *outs), x
         return depthwise(x, w, *geometry, *outs), x
     w2, pointwise = w.reshape(o, -1), _pointwise(w.shape[2:], pads)
-    if keep_columns and trains_on_pixels(x, w, stride, dil, groups, outs):
-        return pixel_conv(x, w, stride, pads, outs), x
-    if not keep_columns and pixels_pay(x, w, stride, dil, groups, outs):
+    tiles = trains_on_pixels if keep_columns else pixels_pay
+    if tiles(x, w, stride, dil, groups, outs):
         return pixel_conv(x, w, stride, pads, outs), x
     if not keep_columns and not pointwise and _shifts_pay(x.shape, stride, pads, groups, outs):
         return _shifted_forward(x, w, pads, dil, outs), x
@@ -426,7 +425,10 @@ def _input_grad_by_phases(g, w, x_shape, stride, pads):
             flipped = w[:, :, a::sh, b::sw][:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
             top, left = rows_taps - 1 - m0, cols_taps - 1 - n0
             src = g[:, :, max(0, -top) :, max(0, -left) :]
-            target[...] = pixel_conv(src, flipped, (1, 1), (max(0, top), 0, max(0, left), 0), (rows, cols))
+            part = pixel_conv(src, flipped, (1, 1), (max(0, top), 0, max(0, left), 0), (rows, cols))
+            if (sh, sw) == (1, 1):  # the one phase is the whole gradient: no copy
+                return part
+            target[...] = part
     return dx
 
 

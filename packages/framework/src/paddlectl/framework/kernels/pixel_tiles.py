@@ -112,11 +112,17 @@ def padded_outputs(out_channels: int, width: int, vectors: int) -> int:
     return -(-out_channels // rows) * rows * -(-width // span) * span
 
 
+def least_padded(padded) -> int:
+    """The tile shape (its vectors, 1-3) for which ``padded(vectors)`` is least, the middle one on a
+    tie."""
+    least = min(padded(vectors) for vectors in (1, 2, 3))
+    return next(v for v in (2, 1, 3) if padded(v) == least)
+
+
 def vectors_for(out_channels: int, width: int) -> int:
     """The tile shape (its vectors) with the fewest padded outputs for this layer (see ``SHAPES``),
     the middle one on a tie."""
-    least = min(padded_outputs(out_channels, width, vectors) for vectors in (1, 2, 3))
-    return next(v for v in (2, 1, 3) if padded_outputs(out_channels, width, v) == least)
+    return least_padded(lambda vectors: padded_outputs(out_channels, width, vectors))
 
 
 @njit(cache=True, inline="always")

@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 from . import njit, parallel_allowed, parallel_kernel
 from .cores import free_cores
 from .gemm import LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
-from .pixel_tiles import fill_band, input_rows, plane_width, rows_fitting, tap_offsets
+from .pixel_tiles import fill_band, input_rows, least_padded, plane_width, rows_fitting, tap_offsets
 
 
 def _tile_intrinsic(taps: int, vectors: int):
@@ -153,8 +153,7 @@ def vectors_for(out_channels: int, k: int) -> int:
         taps, span = SHAPES[vectors - 1][0], vectors * LANES
         return -(-out_channels // span) * span * -(-k // taps) * taps
 
-    least = min(padded(v) for v in (1, 2, 3))
-    return next(v for v in (2, 1, 3) if padded(v) == least)
+    return least_padded(padded)
 
 
 def weight_grad(x: np.ndarray, g: np.ndarray, kernel, stride, pads) -> np.ndarray:
