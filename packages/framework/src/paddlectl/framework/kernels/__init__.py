@@ -28,6 +28,10 @@ import types  # noqa: E402
 
 import numba  # noqa: E402 - the OpenMP runtime reads OMP_WAIT_POLICY when it loads
 
+from . import cache_stamp  # noqa: E402
+
+cache_stamp.install()  # before any cached kernel is defined
+
 from . import background  # noqa: E402
 from .background import KernelsCompiling  # noqa: E402
 

@@ -17,7 +17,7 @@ import numpy as np
 from numba import prange
 
 from . import gemm, njit, parallel_kernel
-from .gemm import LANES, _tile_intrinsic
+from .gemm import LANES, _tile_intrinsic, copy_run
 
 BAND_BYTES = 768 * 1024
 """About one band's padded input rows (at least four output rows' worth): 48 -> 24 channels, 3x3
@@ -52,23 +52,23 @@ def pack(w: np.ndarray, vectors: int) -> np.ndarray:
     return gemm.pack(w.reshape(w.shape[0], -1).T, width=vectors * LANES)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fill(buf, x, b, row0, pl, wd):
     """``buf[c, r, pl:pl + wd] = x[b, c, row0 + r]`` where that row is in the image, zero rows elsewhere;
-    the border columns stay as allocated (zero)."""
+    the border columns stay as allocated (zero). ``x`` is C-contiguous, ``buf``'s rows are (it may be a
+    view of planes of a larger buffer): both are addressed by offsets, since a view of each row would
+    count references on every row."""
     c, rows, wp = buf.shape
-    h = x.shape[2]
+    channels, h, width = x.shape[1:]
+    plane, line = buf.strides[0] // 4, buf.strides[1] // 4
     for ci in range(c):
         for r in range(rows):
             src = row0 + r
-            dst = buf[ci, r]
             if 0 <= src < h:
-                line = x[b, ci, src]
-                for q in range(wd):
-                    dst[pl + q] = line[q]
+                copy_run(buf, ci * plane + r * line + pl, x, ((b * channels + ci) * h + src) * width, wd)
             else:
                 for q in range(wp):
-                    dst[q] = 0.0
+                    buf[ci, r, q] = 0.0
 
 
 @njit(cache=True, inline="always")

@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 from . import njit, parallel_allowed, parallel_kernel
 from .conv_tiles import BAND_BYTES, PARTS, _fill
 from .cores import free_cores
-from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr
+from .gemm import _VECTOR, LANES, _broadcast, _data, _fmuladd, _i64, _k_loop, _vector_ptr, copy_run
 
 SHAPES = ((24, 1), (12, 2), (8, 3)) if LANES == 16 else ((12, 1), (6, 2), (4, 3))
 """Tiles of (channels, vectors of pixels): the accumulators, the loaded input vectors and a broadcast
@@ -153,8 +153,7 @@ def _row(vectors, rows, flat, start, offsets, packed, out, d0, plane, ow, o_ch, 
             else:
                 _tile(vectors, flat, start + x0, offsets, weights, w0, k, scratch, 0, span)
                 for r in range(chans):
-                    for q in range(pixels):
-                        out[at + r * plane + q] = scratch[r * span + q]
+                    copy_run(out, at + r * plane, scratch, r * span, pixels)
 
 
 @njit(cache=True, inline="always")
@@ -262,9 +261,7 @@ def _joined_band(vectors, rows, flat, offsets, packed, band_out, scratch, o_ch, 
     _row(vectors, rows, flat, 0, offsets, packed, band_out, 0, length, length, o_ch, scratch)
     for o in range(o_ch):
         for y in range(length // wq):
-            src, dst = o * length + y * wq, d0 + o * plane + y * ow
-            for q in range(ow):
-                out[dst + q] = band_out[src + q]
+            copy_run(out, d0 + o * plane + y * ow, band_out, o * length + y * wq, ow)
 
 
 JOINED_WASTE = 1.06
