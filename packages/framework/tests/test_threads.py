@@ -143,6 +143,17 @@ def test_the_free_core_reading_subtracts_other_processes_and_is_held_for_an_inte
     assert free() == 2
 
 
+def test_a_worker_that_stops_spinning_mid_reading_is_not_another_process(monkeypatch):
+    from paddlectl.framework.kernels import cores
+
+    ours = iter([2, 1])  # two of our threads run as the machine is counted, one a moment later
+    monkeypatch.setattr(cores, "_own_running", lambda: next(ours))
+    monkeypatch.setattr(cores, "_machine_running", lambda: 2)
+    assert cores._busy_elsewhere() == 0
+    ours = iter([1, 1])
+    assert cores._busy_elsewhere() == 1  # a task of someone else's
+
+
 SPINNER = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
 
 

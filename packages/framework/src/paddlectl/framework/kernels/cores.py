@@ -49,10 +49,8 @@ def _machine_wide() -> bool:
     return hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) == os.cpu_count()
 
 
-def _busy_elsewhere() -> int:
-    """Tasks running or runnable now that are not this process's threads."""
-    with open("/proc/loadavg", "rb") as handle:
-        running = int(handle.read().split()[3].split(b"/")[0])
+def _own_running() -> int:
+    """This process's threads running or runnable now."""
     own = 0
     for tid in os.listdir("/proc/self/task"):
         try:
@@ -60,7 +58,23 @@ def _busy_elsewhere() -> int:
                 own += handle.read().rsplit(b")", 1)[1].split()[0] == b"R"
         except OSError:  # the thread ended while we looked
             pass
-    return max(0, running - own)
+    return own
+
+
+def _busy_elsewhere() -> int:
+    """Tasks running or runnable now that are not this process's threads. Ours are counted before and
+    after the machine's count and the larger taken: a worker that stops spinning between the two
+    reads would otherwise pass for another process (in a LeNet training step, 2 of 9 readings: its
+    convolutions then ran on one thread for the next ``INTERVAL_S``)."""
+    before = _own_running()
+    running = _machine_running()
+    return max(0, running - max(before, _own_running()))
+
+
+def _machine_running() -> int:
+    """Tasks running or runnable now on the whole machine (the kernel's count in /proc/loadavg)."""
+    with open("/proc/loadavg", "rb") as handle:
+        return int(handle.read().split()[3].split(b"/")[0])
 
 
 class _FreeCores:
