@@ -181,10 +181,7 @@ def copy_run(typingctx, dst, d0, src, s0, n):
     call."""
 
     def codegen(context, builder, signature, args):
-        dst_, d0_, src_, s0_, n_ = (
-            context.cast(builder, value, ty, types.int64) if isinstance(ty, types.Integer) else value
-            for value, ty in zip(args, signature.args, strict=True)
-        )
+        dst_, d0_, src_, s0_, n_ = args
         source = builder.gep(_data(context, builder, signature.args[2], src_), [s0_])
         target = builder.gep(_data(context, builder, signature.args[0], dst_), [d0_])
         lanes = _i64(LANES)
@@ -200,7 +197,7 @@ def copy_run(typingctx, dst, d0, src, s0, n):
         _k_loop(builder, builder.sdiv(builder.add(n_, _i64(LANES - 1)), lanes), [], chunk)
         return context.get_dummy_value()
 
-    return types.void(dst, d0, src, s0, n), codegen
+    return types.void(dst, types.int64, src, types.int64, types.int64), codegen
 
 
 def _prefetch_l2(builder, pointer):

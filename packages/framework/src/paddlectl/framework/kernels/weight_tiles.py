@@ -166,8 +166,9 @@ def weight_tiles(x, g, kh, kw, sh, sw, pt, pl, wq, band_rows, vectors, parts):
     for b in prange(n):
         for p0 in range(0, pixels, LANES):
             for o0 in range(0, o_ch, LANES):
-                _transpose_block(g, (b * o_ch + o0) * pixels + p0, pixels, min(LANES, o_ch - o0), min(LANES, pixels - p0),
-                                 gt, (b * pixels + p0) * lda + o0, lda)  # fmt: skip
+                source, target = (b * o_ch + o0) * pixels + p0, (b * pixels + p0) * lda + o0
+                count = min(LANES, pixels - p0)
+                _transpose_block(g, source, pixels, min(LANES, o_ch - o0), count, gt, target, lda)
     for part in prange(parts):
         first, last = tiles * part // parts, tiles * (part + 1) // parts
         buf = np.zeros((c, sw, rows_in, wq), dtype=np.float32)
