@@ -27,6 +27,21 @@ def test_dropout_is_reproducible_under_paddle_seed():
     assert not np.array_equal(first, second)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_dropout_in_one_pass_is_the_uniform_draw_compared_bit_for_bit(dtype, p):
+    from paddlectl.framework.ops import random
+
+    x = rng.standard_normal((7, 313)).astype(dtype)  # several runs of the engine's 312 words
+    x[0, :3] = [np.nan, np.inf, -0.0]
+    paddle.seed(11)
+    out = F.dropout(paddle.to_tensor(x), p).numpy()
+    paddle.seed(11)
+    keep = random.uniform(x.shape, 0.0, 1.0) >= np.float32(p)
+    mask = keep.astype(dtype) * x.dtype.type(1.0 / (1.0 - p) if p < 1 else 1.0)
+    np.testing.assert_array_equal(out, x * mask)
+
+
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
 def test_dropout_upscale_in_train_keeps_expectation(p):
     paddle.seed(1)

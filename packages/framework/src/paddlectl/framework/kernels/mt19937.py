@@ -157,6 +157,31 @@ def fill_uniform(state, out, low, high):
 
 
 @njit(cache=True)
+def fill_dropout(state, x, p, factor, out, mask):
+    """Dropout in one pass: ``mask = factor`` where the element's uniform draw in [0, 1) (float32, the
+    words ``fill_uniform`` would use) is at least ``p``, else 0, and ``out = x * mask``, for
+    C-contiguous ``x``, ``out`` and ``mask`` of one float dtype. Drawing, comparing, casting and
+    scaling the mask and the product were five array passes (a [16, 64, 1024] mask: 2.4 ms)."""
+    src, dst, keep = x.ravel(), out.ravel(), mask.ravel()
+    threshold, zero = np.float32(p), dst.dtype.type(0)
+    done = 0
+    while done < src.size:
+        i = np.int64(state[_N])
+        if i >= _N:
+            _twist(state)
+            i = 0
+        run = min(_N - i, src.size - done)
+        words, values = state[i : i + run], src[done : done + run]
+        products, masks = dst[done : done + run], keep[done : done + run]
+        for j in range(run):
+            m = factor if _unit32(_temper(words[j])) >= threshold else zero
+            masks[j] = m
+            products[j] = values[j] * m
+        state[_N] = np.uint64(i + run)
+        done += run
+
+
+@njit(cache=True)
 def fill_normal(state, out, mean, std):
     """``normal_distribution<T>(mean, std)``: Marsaglia's polar method, the second value of each pair
     kept for the next element (one distribution object per kernel call, as Paddle's kernel has)."""

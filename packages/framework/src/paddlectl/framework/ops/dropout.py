@@ -10,7 +10,7 @@ from ..core.shapes import normalize_axes
 from ..errors import ShapeError
 from . import elementwise as ew
 from .activation import require_float
-from .random import uniform
+from .random import dropped, uniform
 
 MODES = ("upscale_in_train", "downscale_in_infer")
 
@@ -24,8 +24,11 @@ def _dropout_forward(ctx, x, p=0.5, axis=None, upscale=True):
     """(x * mask, mask): the mask (kept values' scale, 0 where dropped) is an output, as Paddle's
     Mask is, so backward reads the very mask a traced program drew."""
     require_float("dropout", x)
-    keep = uniform(_mask_shape(x.shape, axis), 0.0, 1.0) >= np.float32(p)  # Paddle's CPU kernel's draw
     factor = x.dtype.type(1.0 / (1.0 - p)) if upscale and p < 1 else x.dtype.type(1)
+    shape = _mask_shape(x.shape, axis)
+    if shape == x.shape and x.dtype in (np.float32, np.float64):
+        return dropped(x, p, factor)
+    keep = uniform(shape, 0.0, 1.0) >= np.float32(p)  # Paddle's CPU kernel's draw
     mask = keep.astype(x.dtype) * factor
     return x * mask, mask
 

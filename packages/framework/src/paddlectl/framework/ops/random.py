@@ -91,6 +91,15 @@ def uniform(shape, low: float, high: float, dtype=np.float32) -> np.ndarray:
     return out.astype(dtype, copy=False)
 
 
+def dropped(x: np.ndarray, p: float, factor) -> tuple[np.ndarray, np.ndarray]:
+    """``(x * mask, mask)`` for float32/float64 ``x``: ``mask`` is ``factor`` where a uniform float32
+    draw is at least ``p``, else 0 (``uniform(x.shape, 0, 1) >= p``, the same draws), in one pass."""
+    x = np.ascontiguousarray(x)
+    out, mask = np.empty_like(x), np.empty_like(x)
+    mt19937.fill_dropout(_state(), x, p, x.dtype.type(factor), out, mask)
+    return out, mask
+
+
 def normal(shape, mean: float, std: float, dtype=np.float32) -> np.ndarray:
     out = np.empty(tuple(shape), _draw_dtype(dtype))
     mt19937.fill_normal(_state(), out, mean, std)
