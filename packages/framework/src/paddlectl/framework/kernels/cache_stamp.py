@@ -34,6 +34,7 @@ def _module_file(dotted: str) -> Path | None:
 
 @functools.cache
 def _source(path: Path) -> bytes:
+    """A module's bytes, read once a process."""
     return path.read_bytes()
 
 
@@ -93,7 +94,10 @@ class StampedLocator(caching._CacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file):
         path = Path(py_file).resolve()
-        if not path.is_file() or not _mentions_package(path):
+        try:
+            if not path.is_file() or not _mentions_package(path):
+                return None
+        except OSError:  # unreadable: Numba's own locators decide
             return None
         for other in caching.CacheImpl._locator_classes:
             inner = None if other is cls else other.from_function(py_func, py_file)
