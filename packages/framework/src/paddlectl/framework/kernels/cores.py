@@ -64,8 +64,8 @@ def _own_running() -> int:
 def _busy_elsewhere() -> int:
     """Tasks running or runnable now that are not this process's threads. Ours are counted before and
     after the machine's count and the larger taken: a worker that stops spinning between the two
-    reads would otherwise pass for another process (in a LeNet training step, 2 of 9 readings: its
-    convolutions then ran on one thread for the next ``INTERVAL_S``)."""
+    reads would otherwise pass for another process (in LeNet training steps, a third of the readings:
+    its convolutions and GEMMs then ran on one thread for the next ``INTERVAL_S``)."""
     before = _own_running()
     running = _machine_running()
     return max(0, running - max(before, _own_running()))

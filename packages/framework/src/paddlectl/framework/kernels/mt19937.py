@@ -135,25 +135,33 @@ def canonical(state, like):
     return unit(next_u64(state), like)
 
 
+@njit(cache=True, inline="always")
+def _take_words(state, wanted):
+    """The next run of untempered words (at most ``wanted``, up to the next twist, twisting first
+    where none are left), marked used: a fill loop tempers a run without the twist check in it,
+    which lets it vectorise (1M float32 draws 2.4 -> 0.6 ms)."""
+    i = np.int64(state[_N])
+    if i >= _N:
+        _twist(state)
+        i = 0
+    run = min(_N - i, wanted)
+    state[_N] = np.uint64(i + run)
+    return state[i : i + run]
+
+
 @njit(cache=True)
 def fill_uniform(state, out, low, high):
-    """``uniform_real_distribution<T>(low, high)`` for T = out's dtype (float32 or float64). The draws
-    come a run of the state's untempered words at a time, one twist between runs: without the twist
-    check in it the loop vectorises (1M float32 draws 2.4 -> 0.6 ms)."""
+    """``uniform_real_distribution<T>(low, high)`` for T = out's dtype (float32 or float64), a run of
+    the state's words at a time (``_take_words``)."""
     flat = out.ravel()
     lo, hi = flat.dtype.type(low), flat.dtype.type(high)
     done = 0
     while done < flat.size:
-        i = np.int64(state[_N])
-        if i >= _N:
-            _twist(state)
-            i = 0
-        run = min(_N - i, flat.size - done)
-        words, dst = state[i : i + run], flat[done : done + run]
-        for j in range(run):
+        words = _take_words(state, flat.size - done)
+        dst = flat[done : done + words.size]
+        for j in range(words.size):
             dst[j] = (hi - lo) * unit(_temper(words[j]), lo) + lo
-        state[_N] = np.uint64(i + run)
-        done += run
+        done += words.size
 
 
 @njit(cache=True)
@@ -166,18 +174,13 @@ def fill_dropout(state, x, p, factor, out, mask):
     threshold, zero = np.float32(p), dst.dtype.type(0)
     done = 0
     while done < src.size:
-        i = np.int64(state[_N])
-        if i >= _N:
-            _twist(state)
-            i = 0
-        run = min(_N - i, src.size - done)
-        words, values = state[i : i + run], src[done : done + run]
-        products, masks = dst[done : done + run], keep[done : done + run]
+        words = _take_words(state, src.size - done)
+        run = words.size
+        values, products, masks = src[done : done + run], dst[done : done + run], keep[done : done + run]
         for j in range(run):
             m = factor if _unit32(_temper(words[j])) >= threshold else zero
             masks[j] = m
             products[j] = values[j] * m
-        state[_N] = np.uint64(i + run)
         done += run
 
 
