@@ -85,8 +85,8 @@ def _mentions_package(path: Path) -> bool:
 
 
 class StampedLocator(caching._CacheLocator):
-    """The locator Numba would choose, with ``helpers_digest`` added to its source stamp (computed
-    when the cache is first read, not when a kernel is defined: imports stay cheap)."""
+    """The locator Numba would choose, with ``helpers_digest`` added to its source stamp (Numba takes
+    the stamp when a cached kernel is defined, so the digests are made during the first import)."""
 
     def __init__(self, inner, path: Path) -> None:
         self._inner, self._path = inner, path
